@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+/**
+ * The configuration file's schema. Every object is strict: an unknown key is a start-up error that
+ * names it, because a misspelt security setting silently falling back to its default is worse than
+ * refusing to start.
+ */
+const port = z.number().int().min(0).max(65535);
+const hostName = z.string().min(1);
+
+const providerSchema = z
+  .object({
+    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').nullable().default(null),
+    model: z.string().min(1),
+    base_url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    /** USD per million tokens; overrides the built-in price table for this provider's model. */
+    price: z
+      .object({ input_per_mtok: z.number().min(0), output_per_mtok: z.number().min(0) })
+      .strict()
+      .nullable()
+      .default(null),
+  })
+  .strict();
+
+const restPolicySchema = z
+  .object({
+    host: z.string().min(1),
+    method: z.string().regex(/^(\*|[A-Za-z]+)$/, 'an HTTP method or *'),
+    path: z.string().min(1),
+    action: z.enum(['allow', 'deny']),
+  })
+  .strict();
+
+export const PRESET_NAMES = ['anthropic', 'openai', 'ollama', 'github', 'discord'] as const;
+
+export const configSchema = z
+  .object({
+    api: z
+      .object({
+        host: hostName.default('127.0.0.1'),
+        port: port.default(8080),
+        api_key: z.string().default(''),
+        rate_limit_rpm: z.number().int().min(1).default(60),
+        web_session_ttl_seconds: z.number().int().min(60).default(28800),
+        cookie_name: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _').default('service_operator_session'),
+        trust_proxy: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+    providers: z
+      .object({
+        default: z.string().min(1).default('offline'),
+        anthropic: providerSchema.prefault({ api_key_env: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-4-5' }),
+        openai: providerSchema.prefault({ api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini' }),
+      })
+      .strict()
+      .prefault({}),
+    max_spend_usd: z.number().min(0).default(0),
+    network: z
+      .object({
+        default_deny: z.boolean().default(true),
+        presets: z.array(z.enum(PRESET_NAMES)).default([]),
+        allowed_hosts: z.array(z.string().min(1)).default([]),
+        allowed_domains: z.array(z.string().min(1)).default([]),
+        allowed_cidrs: z.array(z.string().min(1)).default([]),
+        provider_allowed_hosts: z.array(z.string().min(1)).default([]),
+        tool_allowed_hosts: z.array(z.string().min(1)).default([]),
+        discord_allowed_hosts: z.array(z.string().min(1)).default([]),
+        rest_policies: z.array(restPolicySchema).default([]),
+        interactive_approval: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+    memory: z
+      .object({ retention_days: z.number().int().min(0).default(0) })
+      .strict()
+      .prefault({}),
+    webhook: z
+      .object({
+        enabled: z.boolean().default(false),
+        host: hostName.default('127.0.0.1'),
+        port: port.default(9090),
+        secret: z.string().default(''),
+        trust_proxy: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type NetworkConfig = Config['network'];
+export type RestPolicyConfig = z.infer<typeof restPolicySchema>;
+
+/** JSON Schema of the config file, for editors (`agentd config schema`). */
+export function configJsonSchema(): unknown {
+  return z.toJSONSchema(configSchema, { io: 'input' });
+}

@@ -1,0 +1,35 @@
+import { censor, REDACTED } from './secrets.js';
+
+const SENSITIVE_KEYS = [
+  'apikey', 'password', 'passwd', 'secret', 'clientsecret', 'token', 'accesstoken', 'refreshtoken',
+  'authorization', 'cookie', 'csrftoken', 'privatekey',
+];
+
+/**
+ * Keys are compared case- and `-`/`_`-insensitively, and also match as a suffix (`github_token`).
+ * Token *counts* such as `prompt_tokens` are not secrets: only string values under a sensitive key
+ * are replaced, numbers and booleans always pass through.
+ */
+export function isSensitiveKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/[-_]/g, '');
+  return SENSITIVE_KEYS.some((s) => k === s || k.endsWith(s));
+}
+
+const MAX_DEPTH = 20;
+
+/** Deep copy of `value` with sensitive keys and detected secrets replaced by `[REDACTED]`. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return censor(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (isSensitiveKey(key) && v !== null && typeof v !== 'number' && typeof v !== 'boolean') {
+      out[key] = REDACTED;
+    } else {
+      out[key] = redact(v, depth + 1);
+    }
+  }
+  return out;
+}
