@@ -1,0 +1,56 @@
+/**
+ * The provider contract the agent loop depends on. A provider turns a conversation (and the tools
+ * it may call) into either a final text or tool calls, and reports real token usage.
+ */
+export interface ToolCall {
+  /** Provider-assigned id, echoed back on the matching tool result. */
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string; isError: boolean };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  schema: Record<string, unknown>;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface CompletionRequest {
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  signal: AbortSignal;
+  /** Session and run the call belongs to, for gateway audit events. */
+  sessionId?: string;
+  taskId?: string;
+}
+
+export interface CompletionResult {
+  /** Final text; empty when the model asked for tool calls only. */
+  text: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  /** The model that actually answered (as reported by the provider). */
+  model: string;
+}
+
+export interface Provider {
+  readonly name: string;
+  readonly model: string;
+  /** Whether the provider can be used now (key present, base_url configured, …). */
+  available(): boolean;
+  /** Why it is unavailable, with the remedy (for 400 errors and diagnostics). */
+  unavailableReason(): string | null;
+  complete(request: CompletionRequest): Promise<CompletionResult>;
+}

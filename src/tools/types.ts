@@ -1,0 +1,15 @@
+import type { ToolSpec } from '../providers/types.js';
+
+export interface ToolContext {
+  sessionId: string;
+  runId?: string;
+  signal: AbortSignal;
+}
+
+/**
+ * A tool the agent may call. `run` returns the text fed back to the model; a thrown error is
+ * caught by the registry and fed back as an error result, never thrown through the run.
+ */
+export interface ToolDefinition extends ToolSpec {
+  run(args: Record<string, unknown>, context: ToolContext): Promise<string>;
+}
