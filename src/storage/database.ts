@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 
@@ -13,6 +14,8 @@ export class Database {
   readonly db: SqliteDatabase;
 
   constructor(readonly path: string, migrations: readonly Migration[] = MIGRATIONS) {
+    // Created owner-only before SQLite opens it; the -wal and -shm files inherit this mode.
+    if (path !== ':memory:') closeSync(openSync(path, 'a', 0o600));
     this.db = new BetterSqlite3(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

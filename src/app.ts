@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import { AuditLog } from './audit/store.js';
+import { AuditSampler } from './audit/sampler.js';
+import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
+import type { Config, ConfigInput } from './config/schema.js';
+import { systemRoutes } from './http/routes/index.js';
+import { createHttpServer } from './http/server.js';
+import { createLogger, type Logger } from './log.js';
+import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
+import { Database } from './storage/database.js';
+import { VERSION } from './version.js';
+
+export interface CreateAppOptions {
+  /** Home folder (database, config). Default `$AGENTD_HOME` or `~/.agentd`. */
+  home?: string;
+  /** Config file; default `<home>/config.yaml`. Ignored when `config` is given. */
+  configPath?: string;
+  /** In-memory configuration instead of a file (embedders and tests). */
+  config?: ConfigInput;
+  /** Write a config with a fresh key when the file is missing (what `agentd serve` does). */
+  bootstrap?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** Override the configured bind address / port (`--host`, `--port`). */
+  host?: string;
+  port?: number;
+  log?: Logger;
+  /** Clock for rate limiting, audit timestamps and retention (tests). */
+  now?: () => number;
+  /** Slow-client guard for the REST listener (tests shorten it). */
+  requestTimeoutMs?: number;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly home: string;
+  readonly version: string;
+  readonly db: Database;
+  readonly audit: AuditLog;
+  readonly http: ReturnType<typeof createHttpServer>['app'];
+  /** The generated API key when this start bootstrapped a new config file. */
+  readonly bootstrapKey: string | null;
+  /** Start listening; resolves with the base URL (`http://host:port`). */
+  listen(): Promise<string>;
+  readonly url: string;
+  readonly port: number;
+  /** Stop accepting, finish in-flight work, close the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function resolveConfig(options: CreateAppOptions, env: NodeJS.ProcessEnv): LoadedConfig {
+  if (options.config === undefined) {
+    return loadConfig({ home: options.home, configPath: options.configPath, env, bootstrap: options.bootstrap });
+  }
+  const config = parseConfig(options.config);
+  const envKey = env.SERVICE_API_KEY;
+  if (envKey) config.api.api_key = envKey;
+  const home = resolveHome(options.home, env);
+  return { config, home, configPath: '', bootstrapKey: null, apiKeyFromEnv: Boolean(envKey) };
+}
+
+/** The composition root: the only place that knows every part of the service. */
+export async function createApp(options: CreateAppOptions = {}): Promise<App> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? createLogger();
+  const now = options.now ?? Date.now;
+  const loaded = resolveConfig(options, env);
+  const { config, home } = loaded;
+  if (options.host !== undefined) config.api.host = options.host;
+  if (options.port !== undefined) config.api.port = options.port;
+
+  ensureHome(home);
+  const db = new Database(join(home, 'agentd.db'));
+  const audit = new AuditLog(db, now);
+  const startedAt = now();
+
+  if (config.api.api_key === '') {
+    log.warn('api.api_key is empty and SERVICE_API_KEY is not set: every request will be refused with 401');
+  }
+  if (!LOOPBACK_HOSTS.has(config.api.host)) {
+    log.warn(`listening on non-loopback host ${config.api.host}: put a TLS reverse proxy with access control in front`);
+  }
+  if (config.api.trust_proxy) {
+    log.warn('api.trust_proxy is on: the client IP is the leftmost X-Forwarded-For address, which the client controls unless your proxy overwrites the header');
+  }
+
+  const { app: http, openapi } = createHttpServer({
+    log,
+    version: VERSION,
+    apiKey: () => config.api.api_key,
+    trustProxy: config.api.trust_proxy,
+    rateLimiter: new SlidingWindowRateLimiter(config.api.rate_limit_rpm, 10_000, 60, now),
+    audit,
+    auditSampler: new AuditSampler(3, 60_000, 10_000, now),
+    requestTimeoutMs: options.requestTimeoutMs,
+  });
+
+  systemRoutes(http, {
+    version: VERSION,
+    openapi,
+    status: () => ({
+      version: VERSION,
+      uptime_s: Math.round((now() - startedAt) / 1000),
+      providers_available: ['offline'],
+      default_provider: config.providers.default,
+      tool_count: 0,
+      session_count: 0,
+      memory: { present: false, turn_count: 0 },
+    }),
+  });
+
+  let url = '';
+  let port = 0;
+  let closing: Promise<void> | null = null;
+
+  const close = async (): Promise<void> => {
+    closing ??= (async () => {
+      try {
+        await http.close();
+      } finally {
+        db.close();
+      }
+    })();
+    return closing;
+  };
+
+  return {
+    config,
+    home,
+    version: VERSION,
+    db,
+    audit,
+    http,
+    bootstrapKey: loaded.bootstrapKey,
+    get url() {
+      return url;
+    },
+    get port() {
+      return port;
+    },
+    async listen() {
+      await http.listen({ host: config.api.host, port: config.api.port });
+      const address = http.server.address();
+      port = typeof address === 'object' && address ? address.port : config.api.port;
+      const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
+      url = `http://${host}:${port}`;
+      return url;
+    },
+    close,
+  };
+}

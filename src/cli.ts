@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { AuditLog } from './audit/store.js';
+import { createApp } from './app.js';
+import { bootstrapConfig, ensureHome, resolveHome, writeConfigFile } from './config/load.js';
+import { configJsonSchema } from './config/schema.js';
+import { randomToken } from './security/tokens.js';
+import { Database } from './storage/database.js';
+import { VERSION } from './version.js';
+
+interface HomeOptions {
+  home?: string;
+  config?: string;
+}
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('must be an integer 0..65535 (0 = any free port)');
+  return Number(value);
+}
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function serve(options: HomeOptions & { host?: string; port?: number }): Promise<void> {
+  const app = await createApp({ home: options.home, configPath: options.config, host: options.host, port: options.port, bootstrap: true });
+  const url = await app.listen();
+  if (app.bootstrapKey) {
+    out(`First run: wrote ${join(app.home, 'config.yaml')} with a new API key (shown only this once):`);
+    out(`  API key: ${app.bootstrapKey}`);
+    out(`  Console: ${url}/`);
+  }
+  out(`agentd listening on ${url}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`received ${signal}, shutting down\n`);
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`shutdown failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+function init(options: HomeOptions): void {
+  const home = resolveHome(options.home, process.env);
+  const path = resolve(options.config ?? join(home, 'config.yaml'));
+  if (existsSync(path)) throw new Error(`${path} already exists; remove it first to start over`);
+  ensureHome(home);
+  const key = randomToken(32);
+  writeConfigFile(path, bootstrapConfig(key));
+  out(`wrote ${path}`);
+  out(`API key (shown only this once): ${key}`);
+}
+
+function auditVerify(options: HomeOptions): void {
+  const home = resolveHome(options.home, process.env);
+  const file = join(home, 'agentd.db');
+  if (!existsSync(file)) throw new Error(`no database at ${file}`);
+  const db = new Database(file);
+  try {
+    const result = new AuditLog(db).verify();
+    if (result.ok) {
+      out(`audit chain ok: ${result.count} events verified`);
+    } else {
+      out(`audit chain BROKEN at event #${result.brokenAt.seq} (${result.brokenAt.id}): ${result.brokenAt.reason}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('agentd').version(VERSION).description('A security-first agent service');
+  const withHome = (cmd: Command) =>
+    cmd.option('--home <dir>', 'home folder (default $AGENTD_HOME or ~/.agentd)').option('--config <file>', 'config file (default <home>/config.yaml)');
+
+  withHome(program.command('serve').description('start the service'))
+    .option('--host <host>', 'bind address (default from config, 127.0.0.1)')
+    .option('--port <port>', 'port (0 = any free port)', parsePort)
+    .action(serve);
+  withHome(program.command('init').description('write a config file with a fresh API key')).action(init);
+  const audit = program.command('audit').description('audit log tools');
+  withHome(audit.command('verify').description('check the audit hash chain; exit 1 at the first broken link')).action(auditVerify);
+  const config = program.command('config').description('configuration tools');
+  config.command('schema').description('print the JSON Schema of the config file').action(() => out(JSON.stringify(configJsonSchema(), null, 2)));
+
+  await program.parseAsync(argv);
+}

@@ -1,0 +1,148 @@
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from '../log.js';
+import { SECURITY_HEADERS } from '../security/headers.js';
+import { errorBody } from './envelope.js';
+import { ApiError, GENERIC_500, methodNotAllowed, notFound } from './errors.js';
+import { OpenApiCollector } from './openapi.js';
+import { installPipeline, pathOf, type PipelineOptions } from './pipeline.js';
+import { RouteTable } from './route-table.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HttpServerOptions extends PipelineOptions {
+  log: Logger;
+  version: string;
+  /** How long a client may take to send a whole request (slow-loris guard). */
+  requestTimeoutMs?: number;
+}
+
+export interface HttpServer {
+  app: FastifyInstance;
+  openapi: OpenApiCollector;
+}
+
+/**
+ * The Fastify instance with the pipeline, the envelope error handler, 404/405 handling and the
+ * client-error handler. Routes are registered by the caller afterwards.
+ */
+export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const { log } = options;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_BODY_BYTES,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    // Idle keep-alive sockets are closed on shutdown so `close()` never hangs on a browser tab.
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    clientErrorHandler: clientErrorHandler(log),
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  });
+  const routes = new RouteTable();
+  const openapi = new OpenApiCollector({ title: 'agentd', version: options.version });
+  app.addHook('onRoute', (route) => {
+    routes.add(route);
+    openapi.add(route);
+  });
+
+  installJsonParser(app);
+  installPipeline(app, options);
+
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = routes.allowedMethods(pathOf(request));
+    sendError(reply, allowed.length > 0 ? methodNotAllowed(allowed) : notFound());
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) return sendError(reply, error);
+    if ((error as FastifyError).validation) {
+      const context = (error as FastifyError).validationContext ?? 'body';
+      return sendError(reply, new ApiError(400, `${context}: ${describeValidation(error as FastifyError)}`));
+    }
+    const status = (error as FastifyError).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendError(reply, new ApiError(status, clientErrorMessage(error as FastifyError)));
+    }
+    log.error(`unhandled error on ${request.method} ${pathOf(request)}: ${error.stack ?? error.message}`);
+    return sendError(reply, new ApiError(500, GENERIC_500));
+  });
+
+  return { app, openapi };
+}
+
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8');
+  return reply.send(errorBody(error.message));
+}
+
+function describeValidation(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const field = first.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
+  const missing = (first.params as { missingProperty?: string }).missingProperty;
+  if (missing) return `field "${field ? `${field}.` : ''}${missing}" is required`;
+  return field ? `field "${field}" ${first.message ?? 'is invalid'}` : (first.message ?? 'is invalid');
+}
+
+/** Fastify's own 4xx errors, reworded for API clients. */
+function clientErrorMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body too large (limit 1 MiB)';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Content-Type must be application/json';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Request body size did not match Content-Length';
+    default:
+      return error.message;
+  }
+}
+
+/**
+ * JSON bodies are decoded strictly: invalid UTF-8 is a 400, not silently replaced characters; an
+ * empty body is "no body" (a POST whose fields are all optional may omit it); a non-object top
+ * level value is left for the route schema to refuse with a message naming the body.
+ */
+function installJsonParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body: Buffer, done) => {
+    if (body.length === 0) return done(null, undefined);
+    let text: string;
+    try {
+      text = decoder.decode(body);
+    } catch {
+      return done(new ApiError(400, 'Request body is not valid UTF-8'), undefined);
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError(400, 'Request body is not valid JSON'), undefined);
+    }
+  });
+}
+
+/** Malformed HTTP and request timeouts still get an envelope with the security headers. */
+function clientErrorHandler(log: Logger) {
+  return function onClientError(error: Error & { code?: string }, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, reason, message] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'Request timed out']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', 'Request headers too large']
+          : [400, 'Bad Request', 'Malformed HTTP request'];
+    const body = JSON.stringify(errorBody(message));
+    const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n${headers}` +
+          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    }
+    log.warn(`client error: ${error.code ?? error.message}`);
+    socket.destroy();
+  };
+}
+
+export type { FastifyInstance, FastifyRequest, FastifyReply };
