@@ -1,0 +1,62 @@
+import { MAX_PROMPT_CHARS } from './limits.js';
+import { sanitizeSender } from './sender.js';
+
+export type PayloadResult =
+  | { ok: true; prompt: string; sender: string }
+  | { ok: false; status: 400 | 413; error: string };
+
+// fatal: invalid UTF-8 is refused instead of being turned into U+FFFD and queued as if valid.
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The body rules of the spec: a JSON object with a non-empty string `prompt` (at most 32,000
+ * characters) and an optional string `sender`. A prompt of only whitespace counts as empty: it
+ * gives the agent nothing to do. Error messages never echo the body.
+ */
+export function parsePayload(body: Uint8Array): PayloadResult {
+  let text: string;
+  try {
+    text = decoder.decode(body);
+  } catch {
+    return badRequest('Request body is not valid UTF-8');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return badRequest('Request body is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return badRequest('Request body must be a JSON object');
+  }
+  const { prompt, sender } = value as { prompt?: unknown; sender?: unknown };
+  if (prompt === undefined) return badRequest('field "prompt" is required');
+  if (typeof prompt !== 'string') return badRequest('field "prompt" must be a string');
+  if (prompt.trim() === '') return badRequest('field "prompt" must not be empty');
+  if (longerThan(prompt, MAX_PROMPT_CHARS)) {
+    return { ok: false, status: 413, error: `field "prompt" is longer than ${MAX_PROMPT_CHARS} characters` };
+  }
+  if (sender !== undefined && sender !== null && typeof sender !== 'string') {
+    return badRequest('field "sender" must be a string');
+  }
+  return { ok: true, prompt, sender: sanitizeSender(sender ?? undefined) };
+}
+
+function badRequest(error: string): PayloadResult {
+  return { ok: false, status: 400, error };
+}
+
+/** Whether `text` has more than `max` code points; an astral character (emoji) counts once. */
+export function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    if (++count > max) return true;
+  }
+  return false;
+}
