@@ -25,14 +25,7 @@ function out(line: string): void {
 
 async function serve(options: HomeOptions & { host?: string; port?: number }): Promise<void> {
   const app = await createApp({ home: options.home, configPath: options.config, host: options.host, port: options.port, bootstrap: true });
-  const url = await app.listen();
-  if (app.bootstrapKey) {
-    out(`First run: wrote ${join(app.home, 'config.yaml')} with a new API key (shown only this once):`);
-    out(`  API key: ${app.bootstrapKey}`);
-    out(`  Console: ${url}/`);
-  }
-  out(`agentd listening on ${url}`);
-
+  // Handlers go in before the ready line: a supervisor may signal as soon as it reads it.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -48,6 +41,14 @@ async function serve(options: HomeOptions & { host?: string; port?: number }): P
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+
+  const url = await app.listen();
+  if (app.bootstrapKey) {
+    out(`First run: wrote ${join(app.home, 'config.yaml')} with a new API key (shown only this once):`);
+    out(`  API key: ${app.bootstrapKey}`);
+    out(`  Console: ${url}/`);
+  }
+  out(`agentd listening on ${url}`);
 }
 
 function init(options: HomeOptions): void {

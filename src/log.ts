@@ -21,8 +21,14 @@ export function createLogger(write: (line: string) => void = (line) => process.s
   };
 }
 
-/** A logger that keeps lines in memory (embedders and tests that want quiet output). */
-export function createMemoryLogger(): Logger & { lines: string[] } {
+/** A logger that keeps the last `max` lines in memory (embedders and tests that want quiet output). */
+export function createMemoryLogger(max = 1000): Logger & { lines: string[] } {
   const lines: string[] = [];
-  return { lines, ...createLogger((line) => lines.push(line.trimEnd())) };
+  return {
+    lines,
+    ...createLogger((line) => {
+      lines.push(line.trimEnd());
+      if (lines.length > max) lines.shift();
+    }),
+  };
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../log.js';
@@ -31,7 +32,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
-    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    // Node checks request deadlines on a timer (30 s by default); checking every second makes
+    // the slow-client deadline hold to about a second.
+    serverFactory: (handler) =>
+      createServer({ requestTimeout: options.requestTimeoutMs ?? 30_000, connectionsCheckingInterval: 1000 }, handler),
     // Idle keep-alive sockets are closed on shutdown so `close()` never hangs on a browser tab.
     forceCloseConnections: true,
     return503OnClosing: true,

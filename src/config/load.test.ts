@@ -1,0 +1,78 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from './errors.js';
+import { loadConfig, parseConfig } from './load.js';
+import { configJsonSchema } from './schema.js';
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+const tmp = () => (dir = mkdtempSync(join(tmpdir(), 'agentd-config-')));
+
+describe('config', () => {
+  it('fills every default of the documented example', () => {
+    tmp();
+    const config = parseConfig({});
+    expect(config.api).toEqual({
+      host: '127.0.0.1', port: 8080, api_key: '', rate_limit_rpm: 60, web_session_ttl_seconds: 28800,
+      cookie_name: 'service_operator_session', trust_proxy: false,
+    });
+    expect(config.providers.default).toBe('offline');
+    expect(config.providers.anthropic.api_key_env).toBe('ANTHROPIC_API_KEY');
+    expect(config.network.default_deny).toBe(true);
+    expect(config.webhook.port).toBe(9090);
+    expect(config.max_spend_usd).toBe(0);
+  });
+
+  it.each([
+    [{ api: { rate_limt_rpm: 5 } }, /unknown config key "api.rate_limt_rpm"/],
+    [{ extra: 1 }, /unknown config key "extra"/],
+    [{ api: { port: 'eighty' } }, /"api.port"/],
+    [{ api: { port: 70000 } }, /"api.port"/],
+    [{ network: { presets: ['gitlab'] } }, /"network.presets.0"/],
+    [{ network: { rest_policies: [{ host: 'a', method: 'GET', path: '/x', action: 'maybe' }] } }, /"network.rest_policies.0.action"/],
+    [{ max_spend_usd: -1 }, /"max_spend_usd"/],
+    [{ providers: { openai: { model: 'x', base_url: 'ftp://nope' } } }, /"providers.openai.base_url"/],
+  ])('names the key in the error for %j', (raw, pattern) => {
+    tmp();
+    expect(() => parseConfig(raw)).toThrow(ConfigError);
+    expect(() => parseConfig(raw)).toThrow(pattern);
+  });
+
+  it('bootstraps a config with a fresh key, home 0700 and file 0600', () => {
+    const home = join(tmp(), 'home');
+    const first = loadConfig({ home, env: {}, bootstrap: true });
+    expect(first.bootstrapKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(first.config.api.api_key).toBe(first.bootstrapKey);
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    expect(statSync(first.configPath).mode & 0o777).toBe(0o600);
+    const second = loadConfig({ home, env: {}, bootstrap: true });
+    expect(second.bootstrapKey).toBeNull();
+    expect(second.config.api.api_key).toBe(first.bootstrapKey);
+  });
+
+  it('lets SERVICE_API_KEY override the file and refuses a missing file without bootstrap', () => {
+    const home = tmp();
+    expect(() => loadConfig({ home, env: {} })).toThrow(/does not exist/);
+    writeFileSync(join(home, 'config.yaml'), 'api:\n  api_key: from-file\n');
+    expect(loadConfig({ home, env: {} }).config.api.api_key).toBe('from-file');
+    const overridden = loadConfig({ home, env: { SERVICE_API_KEY: 'from-env' } });
+    expect(overridden.config.api.api_key).toBe('from-env');
+    expect(overridden.apiKeyFromEnv).toBe(true);
+    expect(readFileSync(join(home, 'config.yaml'), 'utf8')).toContain('from-file');
+  });
+
+  it('reports invalid YAML as a config error', () => {
+    const home = tmp();
+    writeFileSync(join(home, 'config.yaml'), 'api: [unclosed\n');
+    expect(() => loadConfig({ home, env: {} })).toThrow(/not valid YAML/);
+  });
+
+  it('exports a JSON Schema that knows every section', () => {
+    tmp();
+    const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: boolean };
+    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'max_spend_usd', 'memory', 'network', 'providers', 'webhook']);
+    expect(schema.additionalProperties).toBe(false);
+  });
+});

@@ -1,0 +1,125 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../src/audit/store.js';
+import { Database } from '../src/storage/database.js';
+
+// These tests run the built CLI (`npm test` builds first), as an operator would.
+const BIN = resolve('bin/agentd.js');
+const DIST_INDEX = resolve('dist/src/index.js');
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function env(): NodeJS.ProcessEnv {
+  const { SERVICE_API_KEY: _ignored, ...rest } = process.env;
+  return rest;
+}
+
+/** Start `agentd serve` and resolve once the ready line is printed. */
+function serve(home: string, extraEnv: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--port', '0'], { env: { ...env(), ...extraEnv } });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const ready = new Promise<string>((res, rej) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const m = /agentd listening on (http:\/\/\S+)/.exec(stdout);
+      if (m?.[1]) res(m[1]);
+    });
+    child.on('exit', (code) => rej(new Error(`exited ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  return { child, ready, exited, output: () => stdout, errors: () => stderr };
+}
+
+describe('agentd serve', () => {
+  it('bootstraps on first run, serves with the printed key and stops cleanly on SIGTERM', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-cli-'));
+    const home = join(dir, 'home');
+    const proc = serve(home);
+    const url = await proc.ready;
+    const key = /API key: (\S+)/.exec(proc.output())?.[1];
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(proc.output()).toContain(`Console: ${url}/`);
+    expect(statSync(join(home, 'config.yaml')).mode & 0o777).toBe(0o600);
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    const health = await fetch(`${url}/api/v1/health`, { headers: { authorization: `Bearer ${key}` } });
+    expect(health.status).toBe(200);
+    proc.child.kill('SIGTERM');
+    const code = await proc.exited;
+    expect(proc.errors()).toContain('SIGTERM');
+    expect(code).toBe(0);
+
+    // Second start: no new key is printed.
+    const again = serve(home);
+    await again.ready;
+    expect(again.output()).not.toContain('API key:');
+    again.child.kill('SIGINT');
+    expect(await again.exited).toBe(0);
+  });
+
+  it('refuses to start on a config error that names the key', () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-cli-'));
+    writeFileSync(join(dir, 'config.yaml'), 'api:\n  api_key: k\n  rate_limt_rpm: 5\n');
+    const run = spawnSync(process.execPath, [BIN, 'serve', '--home', dir, '--port', '0'], { env: env(), timeout: 10_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toContain('unknown config key "api.rate_limt_rpm"');
+    expect(run.stdout.toString()).not.toContain('listening');
+  });
+});
+
+describe('agentd audit verify', () => {
+  it('exits 0 on an intact chain and 1 naming the first broken event', () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-cli-'));
+    const db = new Database(join(dir, 'agentd.db'));
+    const audit = new AuditLog(db);
+    for (let i = 0; i < 3; i++) audit.emit({ event_type: 'x', category: 't', result: 'allow', detail: { i } });
+    db.close();
+    const good = spawnSync(process.execPath, [BIN, 'audit', 'verify', '--home', dir], { env: env() });
+    expect(good.status).toBe(0);
+    expect(good.stdout.toString()).toContain('3 events verified');
+
+    const tamper = new Database(join(dir, 'agentd.db'));
+    tamper.db.prepare("UPDATE audit_events SET event_type = 'forged' WHERE seq = 2").run();
+    tamper.close();
+    const bad = spawnSync(process.execPath, [BIN, 'audit', 'verify', '--home', dir], { env: env() });
+    expect(bad.status).toBe(1);
+    expect(bad.stdout.toString()).toMatch(/BROKEN at event #2/);
+  });
+});
+
+describe('durability', () => {
+  it('loses no acknowledged audit event when the process is killed with SIGKILL', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-kill-'));
+    const script = `
+      const { createApp } = await import(${JSON.stringify(DIST_INDEX)});
+      const app = await createApp({ home: ${JSON.stringify(dir)}, config: { api: { api_key: 'k', port: 0 } }, env: {} });
+      for (let i = 1; ; i++) {
+        app.audit.emit({ event_type: 'durability.probe', category: 'test', result: 'allow', detail: { i } });
+        process.stdout.write('ack ' + i + '\\n');
+        if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+      }`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: env() });
+    let acked = 0;
+    await new Promise<void>((res) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        const matches = [...chunk.toString().matchAll(/ack (\d+)/g)];
+        const last = matches.at(-1);
+        if (last?.[1]) acked = Number(last[1]);
+        if (acked >= 500) {
+          child.kill('SIGKILL');
+          res();
+        }
+      });
+    });
+    await new Promise((r) => child.on('exit', r));
+    const db = new Database(join(dir, 'agentd.db'));
+    const stored = db.db.prepare("SELECT count(*) AS n FROM audit_events WHERE event_type = 'durability.probe'").get() as { n: number };
+    expect(stored.n).toBeGreaterThanOrEqual(acked);
+    expect(new AuditLog(db).verify().ok).toBe(true);
+    db.close();
+  });
+});
