@@ -34,17 +34,38 @@ export interface NewTurn {
   timestamp?: string;
 }
 
+export interface SearchOptions {
+  /** How many results at most (a positive integer). */
+  limit: number;
+  /** Only turns of this session. */
+  sessionId?: string;
+}
+
 /** Conversation memory. Implemented on SQLite + FTS5 (`SqliteTurnStore`). */
 export interface TurnStore {
   add(turn: NewTurn): Turn;
+  /** Store several turns in one transaction (e.g. a user turn and its answer): all or none. */
+  addMany(turns: readonly NewTurn[]): Turn[];
+  /** Insert a turn with a caller-chosen id, or replace that turn's fields (pinned state kept). */
+  upsert(turn: NewTurn & { id: string }): Turn;
   get(id: string): Turn | null;
+  /** The most recent `limit` turns of a session, oldest first. */
   history(sessionId: string, limit: number): Turn[];
-  search(query: string, options: { limit: number; sessionId?: string }): SearchResult[];
+  /**
+   * Full-text search: every word of `query` required, any order, best bm25 first. Query text is
+   * never FTS5 syntax; a query without words gives no results.
+   */
+  search(query: string, options: SearchOptions): SearchResult[];
+  /** The updated turn, or null when the id is unknown. */
   setPinned(id: string, pinned: boolean): Turn | null;
+  /** Remove the turn and its index entry; false when the id is unknown. */
   delete(id: string): boolean;
   count(): number;
-  /** Delete unpinned turns of the given (ended) sessions; returns how many went. */
-  cleanupSessions(sessionIds: string[]): number;
+  /**
+   * Delete unpinned turns of the given (ended) sessions; returns how many went. Batched like the
+   * age cleanup, so ending a long-lived session never blocks requests.
+   */
+  cleanupSessions(sessionIds: readonly string[], options?: { signal?: AbortSignal }): Promise<number>;
   /** Delete unpinned turns older than `days`; batched so requests are not blocked; returns how many went. */
-  cleanupOlderThan(days: number): Promise<number>;
+  cleanupOlderThan(days: number, options?: { signal?: AbortSignal }): Promise<number>;
 }
