@@ -1,0 +1,70 @@
+/**
+ * What the providers and tools need from the outbound gateway. Declared structurally here so that
+ * both can be built and tested against the gateway's `createClient` without this layer knowing how
+ * policy is loaded; the app passes `createClient` (or a wrapper binding the app-wide policy).
+ */
+export type GatewayCategory = 'provider' | 'tool' | 'discord';
+
+export interface GatewayClientOptions {
+  sessionId: string;
+  taskId: string;
+  timeout: number;
+  category: GatewayCategory;
+  maxResponseBytes?: number;
+}
+
+export interface GatewayResponseLike {
+  status: number;
+  headers: Headers | Record<string, string | string[] | undefined>;
+  text(): Promise<string>;
+  bytes(): Promise<Uint8Array>;
+}
+
+export interface GatewayRequestOptionsLike {
+  headers?: Record<string, string>;
+  timeout?: number;
+  signal?: AbortSignal;
+}
+
+export interface GatewayClientLike {
+  /** WHATWG-compatible fetch for SDKs; every call is policy-checked and audited by the gateway. */
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  get(url: string, options?: GatewayRequestOptionsLike): Promise<GatewayResponseLike>;
+  close(): void | Promise<void>;
+}
+
+export type GatewayClientFactory = (options: GatewayClientOptions) => GatewayClientLike;
+
+/** Reads one header from either a `Headers` object or a plain record (case-insensitive). */
+export function headerValue(headers: GatewayResponseLike['headers'], name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (key.toLowerCase() === wanted) return Array.isArray(value) ? value.join(', ') : value;
+  }
+  return undefined;
+}
+
+export type GatewayErrorKind = 'policy' | 'too_large' | 'invalid_url';
+
+const GATEWAY_ERRORS: Record<string, GatewayErrorKind> = {
+  PolicyViolationError: 'policy',
+  ResponseTooLargeError: 'too_large',
+  InvalidUrlError: 'invalid_url',
+};
+
+/**
+ * Finds a gateway error in `err` or its `cause` chain. SDKs wrap whatever their fetch throws (the
+ * OpenAI and Anthropic SDKs raise APIConnectionError with the original as `cause`), so a policy
+ * denial has to be dug out to be reported as one. Matched by name so that this layer does not
+ * depend on the gateway's module identity.
+ */
+export function findGatewayError(err: unknown): { kind: GatewayErrorKind; error: Error } | null {
+  let current: unknown = err;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    const kind = GATEWAY_ERRORS[current.name] ?? GATEWAY_ERRORS[current.constructor.name];
+    if (kind) return { kind, error: current };
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}

@@ -1,0 +1,105 @@
+import type { ProviderConfig } from '../config/schema.js';
+import { ProviderUnavailableError } from './errors.js';
+import { isSelfHosted, OFFICIAL_BASE_URLS, type HostedProviderName } from './endpoints.js';
+import type { GatewayClientFactory, GatewayClientLike } from './gateway-port.js';
+import type { CompletionRequest, CompletionResult, Provider } from './types.js';
+import { toProviderError } from './upstream-errors.js';
+
+export interface HostedProviderOptions {
+  config: ProviderConfig;
+  /** Environment to read the key variable from (the app passes the environment it loaded). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The gateway's client factory: every request is policy-checked and audited there. */
+  clientFactory: GatewayClientFactory;
+  /** Per-request limit; the SDKs default to ten minutes, far too long for a chat call. */
+  timeoutMs?: number;
+}
+
+/** What the SDK call needs; the key never leaves this object except into the SDK client. */
+export interface SendContext {
+  fetch: GatewayClientLike['fetch'];
+  apiKey: string;
+  baseURL: string;
+  timeoutMs: number;
+}
+
+/** Some OpenAI-compatible servers (Ollama) want no key, but the SDKs refuse to run without one. */
+const PLACEHOLDER_KEY = 'unused';
+
+/**
+ * What the Anthropic and OpenAI providers share: availability from the key variable or a
+ * self-hosted base_url, one gateway client per request (so audit events carry the session and
+ * run), and error translation that never lets the key through.
+ */
+export abstract class HostedProvider implements Provider {
+  protected readonly timeoutMs: number;
+
+  constructor(
+    readonly name: HostedProviderName,
+    protected readonly options: HostedProviderOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+  }
+
+  get model(): string {
+    return this.options.config.model;
+  }
+
+  get baseURL(): string {
+    return this.options.config.base_url ?? OFFICIAL_BASE_URLS[this.name];
+  }
+
+  /** The key from the environment, or null when the variable is unset or blank. */
+  private apiKey(): string | null {
+    const envName = this.options.config.api_key_env;
+    const value = envName ? this.options.env[envName]?.trim() : undefined;
+    return value ? value : null;
+  }
+
+  available(): boolean {
+    return this.unavailableReason() === null;
+  }
+
+  unavailableReason(): string | null {
+    if (this.apiKey() !== null || isSelfHosted(this.name, this.options.config)) return null;
+    const envName = this.options.config.api_key_env;
+    if (envName) return `set ${envName} in the environment (providers.${this.name}.api_key_env names it)`;
+    return `set providers.${this.name}.api_key_env to the environment variable holding the API key, or providers.${this.name}.base_url to a self-hosted server`;
+  }
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    const reason = this.unavailableReason();
+    if (reason) throw new ProviderUnavailableError(this.name, reason);
+    const apiKey = this.apiKey();
+    const client = this.options.clientFactory({
+      sessionId: request.sessionId ?? 'none',
+      taskId: request.taskId ?? 'none',
+      category: 'provider',
+      timeout: this.timeoutMs,
+    });
+    try {
+      return await this.send(request, {
+        fetch: client.fetch,
+        apiKey: apiKey ?? PLACEHOLDER_KEY,
+        baseURL: this.baseURL,
+        timeoutMs: this.timeoutMs,
+      });
+    } catch (err) {
+      throw toProviderError(this.name, err, this.errorContext(request, apiKey));
+    } finally {
+      await client.close();
+    }
+  }
+
+  private errorContext(request: CompletionRequest, apiKey: string | null) {
+    let host = this.baseURL;
+    try {
+      host = new URL(this.baseURL).host;
+    } catch {
+      // keep the configured text
+    }
+    return { host, apiKey, keyEnv: this.options.config.api_key_env, signal: request.signal };
+  }
+
+  protected abstract send(request: CompletionRequest, context: SendContext): Promise<CompletionResult>;
+}

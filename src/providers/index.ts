@@ -1,0 +1,10 @@
+export type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall, ToolSpec, Usage } from './types.js';
+export { ProviderRegistry, createProviderRegistry, type ProviderInfo, type ProviderRegistryOptions } from './registry.js';
+export { ProviderRequestError, ProviderUnavailableError, UnknownProviderError, type ProviderFailureKind } from './errors.js';
+export { OfflineProvider } from './offline.js';
+export { AnthropicProvider } from './anthropic.js';
+export { OpenAIProvider } from './openai.js';
+export { costUsd, lookupModelPrice, priceFor, unknownPriceMessage, PRICE_TABLE, type ModelPrice } from './prices.js';
+export { isSelfHosted, OFFICIAL_BASE_URLS } from './endpoints.js';
+export type { GatewayClientFactory, GatewayClientLike, GatewayClientOptions } from './gateway-port.js';
+export { estimateTokens } from './estimate.js';

@@ -1,0 +1,75 @@
+import { censor, REDACTED } from '../security/secrets.js';
+import { ProviderRequestError } from './errors.js';
+import { findGatewayError } from './gateway-port.js';
+
+/** Removes the key itself and anything that looks like a credential from upstream text. */
+export function scrubSecrets(text: string, apiKey: string | null): string {
+  let out = text;
+  if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join(REDACTED);
+  return censor(out);
+}
+
+interface SdkErrorShape {
+  name?: string;
+  status?: unknown;
+  message?: string;
+  error?: { message?: unknown; error?: { message?: unknown } };
+  cause?: unknown;
+}
+
+function upstreamMessage(err: SdkErrorShape): string {
+  const body = err.error;
+  const nested = body?.error?.message ?? body?.message;
+  return typeof nested === 'string' && nested ? nested : (err.message ?? 'request failed');
+}
+
+/**
+ * Turns whatever an SDK call threw into a `ProviderRequestError` with an operator-readable message.
+ * Both SDKs wrap fetch failures in APIConnectionError, which would hide a policy denial behind
+ * "Connection error."; the gateway error is dug out of the cause chain and named as such.
+ */
+export function toProviderError(
+  provider: string,
+  err: unknown,
+  context: { host: string; apiKey: string | null; keyEnv: string | null; signal: AbortSignal },
+): ProviderRequestError {
+  if (err instanceof ProviderRequestError) return err;
+  const scrub = (text: string) => scrubSecrets(text, context.apiKey);
+  if (context.signal.aborted) return new ProviderRequestError(provider, 'cancelled', `provider '${provider}' request was cancelled`);
+
+  const gateway = findGatewayError(err);
+  if (gateway?.kind === 'policy') {
+    return new ProviderRequestError(
+      provider,
+      'policy',
+      `provider '${provider}' request to ${context.host} was blocked by network policy (${scrub(gateway.error.message)}); ` +
+        'allow the host with network.presets or network.provider_allowed_hosts',
+    );
+  }
+  if (gateway) {
+    return new ProviderRequestError(provider, 'invalid_response', `provider '${provider}' request to ${context.host} failed: ${scrub(gateway.error.message)}`);
+  }
+
+  const e = (err ?? {}) as SdkErrorShape;
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  if (status !== undefined) {
+    const detail = scrub(upstreamMessage(e));
+    if (status === 401 || status === 403) {
+      const fix = context.keyEnv ? `check the key in ${context.keyEnv}` : 'check the server configuration';
+      return new ProviderRequestError(provider, 'auth', `provider '${provider}' rejected the credentials (HTTP ${status}): ${detail}; ${fix}`, status);
+    }
+    if (status === 429) {
+      return new ProviderRequestError(provider, 'rate_limit', `provider '${provider}' is rate limiting requests (HTTP 429): ${detail}`, status);
+    }
+    return new ProviderRequestError(provider, 'upstream', `provider '${provider}' answered HTTP ${status}: ${detail}`, status);
+  }
+  const name = e.name ?? '';
+  if (/Timeout/i.test(name)) {
+    return new ProviderRequestError(provider, 'timeout', `provider '${provider}' did not answer in time (${context.host})`);
+  }
+  if (name === 'APIConnectionError') {
+    const cause = e.cause instanceof Error ? `: ${scrub(e.cause.message)}` : '';
+    return new ProviderRequestError(provider, 'connection', `provider '${provider}' could not reach ${context.host}${cause}`);
+  }
+  return new ProviderRequestError(provider, 'upstream', `provider '${provider}' request failed: ${scrub(e.message ?? String(err))}`);
+}

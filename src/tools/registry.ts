@@ -1,0 +1,80 @@
+import { censor } from '../security/secrets.js';
+import type { ToolSpec } from '../providers/types.js';
+import type { ToolContext, ToolDefinition } from './types.js';
+import { validateArgs } from './validate-args.js';
+
+export interface ToolResult {
+  /** Text fed back to the model (the error message when `isError`). */
+  output: string;
+  isError: boolean;
+  durationMs: number;
+}
+
+/** Output beyond this is cut so one tool cannot flood the model's context or the run log. */
+export const MAX_TOOL_OUTPUT_CHARS = 50_000;
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function errorMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  // Error text may quote URLs or headers; never feed a credential back to the model or the log.
+  return censor(message || 'tool failed');
+}
+
+/**
+ * The tools the agent may call. `execute` never throws: unknown tools, bad arguments, thrown errors
+ * and cancellation all come back as error results, which the loop feeds to the model as such.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDefinition>();
+
+  register(tool: ToolDefinition): void {
+    // The name goes to provider APIs that accept only this alphabet (both Anthropic and OpenAI).
+    if (!TOOL_NAME.test(tool.name)) throw new Error(`invalid tool name '${tool.name}': use 1-64 letters, digits, _ or -`);
+    if (this.tools.has(tool.name)) throw new Error(`tool '${tool.name}' is already registered`);
+    this.tools.set(tool.name, tool);
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  get size(): number {
+    return this.tools.size;
+  }
+
+  /** Name, description and JSON Schema of every tool, in registration order. */
+  list(): ToolSpec[] {
+    return [...this.tools.values()].map(({ name, description, schema }) => ({ name, description, schema }));
+  }
+
+  async execute(name: string, args: unknown, context: ToolContext): Promise<ToolResult> {
+    const started = performance.now();
+    const done = (output: string, isError: boolean): ToolResult => ({
+      output: output.length > MAX_TOOL_OUTPUT_CHARS
+        ? `${output.slice(0, MAX_TOOL_OUTPUT_CHARS)}\n[truncated: ${output.length - MAX_TOOL_OUTPUT_CHARS} more characters]`
+        : output,
+      isError,
+      durationMs: Math.max(0, Math.round(performance.now() - started)),
+    });
+
+    const tool = this.tools.get(name);
+    if (!tool) {
+      const known = [...this.tools.keys()].join(', ') || 'none';
+      return done(`unknown tool '${String(name).slice(0, 64)}'; available tools: ${known}`, true);
+    }
+    const problem = validateArgs(args, tool.schema);
+    if (problem) return done(`invalid arguments for ${name}: ${problem}`, true);
+    if (context.signal.aborted) return done(`${name} was cancelled`, true);
+    try {
+      const output = await tool.run(args as Record<string, unknown>, context);
+      return done(typeof output === 'string' ? output : String(output), false);
+    } catch (err) {
+      if (context.signal.aborted) return done(`${name} was cancelled`, true);
+      return done(errorMessage(err), true);
+    }
+  }
+}
