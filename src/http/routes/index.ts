@@ -1,1 +1,2 @@
 export { systemRoutes } from './system.js';
+export { memoryRoutes } from './memory.js';

@@ -1,0 +1,54 @@
+import type { ToolContext, ToolDefinition } from '../tools/types.js';
+import type { SearchResult, TurnStore } from './types.js';
+
+const DEFAULT_LIMIT = 5;
+const MAX_LIMIT = 20;
+const MAX_QUERY_CHARS = 1_000;
+
+/**
+ * The agent's way into conversation memory. The answer is plain text the model can read: one line
+ * per turn with its time, role, session and excerpt (never a whole turn, so a search cannot flood
+ * the context window).
+ */
+export function createMemorySearchTool(store: TurnStore): ToolDefinition {
+  return {
+    name: 'memory_search',
+    description:
+      'Search stored conversation turns (all sessions, or only this one) by words. Every word must ' +
+      'appear, in any order; results are the best matches first, each with an excerpt.',
+    schema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'Words to look for.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `How many results (default ${DEFAULT_LIMIT}).` },
+        session_only: { type: 'boolean', description: 'Only search the current session (default false).' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    async run(args: Record<string, unknown>, context: ToolContext): Promise<string> {
+      const { query, limit, sessionOnly } = parseArgs(args);
+      const results = store.search(query, { limit, sessionId: sessionOnly ? context.sessionId : undefined });
+      const where = sessionOnly ? ' in this session' : '';
+      if (results.length === 0) return `No stored turns match ${JSON.stringify(query)}${where}.`;
+      const lines = results.map((result, index) => formatResult(result, index + 1));
+      return [`${results.length} stored turn(s) match ${JSON.stringify(query)}${where}, best first:`, ...lines].join('\n');
+    },
+  };
+}
+
+function parseArgs(args: Record<string, unknown>): { query: string; limit: number; sessionOnly: boolean } {
+  const { query, limit = DEFAULT_LIMIT, session_only: sessionOnly = false } = args;
+  if (typeof query !== 'string' || query.trim() === '') throw new Error('query must be a non-empty string');
+  if (query.length > MAX_QUERY_CHARS) throw new Error(`query must be at most ${MAX_QUERY_CHARS} characters`);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new Error(`limit must be an integer from 1 to ${MAX_LIMIT}`);
+  }
+  if (typeof sessionOnly !== 'boolean') throw new Error('session_only must be a boolean');
+  return { query, limit, sessionOnly };
+}
+
+function formatResult(result: SearchResult, rank: number): string {
+  const pin = result.pinned ? ', pinned' : '';
+  return `${rank}. [${result.timestamp}] ${result.role} in session ${result.session_id} (turn ${result.id}${pin}): ${result.preview}`;
+}
