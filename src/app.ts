@@ -88,7 +88,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const { app: http, openapi } = createHttpServer({
     log,
     version: VERSION,
-    apiKey: () => config.api.api_key,
+    apiKey: config.api.api_key,
     trustProxy: config.api.trust_proxy,
     rateLimiter: new SlidingWindowRateLimiter(config.api.rate_limit_rpm, 10_000, 60, now),
     audit,

@@ -1,7 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { constantTimeEqual } from '../security/compare.js';
-
-export type Credential = { kind: 'api_key' } | { kind: 'cookie'; sessionToken: string };
+import { secretMatcher } from '../security/compare.js';
 
 /** The API key offered by a request: `Authorization: Bearer …` (preferred) or `X-API-Key`. */
 export function offeredApiKey(headers: IncomingHttpHeaders): string | null {
@@ -16,10 +14,11 @@ export function offeredApiKey(headers: IncomingHttpHeaders): string | null {
 }
 
 /**
- * True when the request carries the configured key. An empty configured key matches nothing:
- * the spec makes an unset key mean "every request is refused", never "no authentication".
+ * A check for the configured key. An empty configured key matches nothing: the spec makes an
+ * unset key mean "every request is refused", never "no authentication".
  */
-export function apiKeyMatches(configuredKey: string, offered: string | null): boolean {
-  if (configuredKey === '' || offered === null) return false;
-  return constantTimeEqual(offered, configuredKey);
+export function apiKeyChecker(configuredKey: string): (offered: string | null) => boolean {
+  if (configuredKey === '') return () => false;
+  const matches = secretMatcher(configuredKey);
+  return (offered) => offered !== null && matches(offered);
 }

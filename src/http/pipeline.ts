@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuditSink } from '../audit/types.js';
 import type { AuditSampler } from '../audit/sampler.js';
+import type { AuditSink } from '../audit/types.js';
 import { clientIp } from '../security/client-ip.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
 import type { SlidingWindowRateLimiter } from '../security/rate-limiter.js';
-import { apiKeyMatches, offeredApiKey } from './auth.js';
-import { rateLimited, unauthorized } from './errors.js';
+import { apiKeyChecker, offeredApiKey } from './auth.js';
+import { ApiError, rateLimited, unauthorized } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,7 +15,7 @@ declare module 'fastify' {
 }
 
 export interface PipelineOptions {
-  apiKey: () => string;
+  apiKey: string;
   trustProxy: boolean;
   rateLimiter: SlidingWindowRateLimiter;
   audit: AuditSink;
@@ -25,69 +25,61 @@ export interface PipelineOptions {
 }
 
 /**
- * The request pipeline, in the order decisions.md fixes:
+ * The request pipeline, in the order decisions.md fixes, as one hook (each extra hook is a
+ * measurable cost on every request):
  *   1. security headers (first, so every later refusal carries them)
  *   2. rate limit per client IP (before authentication: key guessing is rate limited too)
  *   3. authentication (before the body is read: an anonymous client cannot make us parse 1 MiB)
- *   4. body validation (route schemas) → handler
- * Hooks run in registration order, so this function is the one place to read the order from.
+ * then Fastify parses and validates the body against the route schema, and the handler runs.
  */
 export function installPipeline(app: FastifyInstance, options: PipelineOptions): void {
+  const keyMatches = apiKeyChecker(options.apiKey);
   app.decorateRequest('clientAddress', '');
-  app.addHook('onRequest', securityHeaders);
-  app.addHook('onRequest', rateLimit(options));
-  app.addHook('onRequest', authenticate(options));
-  app.addHook('onSend', htmlHeaders);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
+    const refusal = rateLimit(request, options) ?? authenticate(request, options, keyMatches);
+    done(refusal ?? undefined);
+  });
 }
 
-function securityHeaders(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  reply.headers(SECURITY_HEADERS);
-  done();
+function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError | null {
+  const ip = clientIp(request.raw.socket.remoteAddress, request.headers['x-forwarded-for'], options.trustProxy);
+  request.clientAddress = ip;
+  const decision = options.rateLimiter.hit(ip);
+  if (decision.allowed) return null;
+  const sample = options.auditSampler.take(`rate:${ip}`);
+  if (sample) {
+    options.audit.emit({
+      event_type: 'web.rate_limit', category: 'web', result: 'deny', subsystem: 'http', source: ip,
+      action: `${request.method} ${pathOf(request)}`, detail: { ip, suppressed_since_last: sample.suppressed },
+    });
+  }
+  return rateLimited(decision.retryAfterSeconds);
 }
 
-function rateLimit(options: PipelineOptions) {
-  return function rateLimitHook(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
-    const ip = clientIp(request.raw.socket.remoteAddress, request.headers['x-forwarded-for'], options.trustProxy);
-    request.clientAddress = ip;
-    const decision = options.rateLimiter.hit(ip);
-    if (decision.allowed) return done();
-    const sample = options.auditSampler.take(`rate:${ip}`);
+function authenticate(request: FastifyRequest, options: PipelineOptions, keyMatches: (offered: string | null) => boolean): ApiError | null {
+  const offered = offeredApiKey(request.headers);
+  if (keyMatches(offered)) return null;
+  const path = pathOf(request);
+  if (options.isPublicPath?.(path)) return null;
+  // Only attempts that offered a key are audited: a missing key is a misconfigured client, a
+  // wrong key is someone guessing.
+  if (offered !== null) {
+    const sample = options.auditSampler.take(`auth:${request.clientAddress}`);
     if (sample) {
       options.audit.emit({
-        event_type: 'web.rate_limit', category: 'web', result: 'deny', subsystem: 'http', source: ip,
-        action: `${request.method} ${pathOf(request)}`, detail: { ip, suppressed_since_last: sample.suppressed },
+        event_type: 'web.auth', category: 'web', result: 'deny', subsystem: 'http', source: request.clientAddress,
+        action: `${request.method} ${path}`,
+        detail: { ip: request.clientAddress, reason: 'invalid API key', suppressed_since_last: sample.suppressed },
       });
     }
-    done(rateLimited(decision.retryAfterSeconds));
-  };
+  }
+  return unauthorized();
 }
 
-function authenticate(options: PipelineOptions) {
-  return function authenticateHook(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
-    const path = pathOf(request);
-    if (options.isPublicPath?.(path)) return done();
-    const offered = offeredApiKey(request.headers);
-    if (apiKeyMatches(options.apiKey(), offered)) return done();
-    // Only attempts that offered a key are audited: a missing key is a misconfigured client, a
-    // wrong key is someone guessing.
-    if (offered !== null) {
-      const sample = options.auditSampler.take(`auth:${request.clientAddress}`);
-      if (sample) {
-        options.audit.emit({
-          event_type: 'web.auth', category: 'web', result: 'deny', subsystem: 'http', source: request.clientAddress,
-          action: `${request.method} ${path}`,
-          detail: { ip: request.clientAddress, reason: 'invalid API key', suppressed_since_last: sample.suppressed },
-        });
-      }
-    }
-    done(unauthorized());
-  };
-}
-
-function htmlHeaders(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {
-  const type = reply.getHeader('content-type');
-  if (typeof type === 'string' && type.startsWith('text/html')) reply.headers(HTML_SECURITY_HEADERS);
-  done(null, payload);
+/** Send an HTML page with the extra headers every page carries (CSP, Referrer-Policy). */
+export function sendHtml(reply: FastifyReply, html: string): FastifyReply {
+  return reply.headers(HTML_SECURITY_HEADERS).type('text/html; charset=utf-8').send(html);
 }
 
 export function pathOf(request: FastifyRequest): string {

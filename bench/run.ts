@@ -1,0 +1,39 @@
+import { httpScenario } from './http.js';
+import type { Scenario, ScenarioResult } from './types.js';
+
+/**
+ * `npm run bench [-- name …]`: runs the named scenarios (all by default) and prints each one's
+ * figures, its goal and whether it was met. Every ratio compares against a baseline started in
+ * the same run, because absolute numbers on a shared machine are noise.
+ */
+const SCENARIOS: Record<string, Scenario> = {
+  http: httpScenario,
+};
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
+  const unknown = names.filter((n) => !SCENARIOS[n]);
+  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  const results: ScenarioResult[] = [];
+  for (const name of names) {
+    process.stdout.write(`running ${name} …\n`);
+    const outcome = await SCENARIOS[name]!();
+    for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
+      results.push(result);
+      print(result);
+    }
+  }
+  const missed = results.filter((r) => !r.met).length;
+  process.stdout.write(`\n${results.length - missed}/${results.length} goals met\n`);
+}
+
+function print(result: ScenarioResult): void {
+  const figures = Object.entries(result.figures).map(([k, v]) => `${k}=${v}`).join('  ');
+  process.stdout.write(`\n${result.scenario}\n  ${figures}\n  goal: ${result.goal} → ${result.met ? 'met' : 'NOT met'}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

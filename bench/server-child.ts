@@ -1,0 +1,49 @@
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/app.js';
+import { createMemoryLogger } from '../src/log.js';
+
+/** Child-process entry of bench servers: `bare` (node:http baseline) or `agentd` (the real app). */
+const [kind = 'bare', rawArgs = '{}'] = process.argv.slice(2);
+const args = JSON.parse(rawArgs) as Record<string, unknown>;
+const API_KEY = 'bench-key-0123456789abcdef';
+
+async function main(): Promise<void> {
+  if (kind === 'bare') {
+    const body = JSON.stringify({ status: 'ok', data: { status: 'healthy', version: '0.0.0' } });
+    const answer = (res: import('node:http').ServerResponse) => {
+      res.writeHead(Number(args.status ?? 200), { 'content-type': 'application/json' });
+      res.end(body);
+    };
+    const server = createServer((req, res) => {
+      if (req.method === 'GET' || req.method === 'HEAD') return answer(res);
+      // A request with a body is read to its end first, as any real handler would.
+      req.resume();
+      req.on('end', () => answer(res));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: '' });
+    process.on('SIGTERM', () => server.close(() => process.exit(0)));
+    return;
+  }
+  const home = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
+  const app = await createApp({
+    home,
+    env: {},
+    log: createMemoryLogger(),
+    config: { api: { api_key: API_KEY, port: 0, rate_limit_rpm: 1_000_000_000 }, ...(args.config as object) },
+  });
+  const url = await app.listen();
+  process.send?.({ url, apiKey: API_KEY });
+  process.on('SIGTERM', () => {
+    void app.close().finally(() => {
+      rmSync(home, { recursive: true, force: true });
+      process.exit(0);
+    });
+  });
+}
+
+void main();
