@@ -98,6 +98,7 @@ export class AnthropicProvider extends HostedProvider {
       timeout: context.timeoutMs,
       // Explicit, so an ANTHROPIC_LOG=debug in the environment cannot print request headers.
       logLevel: 'warn',
+      ...(context.logger ? { logger: context.logger } : {}),
     });
     const { system, messages } = toAnthropicMessages(request.messages);
     if (messages.length === 0) throw new ProviderRequestError(this.name, 'upstream', 'no user message to send');

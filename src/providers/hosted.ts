@@ -13,6 +13,16 @@ export interface HostedProviderOptions {
   clientFactory: GatewayClientFactory;
   /** Per-request limit; the SDKs default to ten minutes, far too long for a chat call. */
   timeoutMs?: number;
+  /** Where SDK warnings go (default: the SDK's own console output). */
+  logger?: SdkLogger;
+}
+
+/** The logger shape both SDKs accept. */
+export interface SdkLogger {
+  error(message: string, ...rest: unknown[]): void;
+  warn(message: string, ...rest: unknown[]): void;
+  info(message: string, ...rest: unknown[]): void;
+  debug(message: string, ...rest: unknown[]): void;
 }
 
 /** What the SDK call needs; the key never leaves this object except into the SDK client. */
@@ -21,6 +31,7 @@ export interface SendContext {
   apiKey: string;
   baseURL: string;
   timeoutMs: number;
+  logger: SdkLogger | undefined;
 }
 
 /** Some OpenAI-compatible servers (Ollama) want no key, but the SDKs refuse to run without one. */
@@ -83,6 +94,7 @@ export abstract class HostedProvider implements Provider {
         apiKey: apiKey ?? PLACEHOLDER_KEY,
         baseURL: this.baseURL,
         timeoutMs: this.timeoutMs,
+        logger: this.options.logger,
       });
     } catch (err) {
       throw toProviderError(this.name, err, this.errorContext(request, apiKey));
@@ -102,4 +114,15 @@ export abstract class HostedProvider implements Provider {
   }
 
   protected abstract send(request: CompletionRequest, context: SendContext): Promise<CompletionResult>;
+}
+
+/** Adapts the app's logger (info/warn/error, censored) to the SDKs' logger; debug output is dropped. */
+export function toSdkLogger(logger: { info(m: string): void; warn(m: string): void; error(m: string): void }): SdkLogger {
+  const line = (message: string, rest: unknown[]) => [message, ...rest.map((r) => (typeof r === 'string' ? r : JSON.stringify(r)))].join(' ');
+  return {
+    error: (m, ...rest) => logger.error(line(m, rest)),
+    warn: (m, ...rest) => logger.warn(line(m, rest)),
+    info: (m, ...rest) => logger.info(line(m, rest)),
+    debug: () => {},
+  };
 }

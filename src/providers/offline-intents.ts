@@ -101,7 +101,8 @@ function detectMath(text: string): OfflineIntent | null {
 export function detectIntents(message: string): OfflineIntent[] {
   const text = message.trim();
   for (const pattern of MEMORY_PATTERNS) {
-    const query = pattern.exec(text)?.[1]?.trim().replace(/[?.!]+$/, '').replace(/^["']|["']$/g, '').trim();
+    // Memory search requires every word, so a leading article would only lose matches.
+    const query = pattern.exec(text)?.[1]?.trim().replace(/[?.!]+$/, '').replace(/^["']|["']$/g, '').replace(/^(?:the|a|an|my|our)\s+/i, '').trim();
     if (query) return [{ tool: 'memory_search', args: { query } }];
   }
   const intents: OfflineIntent[] = [];

@@ -93,7 +93,7 @@ describe('OfflineProvider', () => {
     const memory = await provider.complete({ messages: [{ role: 'user', content: 'search memory for invoice numbers' }], tools: specs, signal });
     expect(memory.toolCalls).toMatchObject([{ name: 'memory_search', arguments: { query: 'invoice numbers' } }]);
     const said = await provider.complete({ messages: [{ role: 'user', content: 'What did I say about the Lisbon trip?' }], tools: specs, signal });
-    expect(said.toolCalls).toMatchObject([{ name: 'memory_search', arguments: { query: 'the Lisbon trip' } }]);
+    expect(said.toolCalls).toMatchObject([{ name: 'memory_search', arguments: { query: 'Lisbon trip' } }]);
     const fetch = await provider.complete({ messages: [{ role: 'user', content: 'fetch https://example.com/x.' }], tools: specs, signal });
     expect(fetch.toolCalls).toMatchObject([{ name: 'web_fetch', arguments: { url: 'https://example.com/x' } }]);
   });

@@ -99,6 +99,7 @@ export class OpenAIProvider extends HostedProvider {
       maxRetries: 0,
       timeout: context.timeoutMs,
       logLevel: 'warn',
+      ...(context.logger ? { logger: context.logger } : {}),
     });
     const completion = await client.chat.completions.create(
       {

@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import { AnthropicProvider } from './anthropic.js';
 import { ProviderUnavailableError, UnknownProviderError } from './errors.js';
 import type { GatewayClientFactory } from './gateway-port.js';
+import type { SdkLogger } from './hosted.js';
 import { OfflineProvider } from './offline.js';
 import { OpenAIProvider } from './openai.js';
 import type { Provider } from './types.js';
@@ -21,6 +22,8 @@ export interface ProviderRegistryOptions {
   gatewayClientFactory: GatewayClientFactory;
   /** Per-request limit for hosted providers, in milliseconds. */
   timeoutMs?: number;
+  /** Receives the SDKs' warnings (wrap the app logger; it censors secrets). */
+  logger?: SdkLogger;
 }
 
 /**
@@ -82,7 +85,7 @@ export class ProviderRegistry {
 /** The registry from the config: `offline` always, plus `anthropic` and `openai` as configured. */
 export function createProviderRegistry(options: ProviderRegistryOptions): ProviderRegistry {
   const { providers } = options.config;
-  const shared = { env: options.env, clientFactory: options.gatewayClientFactory, timeoutMs: options.timeoutMs };
+  const shared = { env: options.env, clientFactory: options.gatewayClientFactory, timeoutMs: options.timeoutMs, logger: options.logger };
   return new ProviderRegistry(
     [
       new OfflineProvider(),
