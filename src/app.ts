@@ -3,9 +3,12 @@ import { AuditLog } from './audit/store.js';
 import { AuditSampler } from './audit/sampler.js';
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
-import { systemRoutes } from './http/routes/index.js';
+import { memoryRoutes, systemRoutes } from './http/routes/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
+import { startRetention } from './memory/retention.js';
+import { SqliteTurnStore } from './memory/sqlite-turn-store.js';
+import type { TurnStore } from './memory/types.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import { Database } from './storage/database.js';
 import { VERSION } from './version.js';
@@ -36,6 +39,7 @@ export interface App {
   readonly version: string;
   readonly db: Database;
   readonly audit: AuditLog;
+  readonly memory: TurnStore;
   readonly http: ReturnType<typeof createHttpServer>['app'];
   /** The generated API key when this start bootstrapped a new config file. */
   readonly bootstrapKey: string | null;
@@ -73,6 +77,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   ensureHome(home);
   const db = new Database(join(home, 'agentd.db'));
   const audit = new AuditLog(db, now);
+  const memory = new SqliteTurnStore(db, { now });
+  const stopRetention = startRetention(memory, config.memory.retention_days, log);
   const startedAt = now();
 
   if (config.api.api_key === '') {
@@ -106,9 +112,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
       default_provider: config.providers.default,
       tool_count: 0,
       session_count: 0,
-      memory: { present: false, turn_count: 0 },
+      memory: { present: true, turn_count: memory.count() },
     }),
   });
+  memoryRoutes(http, { memory, audit });
 
   let url = '';
   let port = 0;
@@ -118,6 +125,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     closing ??= (async () => {
       try {
         await http.close();
+        await stopRetention();
       } finally {
         db.close();
       }
@@ -131,6 +139,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     version: VERSION,
     db,
     audit,
+    memory,
     http,
     bootstrapKey: loaded.bootstrapKey,
     get url() {
