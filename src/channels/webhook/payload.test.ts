@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { longerThan, parsePayload } from './payload.js';
+import { charCount, parsePayload } from './payload.js';
 
 const parse = (text: string) => parsePayload(Buffer.from(text));
 
 describe('parsePayload', () => {
   it('accepts an object with a prompt and defaults the sender', () => {
-    expect(parse('{"prompt":"hello"}')).toEqual({ ok: true, prompt: 'hello', sender: 'webhook' });
+    expect(parse('{"prompt":"hello"}')).toEqual({ ok: true, prompt: 'hello', promptChars: 5, sender: 'webhook' });
   });
 
   it('sanitises the sender', () => {
-    expect(parse('{"prompt":"hi","sender":"<b>ci</b>"}')).toEqual({ ok: true, prompt: 'hi', sender: 'bcib' });
+    expect(parse('{"prompt":"hi","sender":"<b>ci</b>"}')).toEqual({ ok: true, prompt: 'hi', promptChars: 2, sender: 'bcib' });
   });
 
   it('treats a null sender as absent', () => {
-    expect(parse('{"prompt":"hi","sender":null}')).toEqual({ ok: true, prompt: 'hi', sender: 'webhook' });
+    expect(parse('{"prompt":"hi","sender":null}')).toEqual({ ok: true, prompt: 'hi', promptChars: 2, sender: 'webhook' });
   });
 
   it.each([
@@ -51,14 +51,15 @@ describe('parsePayload', () => {
   });
 });
 
-describe('longerThan', () => {
+describe('charCount', () => {
   it.each([
-    ['abc', 3, false],
-    ['abcd', 3, true],
-    ['\u{1F600}\u{1F600}', 2, false],
-    ['\u{1F600}\u{1F600}\u{1F600}', 2, true],
-    ['\uD800\uD800', 1, true],
-  ])('%j over %d → %s', (text, max, expected) => {
-    expect(longerThan(text, max)).toBe(expected);
+    ['', 0],
+    ['abc', 3],
+    ['\u{1F600}\u{1F600}', 2],
+    ['a\u{1F600}b', 3],
+    ['\uD800\uD800', 2],
+    ['\uDC00', 1],
+  ])('%j → %d', (text, expected) => {
+    expect(charCount(text)).toBe(expected);
   });
 });

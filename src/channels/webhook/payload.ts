@@ -2,7 +2,7 @@ import { MAX_PROMPT_CHARS } from './limits.js';
 import { sanitizeSender } from './sender.js';
 
 export type PayloadResult =
-  | { ok: true; prompt: string; sender: string }
+  | { ok: true; prompt: string; promptChars: number; sender: string }
   | { ok: false; status: 400 | 413; error: string };
 
 // fatal: invalid UTF-8 is refused instead of being turned into U+FFFD and queued as if valid.
@@ -33,22 +33,22 @@ export function parsePayload(body: Uint8Array): PayloadResult {
   if (prompt === undefined) return badRequest('field "prompt" is required');
   if (typeof prompt !== 'string') return badRequest('field "prompt" must be a string');
   if (prompt.trim() === '') return badRequest('field "prompt" must not be empty');
-  if (longerThan(prompt, MAX_PROMPT_CHARS)) {
+  const promptChars = charCount(prompt);
+  if (promptChars > MAX_PROMPT_CHARS) {
     return { ok: false, status: 413, error: `field "prompt" is longer than ${MAX_PROMPT_CHARS} characters` };
   }
   if (sender !== undefined && sender !== null && typeof sender !== 'string') {
     return badRequest('field "sender" must be a string');
   }
-  return { ok: true, prompt, sender: sanitizeSender(sender ?? undefined) };
+  return { ok: true, prompt, promptChars, sender: sanitizeSender(sender ?? undefined) };
 }
 
 function badRequest(error: string): PayloadResult {
   return { ok: false, status: 400, error };
 }
 
-/** Whether `text` has more than `max` code points; an astral character (emoji) counts once. */
-export function longerThan(text: string, max: number): boolean {
-  if (text.length <= max) return false;
+/** Length in code points: an astral character (emoji) counts once, as a reader would count it. */
+export function charCount(text: string): number {
   let count = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
@@ -56,7 +56,7 @@ export function longerThan(text: string, max: number): boolean {
       const next = text.charCodeAt(i + 1);
       if (next >= 0xdc00 && next <= 0xdfff) i++;
     }
-    if (++count > max) return true;
+    count++;
   }
-  return false;
+  return count;
 }

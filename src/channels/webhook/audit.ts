@@ -1,0 +1,55 @@
+import { AuditSampler } from '../../audit/sampler.js';
+import type { AuditInput, AuditSink } from '../../audit/types.js';
+import type { Logger } from '../../log.js';
+
+/**
+ * What the channel records. Accepted requests are written one row each (they are bounded by the
+ * rate limit and the queue); refusals go through the sampler keyed by client IP and status, so a
+ * flood adds a few rows per client per minute, with the number skipped on the next written row.
+ * The prompt text and the signature are never recorded: only the sender and the prompt length.
+ */
+export class WebhookAudit {
+  private readonly sampler: AuditSampler;
+
+  constructor(
+    private readonly sink: AuditSink | undefined,
+    private readonly log: Logger,
+    now: () => number,
+  ) {
+    this.sampler = new AuditSampler(3, 60_000, 10_000, now);
+  }
+
+  accepted(ip: string, sender: string, promptLength: number, duplicate = false): void {
+    if (this.sink === undefined) return;
+    const detail: Record<string, unknown> = { sender, prompt_length: promptLength, ip };
+    if (duplicate) detail.duplicate = true;
+    this.write(() => ({
+      event_type: 'webhook.accept', category: 'webhook', result: 'allow', subsystem: 'webhook', source: ip, detail,
+    }));
+  }
+
+  rejected(ip: string, status: number, reason: string): void {
+    if (this.sink === undefined) return;
+    this.write(() => {
+      const sample = this.sampler.take(`${ip}|${status}`);
+      if (sample === null) return null;
+      return {
+        event_type: 'webhook.reject', category: 'webhook', result: 'deny', subsystem: 'webhook', source: ip,
+        detail: { status, reason, ip, suppressed_since_last: sample.suppressed },
+      };
+    });
+  }
+
+  /**
+   * A failing audit store (or clock) must not turn into a dropped connection or a crash while an
+   * error is being answered; it is logged instead.
+   */
+  private write(build: () => AuditInput | null): void {
+    try {
+      const input = build();
+      if (input !== null) this.sink?.emit(input);
+    } catch (error) {
+      this.log.error(`webhook: audit write failed: ${(error as Error).name}`);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createLogger, type Logger } from '../../log.js';
+import { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
+import { WebhookAudit } from './audit.js';
+import { createClientErrorHandler, createConnectHandler } from './client-errors.js';
+import { createRequestHandler, type InFlight } from './handler.js';
+import { BODY_TIMEOUT_MS, MAX_TRACKED_CLIENTS, QUEUE_CAPACITY } from './limits.js';
+import { ReplayGuard } from './replay-guard.js';
+import { RequestIdMemory } from './request-ids.js';
+import { RingBuffer } from './ring-buffer.js';
+import type { WebhookChannelOptions, WebhookMessage } from './types.js';
+
+/** Time allowed for the request line and headers (Node's slow-header guard). */
+const HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * The embeddable webhook channel: its own `node:http` listener, separate from the REST API, that
+ * turns each valid POST into a queued message. Callers poll `receive()`; the webhook's caller only
+ * ever gets 202, never a result.
+ *
+ *   const channel = new WebhookChannel({ port: 0, secret });
+ *   await channel.start();
+ *   const message = channel.receive();
+ */
+export class WebhookChannel {
+  readonly host: string;
+  private readonly requestedPort: number;
+  private readonly secret: string;
+  private readonly trustProxy: boolean;
+  private readonly log: Logger;
+  private readonly queue = new RingBuffer<WebhookMessage>(QUEUE_CAPACITY);
+  private readonly limiter: SlidingWindowRateLimiter;
+  private readonly sockets = new Set<Socket>();
+  private readonly server: Server;
+  private listening = false;
+
+  constructor(options: WebhookChannelOptions = {}) {
+    this.host = options.host ?? '127.0.0.1';
+    this.requestedPort = options.port ?? 9090;
+    this.secret = options.secret ?? '';
+    this.trustProxy = options.trustProxy ?? false;
+    this.log = options.log ?? createLogger();
+    const rateLimitPerMinute = options.rateLimitPerMinute ?? 60;
+    const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
+    const now = options.now ?? Date.now;
+    validate(this.host, this.requestedPort, this.secret, rateLimitPerMinute, bodyTimeoutMs, options.requireTimestamp);
+
+    this.limiter = new SlidingWindowRateLimiter(rateLimitPerMinute, MAX_TRACKED_CLIENTS, 60, now);
+    const audit = new WebhookAudit(options.audit, this.log, now);
+    const inflight = new WeakMap<Socket, InFlight>();
+    const handler = createRequestHandler({
+      secret: this.secret,
+      trustProxy: this.trustProxy,
+      limiter: this.limiter,
+      queue: this.queue,
+      audit,
+      log: this.log,
+      bodyTimeoutMs,
+      now,
+      replay: options.requireTimestamp ? new ReplayGuard() : null,
+      requestIds: options.idempotency ? new RequestIdMemory() : null,
+      inflight,
+    });
+
+    this.server = createServer({
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      // Backstop only: the channel's own body timer answers slow bodies first.
+      requestTimeout: HEADERS_TIMEOUT_MS + bodyTimeoutMs + 5_000,
+      connectionsCheckingInterval: 5_000,
+    }, handler);
+    // With a listener here Node does not answer `Expect: 100-continue` on its own: the header checks
+    // run first, and 100 Continue is sent only right before the body is read, so a refused client
+    // is told before it uploads anything.
+    this.server.on('checkContinue', (req, res) => handler(req, res, true));
+    // Other expectations are ignored rather than answered 417 without our headers.
+    this.server.on('checkExpectation', (req, res) => handler(req, res));
+    this.server.on('clientError', createClientErrorHandler({ audit, inflight }));
+    this.server.on('connect', createConnectHandler({ audit }));
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** The bound port after `start()` (the OS-chosen one when 0 was asked), else the configured one. */
+  get port(): number {
+    const address = this.server.address();
+    return address !== null && typeof address === 'object' ? (address as AddressInfo).port : this.requestedPort;
+  }
+
+  /** Client IPs the rate limiter currently remembers (at most 10,000). */
+  get trackedClients(): number {
+    return this.limiter.trackedKeys;
+  }
+
+  /** Messages waiting for `receive()` (at most 1,000). */
+  get pending(): number {
+    return this.queue.size;
+  }
+
+  /** Open TCP connections to the listener. */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
+  /** Bind the listener; resolves once it accepts connections. */
+  async start(): Promise<void> {
+    if (this.listening) throw new Error('webhook channel already started');
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      this.server.once('error', onError);
+      this.server.listen(this.requestedPort, this.host, () => {
+        this.server.off('error', onError);
+        resolve();
+      });
+    });
+    this.listening = true;
+    this.warnAboutExposure();
+  }
+
+  /** The oldest queued message, or `undefined` at once when there is none (never waits). */
+  receive(): WebhookMessage | undefined {
+    return this.queue.shift();
+  }
+
+  /**
+   * The webhook's caller was answered 202 long ago and gets nothing back, as the spec says; the
+   * reply is only acknowledged in the log, by its length (the text itself may be sensitive).
+   */
+  send(text: string): void {
+    this.log.info(`webhook: reply of ${text.length} characters (not delivered: webhook callers only get 202)`);
+  }
+
+  /** Stop listening and close every connection, idle or busy. Safe to call twice. */
+  async stop(): Promise<void> {
+    if (!this.listening) return;
+    this.listening = false;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+
+  private warnAboutExposure(): void {
+    if (this.secret === '' && !isLoopback(this.host)) {
+      this.log.warn(
+        `webhook: no secret is set and the listener is bound to ${this.host}: ` +
+          'unauthenticated requests from any client that can reach it will be queued. Set a secret or bind to 127.0.0.1.',
+      );
+    }
+    if (this.trustProxy) {
+      this.log.warn(
+        'webhook: trust_proxy is on: the client IP is the leftmost X-Forwarded-For address, which the client ' +
+          'controls unless the proxy overwrites the header (nginx: proxy_set_header X-Forwarded-For $remote_addr;).',
+      );
+    }
+  }
+}
+
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+function validate(
+  host: string,
+  port: number,
+  secret: string,
+  rateLimitPerMinute: number,
+  bodyTimeoutMs: number,
+  requireTimestamp: boolean | undefined,
+): void {
+  if (typeof host !== 'string' || host === '') throw new TypeError('webhook host must be a non-empty string');
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError('webhook port must be an integer from 0 to 65535');
+  if (typeof secret !== 'string') throw new TypeError('webhook secret must be a string');
+  if (typeof rateLimitPerMinute !== 'number' || !(rateLimitPerMinute >= 1)) {
+    throw new RangeError('webhook rateLimitPerMinute must be at least 1');
+  }
+  if (!Number.isFinite(bodyTimeoutMs) || bodyTimeoutMs <= 0) throw new RangeError('webhook bodyTimeoutMs must be positive');
+  if (requireTimestamp && secret === '') {
+    throw new TypeError('webhook requireTimestamp needs a secret: the timestamp is part of the signed payload');
+  }
+}

@@ -1,0 +1,190 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from '../../log.js';
+import { clientIp } from '../../security/client-ip.js';
+import type { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
+import type { WebhookAudit } from './audit.js';
+import { readBody } from './body.js';
+import { MAX_BODY_BYTES, RETRY_AFTER_SECONDS } from './limits.js';
+import { parsePayload } from './payload.js';
+import type { ReplayGuard } from './replay-guard.js';
+import { hasRequestBody, isJsonContentType, parseContentLength, pickWebhookHeaders } from './request-headers.js';
+import type { RequestIdMemory } from './request-ids.js';
+import { sendError, sendQueued } from './respond.js';
+import type { RingBuffer } from './ring-buffer.js';
+import { signatureMatches } from './signature.js';
+import type { WebhookMessage } from './types.js';
+
+export interface HandlerDeps {
+  secret: string;
+  trustProxy: boolean;
+  limiter: SlidingWindowRateLimiter;
+  queue: RingBuffer<WebhookMessage>;
+  audit: WebhookAudit;
+  log: Logger;
+  bodyTimeoutMs: number;
+  now: () => number;
+  /** Set with `requireTimestamp`. */
+  replay: ReplayGuard | null;
+  /** Set with `idempotency`. */
+  requestIds: RequestIdMemory | null;
+  /** The exchange in flight per socket, so the client-error handler never answers twice. */
+  inflight: WeakMap<Socket, InFlight>;
+}
+
+export interface InFlight {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse, expectContinue?: boolean) => void;
+
+const noop = () => {};
+
+/**
+ * Entry point for every parsed request. Whatever happens inside, the client gets an answer: an
+ * unexpected exception becomes the 500 envelope, and a connection is only dropped without one
+ * when its client has gone or stalled past the body timeout.
+ */
+export function createRequestHandler(deps: HandlerDeps): RequestHandler {
+  return function onRequest(req, res, expectContinue = false) {
+    // A client vanishing mid-request emits 'error' on these; unhandled, that would end the process.
+    req.on('error', noop);
+    res.on('error', noop);
+    deps.inflight.set(req.socket, { req, res });
+    const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.trustProxy);
+    handle(deps, req, res, ip, expectContinue).catch((error: unknown) => {
+      deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
+      deps.audit.rejected(ip, 500, 'internal error');
+      if (!res.headersSent) sendError(res, 500, 'Internal server error', {}, true);
+      else req.socket.destroy();
+    });
+  };
+}
+
+/**
+ * The checks run in the order decisions.md fixes, and the order is the point:
+ *
+ *   method → rate limit → Content-Type → Content-Length → read body → signature → JSON → prompt
+ *   length → queue
+ *
+ * Cheap refusals come before expensive work: everything up to Content-Length looks at headers
+ * only, so a refused request costs no body read, no HMAC and no parse. The method comes first
+ * because a GET is not a webhook request at all: it gets 405 even when its client is over the rate
+ * limit, and it does not spend that client's budget. The size is checked from Content-Length
+ * before any byte is read, because the signature needs the whole body: verifying first would let
+ * anyone make us buffer and hash an arbitrarily large body. With a secret set, only a verified body
+ * is parsed, so an unauthenticated client never reaches the JSON parser.
+ */
+async function handle(
+  deps: HandlerDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ip: string,
+  expectContinue: boolean,
+): Promise<void> {
+  let bodyRead = false;
+  const refuse = (status: number, reason: string, headers: Record<string, string> = {}) => {
+    // Keeping the connection would mean reading and discarding a body we just refused (up to any
+    // size for a 413): close it after the answer instead.
+    sendError(res, status, reason, headers, !bodyRead && hasRequestBody(req.headers));
+    deps.audit.rejected(ip, status, reason);
+  };
+
+  if (req.method !== 'POST') return refuse(405, 'Method not allowed', { allow: 'POST' });
+  if (!deps.limiter.hit(ip).allowed) {
+    return refuse(429, 'Rate limit exceeded', { 'retry-after': String(RETRY_AFTER_SECONDS) });
+  }
+  if (!isJsonContentType(req.headers['content-type'])) return refuse(415, 'Content-Type must be application/json');
+  const declared = parseContentLength(req.headers, MAX_BODY_BYTES);
+  switch (declared.kind) {
+    case 'missing':
+      return refuse(400, 'Content-Length is required (chunked bodies are not accepted)');
+    case 'invalid':
+      return refuse(400, 'Content-Length must be a non-negative integer');
+    case 'too-large':
+      return refuse(413, 'Request body too large (limit 1 MiB)');
+  }
+
+  if (expectContinue) res.writeContinue();
+  const body = await readBody(req, declared.bytes, deps.bodyTimeoutMs);
+  if (body.kind === 'aborted') {
+    // The client is gone, or the client-error handler is answering the truncated request and
+    // closes the socket itself once the answer is out.
+    if (!req.socket.writableEnded) req.socket.destroy();
+    return;
+  }
+  if (body.kind !== 'body') {
+    const [status, reason] =
+      body.kind === 'timeout' ? [408, 'Request body not received in time'] : [400, 'Request body longer than Content-Length'];
+    // The rest of the body may still trickle in: answer if the socket can take it, never reuse it.
+    if (req.socket.writable) refuse(status, reason);
+    else deps.audit.rejected(ip, status, reason);
+    destroyAfterAnswer(req, res);
+    return;
+  }
+  bodyRead = true;
+  // Everything from here on is synchronous: no other request can slip in between a replay or
+  // idempotency check and the matching remember.
+  const now = deps.now();
+
+  let freshness: { timestamp: string; seconds: number } | undefined;
+  const signature = headerValue(req, 'x-service-signature');
+  if (deps.secret !== '') {
+    if (deps.replay !== null) {
+      const check = deps.replay.checkTimestamp(headerValue(req, 'x-service-timestamp'), now);
+      if (!check.ok) return refuse(401, check.error);
+      freshness = check;
+    }
+    if (signature === undefined) return refuse(401, 'Missing X-Service-Signature');
+    if (!signatureMatches(deps.secret, body.bytes, signature, freshness?.timestamp)) {
+      return refuse(401, 'Invalid X-Service-Signature');
+    }
+    if (deps.replay !== null && deps.replay.isReplay(signature, now)) {
+      return refuse(409, 'Request already received (replayed signature)');
+    }
+  }
+
+  const payload = parsePayload(body.bytes);
+  if (!payload.ok) return refuse(payload.status, payload.error);
+
+  const requestId = headerValue(req, 'x-request-id');
+  if (deps.requestIds !== null && requestId !== undefined && deps.requestIds.seen(requestId, now)) {
+    deps.audit.accepted(ip, payload.sender, payload.promptChars, true);
+    return sendQueued(res);
+  }
+  if (deps.queue.isFull) return refuse(503, 'Queue full, retry later');
+  if (freshness !== undefined && signature !== undefined && !deps.replay?.remember(signature, freshness.seconds, now)) {
+    return refuse(503, 'Replay protection memory full, retry later');
+  }
+
+  deps.queue.push({
+    content: payload.prompt,
+    sender: payload.sender,
+    metadata: { webhook_headers: pickWebhookHeaders(req.headers) },
+    received_at: new Date(now).toISOString(),
+  });
+  if (deps.requestIds !== null && requestId !== undefined) deps.requestIds.remember(requestId, now);
+  deps.audit.accepted(ip, payload.sender, payload.promptChars);
+  sendQueued(res);
+}
+
+function destroyAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  const destroy = () => void req.socket.destroy();
+  if (!res.headersSent || res.writableFinished) return destroy();
+  res.once('finish', destroy);
+  res.once('close', destroy);
+}
+
+/** Node joins repeated custom headers into one string; a list only appears for set-cookie. */
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Name and stack frames only: an error message could quote the request. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const frames = (error.stack ?? '').split('\n').slice(1, 6).join('\n');
+  return `${error.name}\n${frames}`;
+}

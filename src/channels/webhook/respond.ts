@@ -1,0 +1,61 @@
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { SECURITY_HEADERS } from '../../security/headers.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const QUEUED_BODY = Buffer.from('{"status":"queued"}');
+// Built once: the accepted path is the hot one and its headers never change.
+const QUEUED_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...SECURITY_HEADERS,
+  'content-type': JSON_TYPE,
+  'content-length': String(QUEUED_BODY.length),
+});
+
+export function errorJson(message: string): string {
+  return JSON.stringify({ status: 'error', error: message });
+}
+
+export function sendQueued(res: ServerResponse): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(202, QUEUED_HEADERS);
+  res.end(QUEUED_BODY);
+}
+
+/**
+ * The error envelope with the security headers. `close` asks Node to close the connection after
+ * the answer: used when the body was never read (it is still on the socket, and reading up to
+ * 1 MiB that nobody wants is what the early refusal avoids) and after a body timeout.
+ */
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  extraHeaders: Readonly<Record<string, string>> = {},
+  close = false,
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = errorJson(message);
+  const headers: Record<string, string> = {
+    ...SECURITY_HEADERS,
+    'content-type': JSON_TYPE,
+    'content-length': String(Buffer.byteLength(body)),
+    ...extraHeaders,
+  };
+  if (close) headers.connection = 'close';
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/** The same envelope as raw HTTP/1.1 bytes, for sockets whose request Node could not parse. */
+export function rawErrorResponse(
+  status: number,
+  message: string,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): string {
+  const body = errorJson(message);
+  const headers = { ...SECURITY_HEADERS, ...extraHeaders };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: ${JSON_TYPE}\r\n${lines}` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
+}

@@ -1,0 +1,42 @@
+import type { AuditSink } from '../../audit/types.js';
+import type { Logger } from '../../log.js';
+import type { WebhookHeaders } from './request-headers.js';
+
+/** One accepted webhook request, as `receive()` hands it out. */
+export interface WebhookMessage {
+  /** The request's `prompt`, unchanged. */
+  readonly content: string;
+  /** The sanitised `sender` (`webhook` when absent or empty after sanitising). */
+  readonly sender: string;
+  readonly metadata: {
+    /** Content-Type, User-Agent, X-Request-Id and X-Service-Signature, when the request had them. */
+    readonly webhook_headers: Readonly<WebhookHeaders>;
+  };
+  /** Arrival time, ISO 8601 UTC with milliseconds. */
+  readonly received_at: string;
+}
+
+export interface WebhookChannelOptions {
+  /** Bind address. Default `127.0.0.1`; anything else without a secret logs a warning at start. */
+  host?: string;
+  /** Port; `0` picks a free one (read it from `.port` after `start()`). Default 9090. */
+  port?: number;
+  /** HMAC key for X-Service-Signature. Empty (the default) = no signature required. */
+  secret?: string;
+  /** Client IP = leftmost X-Forwarded-For address (only behind a proxy that overwrites it). */
+  trustProxy?: boolean;
+  /** Requests per client IP per sliding 60 s window. Default 60. */
+  rateLimitPerMinute?: number;
+  /** Where accepted and refused requests are recorded; nothing is recorded without one. */
+  audit?: AuditSink;
+  /** Start-up warnings, reply lengths and unexpected errors. Default: standard error. */
+  log?: Logger;
+  /** Sign `<X-Service-Timestamp>.<body>`, refuse skew over 300 s and replays (needs `secret`). */
+  requireTimestamp?: boolean;
+  /** A repeated X-Request-Id within 10 minutes is answered 202 without queuing a second copy. */
+  idempotency?: boolean;
+  /** Clock in epoch milliseconds (tests). */
+  now?: () => number;
+  /** How long a client may take to send the body after the headers. Default 10 s. */
+  bodyTimeoutMs?: number;
+}
