@@ -1,0 +1,133 @@
+import { Agent, request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryLogger } from '../src/log.js';
+import { WebhookChannel, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
+
+const MIB = 1024 * 1024;
+
+interface Reply {
+  status: number;
+  body: string;
+}
+
+function post(port: number, body: string | Buffer, headers: Record<string, string> = {}, agent?: Agent): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1', port, method: 'POST', path: '/', agent: agent ?? false,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+    });
+    req.end(body);
+  });
+}
+
+/** `{"prompt":"x","pad":"…"}` padded to exactly `bytes` bytes. */
+function paddedBody(bytes: number): string {
+  const empty = '{"prompt":"x","pad":""}';
+  return `{"prompt":"x","pad":"${'a'.repeat(bytes - empty.length)}"}`;
+}
+
+const channels: WebhookChannel[] = [];
+async function startChannel(options: WebhookChannelOptions = {}): Promise<WebhookChannel> {
+  const channel = new WebhookChannel({ port: 0, log: createMemoryLogger(), ...options });
+  channels.push(channel);
+  await channel.start();
+  return channel;
+}
+
+afterEach(async () => {
+  await Promise.all(channels.splice(0).map((c) => c.stop()));
+});
+
+describe('webhook channel: body size', () => {
+  it('accepts a body of exactly 1 MiB (1,048,576 bytes)', async () => {
+    const channel = await startChannel();
+    const body = paddedBody(MIB);
+    expect(Buffer.byteLength(body)).toBe(1_048_576);
+    const reply = await post(channel.port, body);
+    expect(reply.status).toBe(202);
+    expect(channel.receive()?.content).toBe('x');
+  });
+
+  it('refuses 1 MiB + 1 byte with 413 and queues nothing', async () => {
+    const channel = await startChannel();
+    const body = paddedBody(MIB + 1);
+    expect(Buffer.byteLength(body)).toBe(1_048_577);
+    const reply = await post(channel.port, body);
+    expect(reply.status).toBe(413);
+    expect(JSON.parse(reply.body)).toEqual({ status: 'error', error: 'Request body too large (limit 1 MiB)' });
+    expect(channel.pending).toBe(0);
+  });
+});
+
+describe('webhook channel: queue', () => {
+  it('delivers messages first in, first out', async () => {
+    const channel = await startChannel();
+    for (const prompt of ['one', 'two', 'three']) await post(channel.port, JSON.stringify({ prompt }));
+    expect([channel.receive()?.content, channel.receive()?.content, channel.receive()?.content]).toEqual(['one', 'two', 'three']);
+    expect(channel.receive()).toBeUndefined();
+  });
+
+  it('accepts 1,000 messages, answers 503 to the next, and takes one again after a receive()', async () => {
+    const channel = await startChannel({ rateLimitPerMinute: 1e9 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 1000 }, (_, i) => post(channel.port, JSON.stringify({ prompt: `task ${i}` }), {}, agent)),
+      );
+      expect(statuses.every((r) => r.status === 202)).toBe(true);
+      expect(channel.pending).toBe(1000);
+
+      const full = await post(channel.port, '{"prompt":"one too many"}', {}, agent);
+      expect(full.status).toBe(503);
+      expect(JSON.parse(full.body)).toMatchObject({ status: 'error' });
+      expect(channel.pending).toBe(1000);
+
+      expect(channel.receive()?.content).toMatch(/^task \d+$/);
+      expect((await post(channel.port, '{"prompt":"fits again"}', {}, agent)).status).toBe(202);
+      expect((await post(channel.port, '{"prompt":"full again"}', {}, agent)).status).toBe(503);
+
+      const drained: string[] = [];
+      for (let m = channel.receive(); m !== undefined; m = channel.receive()) drained.push(m.content);
+      expect(drained).toHaveLength(1000);
+      expect(drained[drained.length - 1]).toBe('fits again');
+    } finally {
+      agent.destroy();
+    }
+  });
+});
+
+describe('webhook channel: rate-limit memory', () => {
+  it('tracks at most 10,000 client IPs under 20,000 distinct forwarded addresses', async () => {
+    const channel = await startChannel({ trustProxy: true });
+    const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+    try {
+      // GETs stop at the method check and never reach the limiter: use empty POSTs refused just
+      // after it (415), which keep their keep-alive connection since there is no body to skip.
+      const batch = 1000;
+      for (let start = 0; start < 20_000; start += batch) {
+        const replies = await Promise.all(
+          Array.from({ length: batch }, (_, k) => {
+            const i = start + k;
+            const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+            return post(channel.port, '', { 'x-forwarded-for': ip, 'content-type': 'text/plain' }, agent);
+          }),
+        );
+        expect(replies.every((r) => r.status === 415)).toBe(true);
+        expect(channel.trackedClients).toBeLessThanOrEqual(10_000);
+      }
+      expect(channel.trackedClients).toBe(10_000);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
