@@ -1,20 +1,21 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+import { timingSafeEqual } from 'node:crypto';
 
 /**
- * Constant-time string equality. Both sides are hashed first so the compared buffers always have
- * equal length: neither the content nor the length of the secret leaks through timing.
+ * Constant-time string equality over UTF-8 bytes. Only buffers of equal length are compared
+ * byte by byte (in constant time); a length mismatch returns at once, which reveals the length
+ * of the secret and nothing else.
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/**
- * A matcher for one fixed secret (the API key): its digest is computed once, so each check hashes
- * only the offered value. Same constant-time guarantee as `constantTimeEqual`.
- */
+/** A matcher for one fixed secret (the API key), its bytes encoded once. */
 export function secretMatcher(secret: string): (offered: string) => boolean {
-  const expected = digest(secret);
-  return (offered) => timingSafeEqual(digest(offered), expected);
+  const expected = Buffer.from(secret, 'utf8');
+  return (offered) => {
+    const given = Buffer.from(offered, 'utf8');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
 }
