@@ -1,0 +1,99 @@
+import type { AuditSink } from '../audit/types.js';
+import type { GatewayCategory } from '../policy/network-policy.js';
+import { redactUrl } from './url.js';
+
+/**
+ * The gateway's audit events. `network_request` (allow) for every completed request, as the spec
+ * fixes it; `network_denied` (deny) for every refusal — URL, policy, REST rule, address, size —
+ * with the host, category, rule and reason; `network_error` (error) when the transport failed.
+ * URLs are always redacted (no credentials, query values replaced).
+ */
+
+export type DenialKind = 'url' | 'host' | 'rest' | 'address' | 'size';
+
+export interface DeniedRequest {
+  method: string;
+  url: URL | string;
+  host: string | null;
+  stage: DenialKind;
+  rule: string | null;
+  reason: string;
+}
+
+export class GatewayAudit {
+  constructor(
+    /** Read per event, so a sink installed after the client was created is used. */
+    private readonly sink: () => AuditSink | undefined,
+    private readonly category: GatewayCategory,
+    private readonly sessionId: string | null,
+    private readonly taskId: string | null,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  completed(method: string, url: URL, status: number, approved: boolean): void {
+    this.emit({
+      event_type: 'network_request',
+      result: 'allow',
+      action: method,
+      detail: {
+        method,
+        url: redactUrl(url),
+        status_code: status,
+        category: this.category,
+        ...(approved ? { approved_by: 'operator' } : {}),
+      },
+    });
+  }
+
+  denied(denial: DeniedRequest): void {
+    this.emit({
+      event_type: 'network_denied',
+      result: 'deny',
+      action: denial.method,
+      detail: {
+        method: denial.method,
+        url: redactUrl(denial.url),
+        host: denial.host,
+        category: this.category,
+        stage: denial.stage,
+        rule: denial.rule,
+        reason: denial.reason,
+      },
+    });
+  }
+
+  failed(method: string, url: URL, error: unknown): void {
+    const err = error as { name?: unknown; code?: unknown };
+    this.emit({
+      event_type: 'network_error',
+      result: 'error',
+      action: method,
+      detail: {
+        method,
+        url: redactUrl(url),
+        category: this.category,
+        // The error's name and code only: messages can quote server responses.
+        error: typeof err?.name === 'string' ? err.name : 'Error',
+        ...(typeof err?.code === 'string' ? { code: err.code } : {}),
+      },
+    });
+  }
+
+  private emit(event: { event_type: string; result: 'allow' | 'deny' | 'error'; action: string; detail: Record<string, unknown> }): void {
+    const sink = this.sink();
+    if (!sink) return;
+    try {
+      sink.emit({
+        ...event,
+        category: 'network',
+        subsystem: 'gateway',
+        source: this.category,
+        session_id: this.sessionId,
+        task_id: this.taskId,
+      });
+    } catch (error) {
+      // A broken audit log must not hide the request's own outcome; say so where the operator looks.
+      this.log(`gateway: audit event ${event.event_type} could not be written (${(error as Error)?.name ?? 'error'})`);
+    }
+  }
+}

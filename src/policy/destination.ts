@@ -1,0 +1,118 @@
+import { lookup } from 'node:dns/promises';
+import { defaultPort, hostOf, isLocalhostName } from './host.js';
+import { parseIp } from './ip.js';
+import type { GatewayCategory, NetworkPolicy } from './network-policy.js';
+
+/**
+ * The whole decision for one outbound request: host → REST rules → addresses. DNS is queried at
+ * most once, and only after the host and the REST rules allowed the request; the addresses it
+ * returns are the only ones a connection may use afterwards (the gateway pins them).
+ */
+
+/** Answers every address of a name. Injectable so tests can play a rebinding DNS server. */
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (hostname) => {
+  // `lookup` (getaddrinfo) honours /etc/hosts like every other program on the machine would.
+  const answers = await lookup(hostname, { all: true, verbatim: true });
+  return answers.map((a) => a.address);
+};
+
+/** Loopback for `localhost` without asking DNS, which may answer anything for it. */
+const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'];
+
+export type DenialStage = 'host' | 'rest' | 'address';
+
+export interface Denial {
+  allowed: false;
+  stage: DenialStage;
+  host: string;
+  port: number;
+  method: string;
+  path: string;
+  category: GatewayCategory;
+  /** The config entry that decided, when one did (e.g. `network.rest_policies[1]`). */
+  rule: string | null;
+  reason: string;
+  /**
+   * Whether an operator may approve it interactively. Address denials never are: approving
+   * `example.com` must not open a path to 169.254.169.254 because DNS said so.
+   */
+  overridable: boolean;
+}
+
+export interface Allowance {
+  allowed: true;
+  host: string;
+  port: number;
+  /** Checked addresses, in resolver order: the only ones a connection may go to. */
+  addresses: string[];
+  rule: string;
+  /** True when an operator approved a request the policy would have refused. */
+  approved: boolean;
+}
+
+export type DestinationDecision = Allowance | Denial;
+
+export interface EvaluateOptions {
+  resolver?: Resolver;
+  /** Asked for an overridable denial; `true` lets the request continue to the next stage. */
+  approve?: (denial: Denial) => Promise<boolean>;
+}
+
+export async function evaluateDestination(
+  policy: NetworkPolicy,
+  request: { url: URL; method: string; category: GatewayCategory },
+  options: EvaluateOptions = {},
+): Promise<DestinationDecision> {
+  const { url, category } = request;
+  const method = request.method.toUpperCase();
+  const host = hostOf(url);
+  const port = url.port === '' ? defaultPort(url.protocol) : Number(url.port);
+  const literal = parseIp(host);
+  const base = { host, port, method, path: url.pathname, category };
+  const deny = (stage: DenialStage, rule: string | null, reason: string, overridable: boolean): Denial => ({
+    allowed: false,
+    stage,
+    ...base,
+    rule,
+    reason,
+    overridable,
+  });
+  let approved = false;
+
+  const hostVerdict = policy.checkHost(host, port, literal, category);
+  let rule = hostVerdict.rule ?? 'interactive approval';
+  if (!hostVerdict.allowed) {
+    const denial = deny('host', null, hostVerdict.reason, true);
+    if (!(await options.approve?.(denial))) return denial;
+    approved = true;
+  }
+
+  const restVerdict = policy.rest.evaluate(host, method, url.pathname);
+  if (restVerdict?.action === 'deny') {
+    const denial = deny('rest', restVerdict.rule, `${method} ${url.pathname} is denied by ${restVerdict.rule}`, true);
+    if (!(await options.approve?.(denial))) return denial;
+    approved = true;
+  } else if (restVerdict) {
+    rule = restVerdict.rule;
+  }
+
+  let addresses: string[];
+  if (literal) addresses = [host];
+  else if (isLocalhostName(host)) addresses = LOCALHOST_ADDRESSES;
+  else addresses = await (options.resolver ?? systemResolver)(host);
+  if (addresses.length === 0) return deny('address', null, `${host} resolved to no address`, false);
+  const entry = hostVerdict.allowed ? hostVerdict.entry : null;
+  for (const text of addresses) {
+    const address = parseIp(text);
+    if (!address) return deny('address', null, `${host} resolved to something that is not an IP address`, false);
+    const verdict = policy.checkAddress(address, entry);
+    if (!verdict.allowed) {
+      const what = `${verdict.kind} address ${verdict.address}`;
+      const reason = literal ? `${what} is not allowed` : `${host} resolves to ${what}, which is not allowed`;
+      return deny('address', null, reason, false);
+    }
+  }
+  return { allowed: true, host, port, addresses: [...addresses], rule, approved };
+}
