@@ -1,0 +1,127 @@
+import { statSync } from 'node:fs';
+import type { Config } from '../config/schema.js';
+import type { Check } from './types.js';
+
+/** Read-only facts the checks look at; the app gathers them from its parts. */
+export interface DiagnosticsInput {
+  config: Config;
+  home: string;
+  configPath: string | null;
+  apiKeyFromEnv: boolean;
+  providers: { name: string; model: string; available: boolean; is_default: boolean; reason: string | null }[];
+  tools: string[];
+  memory: { turnCount: number; journalMode: string };
+  webhook: { enabled: boolean; listening: boolean; host: string; port: number | null; secretSet: boolean } | null;
+  runtime: { nodeVersion: string; uptimeSeconds: number; sessions: number; runsInFlight: number };
+  stdinIsTty: boolean;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const check = (name: string, status: Check['status'], summary: string, remediation?: string): Check =>
+  remediation ? { name, status, summary, remediation } : { name, status, summary };
+
+export function webChecks(input: DiagnosticsInput): Check[] {
+  const { api } = input.config;
+  const out: Check[] = [
+    api.api_key === ''
+      ? check('api_key', 'error', 'no API key is configured: every request is refused with 401', 'set api.api_key in the config or SERVICE_API_KEY in the environment (agentd init writes a fresh one)')
+      : check('api_key', 'ok', `API key configured${input.apiKeyFromEnv ? ' (from SERVICE_API_KEY)' : ''}`),
+    LOOPBACK.has(api.host)
+      ? check('bind', 'ok', `REST API bound to loopback ${api.host}:${api.port}`)
+      : check('bind', 'warn', `REST API bound to non-loopback ${api.host}`, 'bind to 127.0.0.1 and put a TLS reverse proxy with access control in front'),
+    api.trust_proxy
+      ? check('trust_proxy', 'warn', 'client IP taken from the leftmost X-Forwarded-For address', 'make the proxy overwrite the header: proxy_set_header X-Forwarded-For $remote_addr;')
+      : check('trust_proxy', 'ok', 'client IP is the TCP peer'),
+    check('rate_limit', 'ok', `${api.rate_limit_rpm} requests per minute per client IP`),
+  ];
+  out.push(...webhookChecks(input));
+  return out;
+}
+
+function webhookChecks(input: DiagnosticsInput): Check[] {
+  const hook = input.webhook;
+  if (!hook || !hook.enabled) return [check('webhook', 'ok', 'webhook channel not enabled')];
+  const bind = hook.listening
+    ? check('webhook_bind', 'ok', `webhook channel listening on ${hook.host}:${hook.port}`)
+    : check('webhook_bind', 'error', `webhook channel is not listening on ${hook.host}:${hook.port ?? '?'}`, 'check that the port is free and the address exists');
+  const secret = hook.secretSet
+    ? check('webhook_secret', 'ok', 'webhook requests must carry an HMAC signature')
+    : check(
+        'webhook_secret',
+        LOOPBACK.has(hook.host) ? 'warn' : 'error',
+        'webhook secret is empty: unsigned requests are accepted',
+        'set webhook.secret and sign requests with X-Service-Signature: sha256=<hex HMAC>',
+      );
+  return [bind, secret];
+}
+
+export function providerChecks(input: DiagnosticsInput): Check[] {
+  return input.providers.map((p) => {
+    if (p.available) return check(p.name, 'ok', `${p.model} available${p.is_default ? ' (default)' : ''}`);
+    return check(p.name, p.is_default ? 'error' : 'warn', `${p.model} unavailable${p.is_default ? ' and it is the default' : ''}`, p.reason ?? undefined);
+  });
+}
+
+export function toolChecks(input: DiagnosticsInput): Check[] {
+  const out = [check('registry', input.tools.length > 0 ? 'ok' : 'warn', `${input.tools.length} tools registered: ${input.tools.join(', ')}`)];
+  const { network } = input.config;
+  const toolHosts = network.allowed_hosts.length + network.allowed_domains.length + network.tool_allowed_hosts.length;
+  if (input.tools.includes('web_fetch') && network.default_deny && toolHosts === 0) {
+    out.push(check('web_fetch', 'warn', 'web_fetch is registered but no host is allowed for tools', 'add hosts to network.tool_allowed_hosts or network.allowed_domains'));
+  }
+  return out;
+}
+
+export function memoryChecks(input: DiagnosticsInput): Check[] {
+  const days = input.config.memory.retention_days;
+  return [
+    check('store', 'ok', `${input.memory.turnCount} turns stored`),
+    input.memory.journalMode === 'wal'
+      ? check('journal', 'ok', 'SQLite in WAL mode')
+      : check('journal', 'warn', `SQLite journal mode is ${input.memory.journalMode}`, 'the database file may be on a filesystem without WAL support'),
+    check('retention', 'ok', days > 0 ? `unpinned turns older than ${days} days are removed daily` : 'turns are kept until deleted'),
+  ];
+}
+
+export function policyChecks(input: DiagnosticsInput): Check[] {
+  const { network } = input.config;
+  const out = [
+    network.default_deny
+      ? check('default_deny', 'ok', 'outbound requests are denied unless allowed')
+      : check('default_deny', 'warn', 'default_deny is off: any public host may be contacted', 'set network.default_deny: true and list the hosts you need'),
+    check('rules', 'ok', `${network.presets.length} presets, ${network.allowed_hosts.length} hosts, ${network.allowed_domains.length} domains, ${network.allowed_cidrs.length} CIDRs, ${network.rest_policies.length} REST rules`),
+  ];
+  if (network.interactive_approval && !input.stdinIsTty) {
+    out.push(check('interactive_approval', 'warn', 'interactive approval is on but standard input is not a terminal: denied requests are never prompted'));
+  }
+  return out;
+}
+
+export function gatewayChecks(): Check[] {
+  return [check('client', 'ok', 'every outbound request passes the gateway: no redirects followed, responses capped at 50 MB, TLS always verified')];
+}
+
+export function runtimeChecks(input: DiagnosticsInput): Check[] {
+  const [major = 0, minor = 0] = input.runtime.nodeVersion.replace(/^v/, '').split('.').map(Number);
+  const out = [
+    major > 20 || (major === 20 && minor >= 18)
+      ? check('node', 'ok', `Node.js ${input.runtime.nodeVersion}`)
+      : check('node', 'error', `Node.js ${input.runtime.nodeVersion} is too old`, 'install Node.js 20.18 or newer'),
+    check('activity', 'ok', `up ${input.runtime.uptimeSeconds} s, ${input.runtime.sessions} sessions, ${input.runtime.runsInFlight} runs in flight`),
+    permissionCheck('home', input.home, 0o700),
+  ];
+  if (input.configPath) out.push(permissionCheck('config_file', input.configPath, 0o600));
+  return out;
+}
+
+/** Secrets live in these files: anything beyond owner access is worth a warning. */
+function permissionCheck(name: string, path: string, wanted: number): Check {
+  let mode: number;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch {
+    return check(name, 'warn', `${path} cannot be read`);
+  }
+  if ((mode & ~wanted) === 0) return check(name, 'ok', `${path} mode ${mode.toString(8)}`);
+  return check(name, 'warn', `${path} mode ${mode.toString(8)} lets other users read it`, `chmod ${wanted.toString(8)} ${path}`);
+}

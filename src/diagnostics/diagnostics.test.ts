@@ -1,0 +1,73 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../config/load.js';
+import { runDiagnostics, type DiagnosticsInput } from './index.js';
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string, unknown> = { api: { api_key: 'k' } }): DiagnosticsInput {
+  dir = mkdtempSync(join(tmpdir(), 'agentd-diag-'));
+  const configPath = join(dir, 'config.yaml');
+  writeFileSync(configPath, '', { mode: 0o600 });
+  return {
+    config: parseConfig(config), home: dir, configPath, apiKeyFromEnv: false,
+    providers: [{ name: 'offline', model: 'offline', available: true, is_default: true, reason: null }],
+    tools: ['current_time', 'calculator'], memory: { turnCount: 3, journalMode: 'wal' }, webhook: null,
+    runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
+    ...overrides,
+  };
+}
+
+const find = (report: ReturnType<typeof runDiagnostics>, section: string, name: string) =>
+  report.sections.find((s) => s.key === section)?.checks.find((c) => c.name === name);
+
+describe('runDiagnostics', () => {
+  it('reports all nine sections in order and ok overall for a sane setup', () => {
+    const report = runDiagnostics(input());
+    expect(report.sections.map((s) => s.key)).toEqual(['web', 'providers', 'tools', 'memory', 'policy', 'gateway', 'discord', 'scheduler', 'runtime']);
+    expect(report.overall).toBe('ok');
+    expect(report.counts.error).toBe(0);
+  });
+
+  it('is an error without an API key, with a remediation', () => {
+    const report = runDiagnostics(input({}, { api: { api_key: '' } }));
+    expect(report.overall).toBe('error');
+    expect(find(report, 'web', 'api_key')).toMatchObject({ status: 'error', remediation: expect.stringContaining('SERVICE_API_KEY') });
+  });
+
+  it('flags an unavailable default provider as an error and other unavailable ones as warnings', () => {
+    const report = runDiagnostics(input({
+      providers: [
+        { name: 'offline', model: 'offline', available: true, is_default: false, reason: null },
+        { name: 'anthropic', model: 'claude', available: false, is_default: true, reason: 'set ANTHROPIC_API_KEY' },
+        { name: 'openai', model: 'gpt', available: false, is_default: false, reason: 'set OPENAI_API_KEY' },
+      ],
+    }));
+    expect(find(report, 'providers', 'anthropic')).toMatchObject({ status: 'error', remediation: 'set ANTHROPIC_API_KEY' });
+    expect(find(report, 'providers', 'openai')?.status).toBe('warn');
+  });
+
+  it('checks the webhook bind and secret', () => {
+    const listening = { enabled: true, listening: true, host: '0.0.0.0', port: 9090, secretSet: false };
+    const open = runDiagnostics(input({ webhook: listening }));
+    expect(find(open, 'web', 'webhook_bind')?.status).toBe('ok');
+    expect(find(open, 'web', 'webhook_secret')?.status).toBe('error');
+    const signed = runDiagnostics(input({ webhook: { ...listening, secretSet: true } }));
+    expect(find(signed, 'web', 'webhook_secret')?.status).toBe('ok');
+    const down = runDiagnostics(input({ webhook: { ...listening, listening: false } }));
+    expect(find(down, 'web', 'webhook_bind')?.status).toBe('error');
+  });
+
+  it('warns about readable config files, non-loopback binds and default_deny off', () => {
+    const base = input({}, { api: { api_key: 'k', host: '0.0.0.0' }, network: { default_deny: false } });
+    chmodSync(base.configPath!, 0o644);
+    const report = runDiagnostics(base);
+    expect(find(report, 'runtime', 'config_file')?.status).toBe('warn');
+    expect(find(report, 'web', 'bind')?.status).toBe('warn');
+    expect(find(report, 'policy', 'default_deny')?.status).toBe('warn');
+    expect(report.overall).toBe('warn');
+  });
+});

@@ -1,0 +1,21 @@
+import { gatewayChecks, memoryChecks, policyChecks, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
+import { buildReport } from './report.js';
+import type { DiagnosticsReport } from './types.js';
+
+export type { DiagnosticsInput } from './checks.js';
+export type { Check, CheckStatus, DiagnosticsReport, Section } from './types.js';
+
+/** The doctor report shared by `agentd doctor` and `GET /api/v1/diagnostics`. */
+export function runDiagnostics(input: DiagnosticsInput): DiagnosticsReport {
+  return buildReport({
+    web: webChecks(input),
+    providers: providerChecks(input),
+    tools: toolChecks(input),
+    memory: memoryChecks(input),
+    policy: policyChecks(input),
+    gateway: gatewayChecks(),
+    discord: [{ name: 'channel', status: 'ok', summary: 'no Discord channel configured' }],
+    scheduler: [{ name: 'scheduler', status: 'ok', summary: 'no scheduled jobs in this build' }],
+    runtime: runtimeChecks(input),
+  });
+}
