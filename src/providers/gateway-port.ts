@@ -6,8 +6,9 @@
 export type GatewayCategory = 'provider' | 'tool' | 'discord';
 
 export interface GatewayClientOptions {
-  sessionId: string;
-  taskId: string;
+  /** Recorded on the gateway's audit events; null when the call belongs to no session or run. */
+  sessionId: string | null;
+  taskId: string | null;
   timeout: number;
   category: GatewayCategory;
   maxResponseBytes?: number;
@@ -16,8 +17,9 @@ export interface GatewayClientOptions {
 export interface GatewayResponseLike {
   status: number;
   headers: Headers | Record<string, string | string[] | undefined>;
-  text(): Promise<string>;
-  bytes(): Promise<Uint8Array>;
+  /** The gateway reads the body (bounded) before returning, so these may be synchronous. */
+  text(): string | Promise<string>;
+  bytes(): Uint8Array | Promise<Uint8Array>;
 }
 
 export interface GatewayRequestOptionsLike {
@@ -59,12 +61,18 @@ const GATEWAY_ERRORS: Record<string, GatewayErrorKind> = {
  * denial has to be dug out to be reported as one. Matched by name so that this layer does not
  * depend on the gateway's module identity.
  */
-export function findGatewayError(err: unknown): { kind: GatewayErrorKind; error: Error } | null {
+export function findGatewayError(err: unknown): { kind: GatewayErrorKind; error: Error; reason: string } | null {
   let current: unknown = err;
   for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
     const kind = GATEWAY_ERRORS[current.name] ?? GATEWAY_ERRORS[current.constructor.name];
-    if (kind) return { kind, error: current };
+    if (kind) return { kind, error: current, reason: reasonOf(current) };
     current = (current as { cause?: unknown }).cause;
   }
   return null;
+}
+
+/** A policy denial carries a `reason` ("host x:443 is not allowed for category tool"); else the message. */
+function reasonOf(error: Error): string {
+  const reason = (error as { reason?: unknown }).reason;
+  return typeof reason === 'string' && reason ? reason : error.message;
 }

@@ -83,8 +83,8 @@ export abstract class HostedProvider implements Provider {
     if (reason) throw new ProviderUnavailableError(this.name, reason);
     const apiKey = this.apiKey();
     const client = this.options.clientFactory({
-      sessionId: request.sessionId ?? 'none',
-      taskId: request.taskId ?? 'none',
+      sessionId: request.sessionId ?? null,
+      taskId: request.taskId ?? null,
       category: 'provider',
       timeout: this.timeoutMs,
     });

@@ -42,7 +42,7 @@ export function toProviderError(
     return new ProviderRequestError(
       provider,
       'policy',
-      `provider '${provider}' request to ${context.host} was blocked by network policy (${scrub(gateway.error.message)}); ` +
+      `provider '${provider}' request to ${context.host} was blocked by network policy (${scrub(gateway.reason)}); ` +
         'allow the host with network.presets or network.provider_allowed_hosts',
     );
   }

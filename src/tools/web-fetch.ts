@@ -63,7 +63,7 @@ export function createWebFetchTool(options: WebFetchOptions): ToolDefinition {
       }
       const client = options.clientFactory({
         sessionId: context.sessionId,
-        taskId: context.runId ?? context.sessionId,
+        taskId: context.runId ?? null,
         category: 'tool',
         timeout,
         maxResponseBytes: maxBytes,
@@ -122,8 +122,8 @@ function explain(err: unknown, url: URL, maxBytes: number): Error {
   const gatewayError = findGatewayError(err);
   if (gatewayError?.kind === 'policy') {
     return new Error(
-      `blocked by network policy: ${url.host} is not allowed for tools (${gatewayError.error.message}). ` +
-        'An operator can allow it with network.tool_allowed_hosts or network.allowed_domains.',
+      `blocked by network policy: ${gatewayError.reason}. ` +
+        'An operator can allow the host with network.tool_allowed_hosts or network.allowed_domains.',
     );
   }
   if (gatewayError?.kind === 'too_large') return new Error(`${url.href} is larger than the ${maxBytes}-byte limit`);
