@@ -3,7 +3,7 @@ import type { AuditEvent, AuditInput, AuditSink } from '../src/audit/types.js';
 import { configSchema } from '../src/config/schema.js';
 import { createClient } from '../src/gateway/index.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
-import { ProviderRequestError, ProviderUnavailableError, createProviderRegistry } from '../src/providers/index.js';
+import { ProviderRequestError, ProviderUnavailableError, createProviderRegistry, type GatewayClientFactory } from '../src/providers/index.js';
 import type { ChatMessage, Provider } from '../src/providers/types.js';
 import { createToolRegistry } from '../src/tools/index.js';
 import { startFakeAnthropic } from './fakes/anthropic-server.js';
@@ -59,6 +59,10 @@ async function setup(vendor: Vendor, options: { allow?: boolean; keyEnv?: string
   });
   return { server, provider: registry.resolve(vendor), audit };
 }
+
+// The gateway's own factory fits the providers' and tools' port as is (checked by the compiler).
+const gatewayFactory: GatewayClientFactory = createClient;
+void gatewayFactory;
 
 const tools = createToolRegistry({
   gatewayClientFactory: () => {

@@ -101,7 +101,7 @@ export class AnthropicProvider extends HostedProvider {
       ...(context.logger ? { logger: context.logger } : {}),
     });
     const { system, messages } = toAnthropicMessages(request.messages);
-    if (messages.length === 0) throw new ProviderRequestError(this.name, 'upstream', 'no user message to send');
+    if (messages.length === 0) throw new ProviderRequestError(this.name, 'invalid_request', `provider '${this.name}' needs at least one user message`);
     const response = await client.messages.create(
       {
         model: this.model,

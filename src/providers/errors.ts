@@ -26,7 +26,16 @@ export class ProviderUnavailableError extends Error {
 }
 
 /** Why an upstream call failed; lets callers tell a policy denial from an outage or a bad key. */
-export type ProviderFailureKind = 'policy' | 'auth' | 'rate_limit' | 'upstream' | 'connection' | 'timeout' | 'cancelled' | 'invalid_response';
+export type ProviderFailureKind =
+  | 'policy'
+  | 'auth'
+  | 'rate_limit'
+  | 'upstream'
+  | 'connection'
+  | 'timeout'
+  | 'cancelled'
+  | 'invalid_request'
+  | 'invalid_response';
 
 export class ProviderRequestError extends Error {
   override readonly name = 'ProviderRequestError';

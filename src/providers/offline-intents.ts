@@ -19,7 +19,8 @@ const MEMORY_PATTERNS = [
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'`]+/i;
 
-const TIME_PATTERN = /\b(?:what(?:'s| is)? (?:the )?(?:current |local )?time|what time is it|current time|local time|time is it)\b/i;
+const TIME_PATTERN =
+  /\b(?:what(?:'s| is)? (?:the )?(?:current |local )?(?:time|date)|what time is it|what day is (?:it|today)|(?:current|local) time|today's date|time is it)\b/i;
 
 /** Cities people ask about whose IANA zone is named after another city, or not after a city. */
 const PLACE_ZONES: Record<string, string> = {

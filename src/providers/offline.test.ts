@@ -115,6 +115,8 @@ describe('OfflineProvider', () => {
 describe('detectIntents', () => {
   it.each([
     ['what time is it?', { tool: 'current_time', args: {} }],
+    ["what's the date today?", { tool: 'current_time', args: {} }],
+    ['what day is it in Sydney?', { tool: 'current_time', args: { timezone: 'Australia/Sydney' } }],
     ["What's the time in New York right now?", { tool: 'current_time', args: { timezone: 'America/New_York' } }],
     ['current time in Europe/Madrid', { tool: 'current_time', args: { timezone: 'Europe/Madrid' } }],
     ['what time is it in São Paulo', { tool: 'current_time', args: { timezone: 'America/Sao_Paulo' } }],
