@@ -55,11 +55,10 @@ describe('InteractiveApproval', () => {
   });
 
   it('accepts answers in any case, across chunks, with surrounding spaces', async () => {
-    const t = terminal(['  Y', ' \r\n']);
-    const input = t.input;
+    const t = terminal(['  Y']);
     const result = t.approval.promptUser('network_request', 'd', 's1');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    input.write(' \r\n');
+    t.input.write(' \r\n');
     await expect(result).resolves.toBe(true);
   });
 
