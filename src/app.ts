@@ -1,14 +1,20 @@
 import { join } from 'node:path';
+import { AgentRuntime } from './agent/runtime.js';
 import { AuditLog } from './audit/store.js';
 import { AuditSampler } from './audit/sampler.js';
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
-import { memoryRoutes, systemRoutes } from './http/routes/index.js';
+import { agentRoutes, memoryRoutes, systemRoutes } from './http/routes/index.js';
+import { createClient, endGatewaySession, installGateway } from './gateway/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
 import { startRetention } from './memory/retention.js';
 import { SqliteTurnStore } from './memory/sqlite-turn-store.js';
 import type { TurnStore } from './memory/types.js';
+import { createMemorySearchTool } from './memory/memory-search-tool.js';
+import { NetworkPolicy } from './policy/network-policy.js';
+import { createProviderRegistry, toSdkLogger, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
+import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import { Database } from './storage/database.js';
 import { VERSION } from './version.js';
@@ -31,6 +37,8 @@ export interface CreateAppOptions {
   now?: () => number;
   /** Slow-client guard for the REST listener (tests shorten it). */
   requestTimeoutMs?: number;
+  /** Keep-alive comment interval of run event streams (default 15 s; tests shorten it). */
+  ssePingIntervalMs?: number;
 }
 
 export interface App {
@@ -40,6 +48,10 @@ export interface App {
   readonly db: Database;
   readonly audit: AuditLog;
   readonly memory: TurnStore;
+  readonly providers: ProviderRegistry;
+  readonly tools: ToolRegistry;
+  /** Sessions, chat, runs and costs; the scheduler and webhook start runs through it. */
+  readonly agent: AgentRuntime;
   readonly http: ReturnType<typeof createHttpServer>['app'];
   /** The generated API key when this start bootstrapped a new config file. */
   readonly bootstrapKey: string | null;
@@ -81,6 +93,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const stopRetention = startRetention(memory, config.memory.retention_days, log);
   const startedAt = now();
 
+  // Every outbound request of providers and tools goes through the gateway under this app's policy.
+  const policy = NetworkPolicy.fromConfig(config.network);
+  installGateway({ policy, audit, log: (message) => log.warn(message) });
+  const gatewayClientFactory: GatewayClientFactory = (o) => createClient({ ...o, policy, audit });
+  const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
+  const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
+  const agent = new AgentRuntime({ db, memory, tools, providers, audit, config, log, now, onSessionEnd: endGatewaySession });
+
   if (config.api.api_key === '') {
     log.warn('api.api_key is empty and SERVICE_API_KEY is not set: every request will be refused with 401');
   }
@@ -108,14 +128,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     status: () => ({
       version: VERSION,
       uptime_s: Math.round((now() - startedAt) / 1000),
-      providers_available: ['offline'],
-      default_provider: config.providers.default,
-      tool_count: 0,
-      session_count: 0,
+      providers_available: providers.list().filter((p) => p.available).map((p) => p.name),
+      default_provider: providers.default,
+      tool_count: tools.size,
+      session_count: agent.sessions.size,
       memory: { present: true, turn_count: memory.count() },
     }),
   });
   memoryRoutes(http, { memory, audit });
+  const streams = agentRoutes(http, { agent, providers, tools, memory, audit, pingIntervalMs: options.ssePingIntervalMs });
 
   let url = '';
   let port = 0;
@@ -124,6 +145,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const close = async (): Promise<void> => {
     closing ??= (async () => {
       try {
+        // Runs in flight end (terminal event stored and sent) before the listener and database close.
+        await agent.close();
+        streams.closeAll();
         await http.close();
         await stopRetention();
       } finally {
@@ -140,6 +164,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     db,
     audit,
     memory,
+    providers,
+    tools,
+    agent,
     http,
     bootstrapKey: loaded.bootstrapKey,
     get url() {

@@ -1,2 +1,3 @@
 export { systemRoutes } from './system.js';
 export { memoryRoutes } from './memory.js';
+export { agentRoutes, type AgentRoutesContext } from './agent.js';

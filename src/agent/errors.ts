@@ -1,0 +1,52 @@
+import { censor } from '../security/secrets.js';
+
+/**
+ * Errors of the agent runtime. Each has a `code` the HTTP layer maps to a status (one table in
+ * `src/http/routes/agent-errors.ts`), and a message written for the operator, because it reaches
+ * them verbatim (an error envelope or a `run.error` event).
+ */
+export type AgentErrorCode =
+  | 'session_not_found'
+  | 'session_busy'
+  | 'run_not_found'
+  | 'run_finished'
+  | 'budget_exceeded'
+  | 'unpriced_model'
+  | 'iteration_limit'
+  | 'cancelled'
+  | 'capacity'
+  | 'shutting_down';
+
+export class AgentError extends Error {
+  override readonly name: string = 'AgentError';
+  constructor(
+    readonly code: AgentErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const sessionNotFound = (id: string) => new AgentError('session_not_found', `session '${truncate(id)}' not found`);
+export const runNotFound = (id: string) => new AgentError('run_not_found', `run '${truncate(id)}' not found`);
+export const sessionBusy = (id: string) =>
+  new AgentError('session_busy', `a run is already in flight on session '${truncate(id)}'; wait for it to finish or cancel it`);
+export const runFinished = (id: string, status: string) => new AgentError('run_finished', `run '${truncate(id)}' has already finished (${status})`);
+export const shuttingDown = () => new AgentError('shutting_down', 'the service is shutting down');
+
+function truncate(id: string): string {
+  return id.length > 80 ? `${id.slice(0, 80)}…` : id;
+}
+
+/**
+ * The operator-facing text of a failure, for `run.error` events. Errors of the agent and provider
+ * layers are written for the operator (and scrubbed of keys by the provider layer); anything else
+ * is a bug whose message may carry internals, so it is replaced by a generic text (and logged).
+ */
+export function failureMessage(err: unknown): { message: string; expected: boolean } {
+  if (err instanceof AgentError) return { message: err.message, expected: true };
+  if (err instanceof Error && EXPECTED_ERRORS.has(err.name)) return { message: censor(err.message), expected: true };
+  return { message: 'internal error while running the agent (details are in the service log)', expected: false };
+}
+
+const EXPECTED_ERRORS = new Set(['ProviderRequestError', 'ProviderUnavailableError', 'UnknownProviderError']);

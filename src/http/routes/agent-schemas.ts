@@ -1,0 +1,85 @@
+/** JSON schemas shared by the agent routes (sessions, chat, runs, events, costs). */
+
+export const MAX_MESSAGE_CHARS = 32_000;
+export const MAX_ID_CHARS = 256;
+export const MAX_PROVIDER_CHARS = 64;
+export const MAX_SESSION_NAME_CHARS = 200;
+
+const nullableString = { type: ['string', 'null'] } as const;
+const timestamp = { type: 'string', description: 'ISO 8601 UTC with milliseconds' } as const;
+
+export const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: MAX_ID_CHARS } },
+} as const;
+
+export const costSchema = {
+  type: 'object',
+  required: ['prompt_tokens', 'completion_tokens', 'cost_usd'],
+  properties: {
+    prompt_tokens: { type: 'integer' },
+    completion_tokens: { type: 'integer' },
+    cost_usd: { type: 'number' },
+  },
+} as const;
+
+export const sessionSchema = {
+  type: 'object',
+  required: ['id', 'name', 'provider', 'created_at', 'last_used_at', 'turn_count'],
+  properties: {
+    id: { type: 'string' },
+    name: nullableString,
+    provider: { type: 'string', description: 'provider used when a request names none' },
+    created_at: timestamp,
+    last_used_at: timestamp,
+    turn_count: { type: 'integer', description: 'turns stored through this session' },
+  },
+} as const;
+
+export const runSchema = {
+  type: 'object',
+  required: [
+    'run_id', 'session_id', 'status', 'provider', 'resolved_provider', 'created_at', 'started_at',
+    'finished_at', 'response', 'error', 'tools_used', 'cost',
+  ],
+  properties: {
+    run_id: { type: 'string' },
+    session_id: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'running', 'complete', 'error', 'cancelled'] },
+    provider: { ...nullableString, description: 'provider named in the request, or null' },
+    resolved_provider: { ...nullableString, description: 'provider that answers' },
+    created_at: timestamp,
+    started_at: { type: ['string', 'null'] },
+    finished_at: { type: ['string', 'null'] },
+    response: { ...nullableString, description: 'final answer (secret-censored) once complete' },
+    error: nullableString,
+    tools_used: { type: 'array', items: { type: 'string' } },
+    cost: costSchema,
+  },
+} as const;
+
+export const turnSchema = {
+  type: 'object',
+  required: ['id', 'session_id', 'role', 'content', 'provider', 'timestamp', 'pinned'],
+  properties: {
+    id: { type: 'string' },
+    session_id: { type: 'string' },
+    role: { type: 'string', enum: ['user', 'assistant', 'system', 'tool'] },
+    content: { type: 'string' },
+    provider: nullableString,
+    timestamp,
+    pinned: { type: 'boolean' },
+  },
+} as const;
+
+/** Body of POST /chat and POST /runs. */
+export const turnBodySchema = {
+  type: 'object',
+  required: ['message'],
+  properties: {
+    message: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS, description: `at most ${MAX_MESSAGE_CHARS} characters (413 beyond)` },
+    session_id: { type: 'string', minLength: 1, maxLength: MAX_ID_CHARS, description: 'an API session; a new one is created when omitted' },
+    provider: { type: 'string', minLength: 1, maxLength: MAX_PROVIDER_CHARS, description: 'override for this request only' },
+  },
+} as const;

@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import type { AgentRuntime } from '../../agent/runtime.js';
+import type { AuditSink } from '../../audit/types.js';
+import { ok, okSchema } from '../envelope.js';
+import { notFound } from '../errors.js';
+import { limitParam, parseLimit } from '../query.js';
+import { auditBusy, bodyGuard, mapAgentErrors, toApiError } from './agent-errors.js';
+import { idParams, MAX_ID_CHARS, runSchema, turnBodySchema } from './agent-schemas.js';
+
+export interface RunRoutesContext {
+  agent: AgentRuntime;
+  audit: AuditSink;
+}
+
+const LIST_DEFAULT = 20;
+const LIST_MAX = 100;
+
+/** Background runs (spec: Runs; decisions.md: status values and the cancel endpoint). */
+export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
+  const { agent } = ctx;
+
+  app.post('/api/v1/runs', {
+    schema: {
+      summary: 'Start a background run',
+      description:
+        'Answers 202 with the pending run; the agent starts in the background and its progress is streamed at ' +
+        '/api/v1/runs/{id}/events. A session already running something is a 409 (audited as web.run deny).',
+      tags: ['runs'],
+      body: turnBodySchema,
+      response: { 202: okSchema(runSchema) },
+    },
+    preValidation: bodyGuard(['message', 'session_id', 'provider']),
+  }, async (request, reply) => {
+    const body = request.body as { message: string; session_id?: string; provider?: string };
+    try {
+      const run = agent.startRun({ message: body.message, sessionId: body.session_id, provider: body.provider });
+      return reply.code(202).send(ok(run));
+    } catch (err) {
+      auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'run');
+      throw toApiError(err);
+    }
+  });
+
+  app.get('/api/v1/runs', {
+    schema: {
+      summary: 'Recent runs of a session',
+      description: 'Newest first.',
+      tags: ['runs'],
+      querystring: {
+        type: 'object',
+        required: ['session_id'],
+        properties: {
+          session_id: { type: 'string', minLength: 1, maxLength: MAX_ID_CHARS },
+          limit: limitParam(LIST_DEFAULT, LIST_MAX),
+        },
+      },
+      response: {
+        200: okSchema({ type: 'object', required: ['runs'], properties: { runs: { type: 'array', items: runSchema } } }),
+      },
+    },
+  }, async (request) => {
+    const query = request.query as { session_id: string; limit?: string };
+    const limit = parseLimit(query.limit, LIST_DEFAULT, LIST_MAX);
+    return ok({ runs: agent.listRuns(query.session_id, limit) });
+  });
+
+  app.get('/api/v1/runs/:id', {
+    schema: {
+      summary: 'One run',
+      description: 'Its current state; a finished run returns its terminal state at once.',
+      tags: ['runs'],
+      params: idParams,
+      response: { 200: okSchema(runSchema) },
+    },
+  }, async (request) => {
+    const run = agent.getRun((request.params as { id: string }).id);
+    if (!run) throw notFound('Run not found');
+    return ok(run);
+  });
+
+  app.post('/api/v1/runs/:id/cancel', {
+    schema: {
+      summary: 'Cancel a run',
+      description: 'The run ends at once as cancelled (terminal event run.cancelled). 409 when it has already finished.',
+      tags: ['runs'],
+      params: idParams,
+      response: { 202: okSchema(runSchema) },
+    },
+  }, async (request, reply) => {
+    const run = await mapAgentErrors(() => agent.cancelRun((request.params as { id: string }).id));
+    return reply.code(202).send(ok(run));
+  });
+}

@@ -1,0 +1,106 @@
+import type { FastifyInstance } from 'fastify';
+import type { AgentRuntime } from '../../agent/runtime.js';
+import type { TurnStore } from '../../memory/types.js';
+import { ok, okSchema } from '../envelope.js';
+import { notFound } from '../errors.js';
+import { limitParam, parseLimit } from '../query.js';
+import { bodyGuard, mapAgentErrors } from './agent-errors.js';
+import { idParams, MAX_PROVIDER_CHARS, MAX_SESSION_NAME_CHARS, sessionSchema, turnSchema } from './agent-schemas.js';
+
+export interface SessionRoutesContext {
+  agent: AgentRuntime;
+  memory: TurnStore;
+}
+
+const LIST_DEFAULT = 20;
+const LIST_MAX = 200;
+const HISTORY_DEFAULT = 50;
+const HISTORY_MAX = 500;
+
+/** API sessions: in-memory conversation handles (spec: Sessions). */
+export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): void {
+  const { agent } = ctx;
+  const sessionFound = (id: string) => {
+    const session = agent.sessions.get(id);
+    if (!session) throw notFound('Session not found');
+    return session;
+  };
+
+  app.post('/api/v1/sessions', {
+    schema: {
+      summary: 'Create an API session',
+      description: 'The body may be omitted. The provider defaults to the registry default; an unknown or unavailable provider is a 400.',
+      tags: ['sessions'],
+      body: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', maxLength: MAX_SESSION_NAME_CHARS },
+          provider: { type: 'string', minLength: 1, maxLength: MAX_PROVIDER_CHARS },
+        },
+      },
+      response: { 201: okSchema(sessionSchema) },
+    },
+    preValidation: bodyGuard(['name', 'provider'], { optionalBody: true }),
+  }, async (request, reply) => {
+    const body = request.body as { name?: string; provider?: string };
+    const session = await mapAgentErrors(() => agent.createSession({ name: body.name, provider: body.provider }));
+    return reply.code(201).send(ok(session));
+  });
+
+  app.get('/api/v1/sessions', {
+    schema: {
+      summary: 'List API sessions',
+      description: 'Most recently used first.',
+      tags: ['sessions'],
+      querystring: { type: 'object', properties: { limit: limitParam(LIST_DEFAULT, LIST_MAX) } },
+      response: {
+        200: okSchema({ type: 'object', required: ['sessions'], properties: { sessions: { type: 'array', items: sessionSchema } } }),
+      },
+    },
+  }, async (request) => {
+    const limit = parseLimit((request.query as { limit?: string }).limit, LIST_DEFAULT, LIST_MAX);
+    return ok({ sessions: agent.sessions.list(limit) });
+  });
+
+  app.get('/api/v1/sessions/:id', {
+    schema: { summary: 'One API session', tags: ['sessions'], params: idParams, response: { 200: okSchema(sessionSchema) } },
+  }, async (request) => ok(sessionFound((request.params as { id: string }).id)));
+
+  app.delete('/api/v1/sessions/:id', {
+    schema: {
+      summary: 'End an API session',
+      description: 'Cancels its run or chat in flight. Its stored turns stay in memory (search still finds them).',
+      tags: ['sessions'],
+      params: idParams,
+      response: {
+        200: okSchema({
+          type: 'object',
+          required: ['id', 'ended'],
+          properties: { id: { type: 'string' }, ended: { type: 'boolean', const: true } },
+        }),
+      },
+    },
+  }, async (request) => {
+    const { id } = request.params as { id: string };
+    if (!agent.endSession(id)) throw notFound('Session not found');
+    return ok({ id, ended: true });
+  });
+
+  app.get('/api/v1/sessions/:id/history', {
+    schema: {
+      summary: 'Turns of an API session',
+      description: 'The most recent turns, oldest first.',
+      tags: ['sessions'],
+      params: idParams,
+      querystring: { type: 'object', properties: { limit: limitParam(HISTORY_DEFAULT, HISTORY_MAX) } },
+      response: {
+        200: okSchema({ type: 'object', required: ['turns'], properties: { turns: { type: 'array', items: turnSchema } } }),
+      },
+    },
+  }, async (request) => {
+    const { id } = request.params as { id: string };
+    const limit = parseLimit((request.query as { limit?: string }).limit, HISTORY_DEFAULT, HISTORY_MAX);
+    sessionFound(id);
+    return ok({ turns: ctx.memory.history(id, limit) });
+  });
+}
