@@ -13,10 +13,17 @@ const p = (input_per_mtok: number, output_per_mtok: number): ModelPrice => ({ in
 /**
  * List prices of the vendors' models (standard tier, no batch or cache discounts). A model missing
  * here has no price: with a budget cap set, the caller refuses it rather than count it as free, and
- * `providers.<name>.price` fills the gap. Keys are model ids without a date suffix.
+ * `providers.<name>.price` fills the gap. Keys are model ids without a date suffix. Models whose
+ * list price varies (tiered or introductory pricing) are left out on purpose.
  */
 export const PRICE_TABLE: Readonly<Record<'anthropic' | 'openai', Readonly<Record<string, ModelPrice>>>> = {
   anthropic: {
+    'claude-fable-5-1': p(10, 50),
+    'claude-opus-5-5': p(4, 20),
+    'claude-opus-5': p(5, 25),
+    'claude-sonnet-5-5': p(2, 10),
+    'claude-sonnet-5': p(2, 10),
+    'claude-opus-4-8': p(5, 25),
     'claude-opus-4-7': p(5, 25),
     'claude-opus-4-6': p(5, 25),
     'claude-opus-4-5': p(5, 25),
