@@ -118,7 +118,15 @@ export abstract class HostedProvider implements Provider {
 
 /** Adapts the app's logger (info/warn/error, censored) to the SDKs' logger; debug output is dropped. */
 export function toSdkLogger(logger: { info(m: string): void; warn(m: string): void; error(m: string): void }): SdkLogger {
-  const line = (message: string, rest: unknown[]) => [message, ...rest.map((r) => (typeof r === 'string' ? r : JSON.stringify(r)))].join(' ');
+  const text = (value: unknown) => {
+    if (typeof value === 'string') return value;
+    try {
+      return JSON.stringify(value);
+    } catch {
+      return String(value);
+    }
+  };
+  const line = (message: string, rest: unknown[]) => [message, ...rest.map(text)].join(' ');
   return {
     error: (m, ...rest) => logger.error(line(m, rest)),
     warn: (m, ...rest) => logger.warn(line(m, rest)),
