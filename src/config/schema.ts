@@ -50,7 +50,8 @@ export const configSchema = z
     providers: z
       .object({
         default: z.string().min(1).default('offline'),
-        anthropic: providerSchema.prefault({ api_key_env: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-4-5' }),
+        // claude-sonnet-4-5 (the model named in the original design) reaches end of life on 2026-11-30.
+        anthropic: providerSchema.prefault({ api_key_env: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-5' }),
         openai: providerSchema.prefault({ api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini' }),
       })
       .strict()

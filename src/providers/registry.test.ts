@@ -19,7 +19,7 @@ describe('ProviderRegistry', () => {
     expect(r.default).toBe('offline');
     expect(r.list()).toEqual([
       { name: 'offline', model: 'offline', available: true, is_default: true },
-      { name: 'anthropic', model: 'claude-sonnet-4-5', available: false, is_default: false },
+      { name: 'anthropic', model: 'claude-sonnet-5', available: false, is_default: false },
       { name: 'openai', model: 'gpt-4.1-mini', available: false, is_default: false },
     ]);
     expect(r.resolve().name).toBe('offline');
