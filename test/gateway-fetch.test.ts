@@ -169,7 +169,7 @@ describe('client.fetch', () => {
 
   it('drops transport overrides such as an undici dispatcher, by name', async () => {
     const lines: string[] = [];
-    const init = { method: 'POST', body: 'x', dispatcher: { secretOption: 'value' }, redirect: 'follow' } as RequestInit;
+    const init = { method: 'POST', body: 'x', dispatcher: { secretOption: 'value' }, redirect: 'follow' } as unknown as RequestInit;
     const response = await gateway(loopbackPolicy([server.port]), lines).fetch(`${server.url}/echo`, init);
     expect(response.status).toBe(201);
     expect(lines).toEqual(['gateway: dropped fetch option(s) not on the allowlist: dispatcher']);

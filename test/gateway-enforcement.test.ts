@@ -1,0 +1,185 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * One enforcement point: no code under src/ outside src/gateway/ may reach the network by itself.
+ * The scanner looks for the ways Node code sends outbound traffic — `fetch`, the request functions
+ * of node:http(s)/http2, undici, raw sockets from node:net/tls — and the self-test below proves it
+ * catches each one (and leaves servers, types and `client.fetch` alone).
+ */
+
+interface Violation {
+  file: string;
+  line: number;
+  rule: string;
+}
+
+/** Replace comments with spaces (newlines kept, so line numbers stay right). */
+function stripComments(source: string): string {
+  let out = '';
+  let i = 0;
+  let quote: string | null = null;
+  while (i < source.length) {
+    const c = source[i]!;
+    const next = source[i + 1];
+    if (quote) {
+      out += c;
+      if (c === '\\') {
+        out += next ?? '';
+        i += 2;
+        continue;
+      }
+      if (c === quote) quote = null;
+      i++;
+    } else if (c === '/' && next === '/') {
+      while (i < source.length && source[i] !== '\n') {
+        out += ' ';
+        i++;
+      }
+    } else if (c === '/' && next === '*') {
+      const end = source.indexOf('*/', i + 2);
+      const stop = end < 0 ? source.length : end + 2;
+      out += source.slice(i, stop).replace(/[^\n]/g, ' ');
+      i = stop;
+    } else {
+      if (c === '"' || c === "'" || c === '`') quote = c;
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** Blank the contents of string literals, so that messages mentioning `fetch(` are not code. */
+function blankStrings(code: string): string {
+  return code.replace(/(["'`])(?:\\.|(?!\1)[^\\\n])*\1/g, (s) => s[0] + ' '.repeat(s.length - 2) + s[0]);
+}
+
+const HTTP_MODULES = /^(?:node:)?(?:http|https|http2)$/;
+const SOCKET_MODULES = /^(?:node:)?(?:net|tls)$/;
+const UNDICI = /^undici(?:\/.*)?$/;
+const HTTP_FUNCTIONS = ['request', 'get', 'Agent', 'globalAgent', 'ClientRequest', 'connect'];
+const SOCKET_FUNCTIONS = ['connect', 'createConnection', 'Socket', 'TLSSocket'];
+
+const IMPORT = /\b(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*(['"])([^'"]+)\4/g;
+const DYNAMIC = /\b(?:import|require)\s*\(\s*(['"])([^'"]+)\1\s*\)/g;
+
+function lineOf(text: string, index: number): number {
+  return text.slice(0, index).split('\n').length;
+}
+
+function scanSource(source: string, file: string): Violation[] {
+  const text = stripComments(source);
+  const code = blankStrings(text);
+  const found: Violation[] = [];
+  const flag = (index: number, rule: string) => found.push({ file, line: lineOf(text, index), rule });
+
+  for (const match of text.matchAll(IMPORT)) {
+    const [, keyword, typeOnly, clause = '', , specifier = ''] = match;
+    if (typeOnly) continue;
+    const isHttp = HTTP_MODULES.test(specifier);
+    const isSocket = SOCKET_MODULES.test(specifier);
+    if (UNDICI.test(specifier)) {
+      flag(match.index, `imports ${specifier}`);
+      continue;
+    }
+    if (!isHttp && !isSocket) continue;
+    const forbidden = isHttp ? HTTP_FUNCTIONS : SOCKET_FUNCTIONS;
+    if (keyword === 'export' && /\*/.test(clause)) flag(match.index, `re-exports ${specifier}`);
+    const named = /\{([^}]*)\}/.exec(clause)?.[1] ?? '';
+    for (const part of named.split(',')) {
+      const [name] = part.trim().split(/\s+as\s+/);
+      if (name && !name.startsWith('type ') && forbidden.includes(name)) flag(match.index, `imports ${name} from ${specifier}`);
+    }
+    // Default or namespace binding: `import http from`, `import * as net from`.
+    const binding = /^(?:\*\s*as\s+)?([A-Za-z_$][\w$]*)/.exec(clause.replace(/\{[^}]*\}/, '').trim())?.[1];
+    if (binding) {
+      const use = new RegExp(`\\b${binding.replace(/\$/g, '\\$')}\\s*\\.\\s*(${forbidden.join('|')})\\b`, 'g');
+      for (const m of code.matchAll(use)) flag(m.index, `${binding}.${m[1]} (${specifier})`);
+    }
+  }
+  for (const match of text.matchAll(DYNAMIC)) {
+    const specifier = match[2]!;
+    if (UNDICI.test(specifier) || HTTP_MODULES.test(specifier) || SOCKET_MODULES.test(specifier)) {
+      flag(match.index, `loads ${specifier} dynamically`);
+    }
+  }
+  for (const m of code.matchAll(/(?<![\w$.])fetch\s*\(/g)) flag(m.index, 'calls the global fetch');
+  for (const m of code.matchAll(/\b(?:globalThis|global|window|self)\s*\.\s*fetch\b/g)) flag(m.index, 'uses the global fetch');
+  // `fetch` as a value (`const f = fetch`, `{ fetch }`), not as a key, member or type annotation.
+  for (const m of code.matchAll(/(?<![\w$.])fetch\b(?!\s*\??\s*:)(?!\s*\()/g)) flag(m.index, 'passes the global fetch around');
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...sourceFiles(path));
+    else if (/\.(?:ts|mts|cts|js|mjs|cjs)$/.test(entry.name) && !/\.test\.[mc]?[tj]s$/.test(entry.name)) files.push(path);
+  }
+  return files;
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+describe('the scanner', () => {
+  it.each([
+    ['await fetch(url)', true],
+    ['const r = await fetch (url, { method: "POST" })', true],
+    ['globalThis.fetch(url)', true],
+    ['const f = fetch;', true],
+    ['new OpenAI({ fetch })', true],
+    ["import { request } from 'undici';", true],
+    ["import * as undici from 'undici';", true],
+    ["import { Agent } from 'undici/lib/dispatcher/agent.js';", true],
+    ["const { request } = await import('undici');", true],
+    ["import http from 'node:http'; http.request(options);", true],
+    ["import * as https from 'https'; https.get(url, cb);", true],
+    ["import { get } from 'node:https';", true],
+    ["import { request as send } from 'http';", true],
+    ["import http2 from 'node:http2'; http2.connect(origin);", true],
+    ["import net from 'node:net'; net.connect(443, host);", true],
+    ["import { createConnection } from 'net';", true],
+    ["import * as tls from 'node:tls'; tls.connect({ host });", true],
+    ["const net = require('node:net');", true],
+    ["export * from 'node:http';", true],
+    // Allowed: servers, types, members named fetch, words in strings and comments.
+    ["import { createServer } from 'node:http';", false],
+    ["import http from 'node:http'; http.createServer(handler); http.STATUS_CODES[404];", false],
+    ["import type { IncomingMessage } from 'node:http';", false],
+    ["import { type Socket, isIP } from 'node:net';", false],
+    ["import type { Dispatcher } from 'undici';", false],
+    ['const response = await client.fetch(url);', false],
+    ['new OpenAI({ fetch: client.fetch });', false],
+    ['interface Port { fetch: FetchFunction; fetch?: unknown }', false],
+    ["throw new Error('fetch(url) failed');", false],
+    ['// we never call fetch(url) here', false],
+    ['/* globalThis.fetch(url) */', false],
+    ['const web_fetch = 1; prefetch(x);', false],
+  ])('%s → %s', (snippet, violates) => {
+    expect(scanSource(snippet, 'snippet.ts').length > 0).toBe(violates);
+  });
+
+  it('reports the line of the violation', () => {
+    expect(scanSource('const a = 1;\n// fetch(x)\nawait fetch(x);\n', 'f.ts')).toEqual([{ file: 'f.ts', line: 3, rule: 'calls the global fetch' }]);
+  });
+});
+
+describe('outbound traffic has one way out', () => {
+  it('no file under src/ outside src/gateway/ reaches the network by itself', () => {
+    const src = join(root, 'src');
+    const files = sourceFiles(src).filter((file) => !relative(src, file).startsWith(`gateway${'/'}`));
+    expect(files.length).toBeGreaterThan(10);
+    const violations = files.flatMap((file) => scanSource(readFileSync(file, 'utf8'), relative(root, file)));
+    expect(violations).toEqual([]);
+  });
+
+  it('the gateway itself is where the outbound code lives', () => {
+    const gatewayFiles = sourceFiles(join(root, 'src', 'gateway'));
+    const found = gatewayFiles.flatMap((file) => scanSource(readFileSync(file, 'utf8'), relative(root, file)));
+    expect(found.some((v) => v.rule === 'imports undici')).toBe(true);
+  });
+});
