@@ -99,6 +99,46 @@ describe.each(['openai', 'anthropic'] as const)('%s provider through the gateway
   });
 });
 
+describe('provider override', () => {
+  it('uses the named provider for that request only; the default and the session keep theirs', async () => {
+    const server = await fake('openai');
+    server.enqueue({ text: 'from openai' });
+    const config = hostedConfig('openai', server);
+    const t = await app({ env: ENV, config: { ...config, providers: { ...config.providers, default: 'offline' } } });
+    const session = (await json(await postJson(t, '/api/v1/sessions', {}))).data;
+    expect(session.provider).toBe('offline');
+
+    const run = await startRun(t, { message: 'hello', session_id: session.id, provider: 'openai' });
+    expect(run).toMatchObject({ provider: 'openai', resolved_provider: 'openai' });
+    expect((await finishedRun(t, run.run_id)).response).toBe('from openai');
+    expect(server.requests).toHaveLength(1);
+
+    const providers = (await json(await t.request('/api/v1/providers'))).data.providers;
+    expect(providers.filter((p: any) => p.is_default).map((p: any) => p.name)).toEqual(['offline']);
+    expect(providers.find((p: any) => p.name === 'openai').available).toBe(true);
+    expect((await json(await t.request(`/api/v1/sessions/${session.id}`))).data.provider).toBe('offline');
+    const next = await startRun(t, { message: 'what is 2*3?', session_id: session.id });
+    expect(next).toMatchObject({ provider: null, resolved_provider: 'offline' });
+    expect((await finishedRun(t, next.run_id)).response).toContain('6');
+    expect(server.requests).toHaveLength(1);
+    // The openai turn was stored with its provider.
+    const turns = (await json(await t.request(`/api/v1/sessions/${session.id}/history`))).data.turns;
+    expect(turns.map((turn: any) => turn.provider)).toEqual(['openai', 'openai', 'offline', 'offline']);
+  });
+
+  it('ends a run that keeps asking for tools at the iteration cap with run.error', async () => {
+    const server = await fake('openai');
+    for (let i = 0; i < 8; i++) server.enqueue({ toolCalls: [{ name: 'current_time', arguments: {} }] });
+    const t = await app({ env: ENV, config: hostedConfig('openai', server) });
+    const run = await startRun(t, { message: 'loop forever' });
+    const { events } = await readEvents(t, run.run_id);
+    expect(events.filter((e) => e.event === 'tool.request')).toHaveLength(8);
+    expect(events.at(-1)!.event).toBe('run.error');
+    expect(JSON.parse(events.at(-1)!.data).error).toMatch(/did not reach a final answer within 8 model calls/);
+    expect(server.requests).toHaveLength(8);
+  });
+});
+
 describe('costs and the budget cap', () => {
   const price = { input_per_mtok: 1_000_000, output_per_mtok: 1_000_000 }; // $1 per token: easy sums
 

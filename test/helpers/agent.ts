@@ -63,3 +63,104 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * An HTTP/1.1 GET over a raw `node:net` socket, for byte-exact checks of an event stream: the head
+ * as sent, and the body with chunked transfer decoding undone.
+ */
+export interface RawStream {
+  status(): Promise<number>;
+  head(): Promise<string>;
+  /** The decoded body so far. */
+  body(): string;
+  /** Resolves when the decoded body satisfies `predicate`. */
+  waitFor(predicate: (body: string) => boolean): Promise<string>;
+  /** Resolves with the whole body when the server ends the response. */
+  ended(): Promise<string>;
+  /** Stop reading from the socket (a slow client). */
+  pause(): void;
+  destroy(): void;
+}
+
+export async function rawGet(baseUrl: string, path: string, headers: Record<string, string>): Promise<RawStream> {
+  const { connect } = await import('node:net');
+  const url = new URL(baseUrl);
+  const socket = connect(Number(url.port), url.hostname);
+  const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''];
+  socket.write(lines.join('\r\n'));
+  let raw = Buffer.alloc(0);
+  let headText: string | null = null;
+  let body = '';
+  let finished = false;
+  const waiters = new Set<() => void>();
+  const notify = () => waiters.forEach((w) => w());
+  const decode = () => {
+    if (headText === null) {
+      const end = raw.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      headText = raw.subarray(0, end).toString('latin1');
+      raw = raw.subarray(end + 4);
+    }
+    if (!/transfer-encoding: chunked/i.test(headText)) {
+      body += raw.toString('utf8');
+      raw = Buffer.alloc(0);
+      return;
+    }
+    for (;;) {
+      const lineEnd = raw.indexOf('\r\n');
+      if (lineEnd === -1) return;
+      const size = Number.parseInt(raw.subarray(0, lineEnd).toString('latin1'), 16);
+      if (raw.length < lineEnd + 2 + size + 2) return;
+      if (size === 0) finished = true;
+      body += raw.subarray(lineEnd + 2, lineEnd + 2 + size).toString('utf8');
+      raw = raw.subarray(lineEnd + 2 + size + 2);
+    }
+  };
+  socket.on('data', (chunk: Buffer) => {
+    raw = Buffer.concat([raw, chunk]);
+    decode();
+    notify();
+  });
+  socket.on('close', () => {
+    finished = true;
+    notify();
+  });
+  socket.on('error', () => {});
+  const until = (check: () => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const waiter = () => {
+        if (check()) {
+          waiters.delete(waiter);
+          resolve();
+        } else if (finished) {
+          waiters.delete(waiter);
+          reject(new Error(`stream ended first; body so far:\n${body}`));
+        }
+      };
+      waiters.add(waiter);
+      waiter();
+    });
+  const head = async () => {
+    await until(() => headText !== null);
+    return headText!;
+  };
+  return {
+    head,
+    status: async () => Number(/^HTTP\/1\.1 (\d{3})/.exec(await head())![1]),
+    body: () => body,
+    waitFor: async (predicate) => {
+      await until(() => predicate(body));
+      return body;
+    },
+    ended: async () => {
+      await new Promise<void>((resolve) => {
+        const waiter = () => finished && (waiters.delete(waiter), resolve());
+        waiters.add(waiter);
+        waiter();
+      });
+      return body;
+    },
+    pause: () => socket.pause(),
+    destroy: () => socket.destroy(),
+  };
+}

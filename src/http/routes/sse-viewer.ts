@@ -82,7 +82,10 @@ export class SseViewer implements RunViewer {
     const flushed = this.res.write(sseFrame(event));
     if (flushed) return;
     this.backlog++;
-    if (this.backlog > this.maxEvents || this.res.writableLength > this.maxBytes) this.res.destroy();
+    if (this.backlog > this.maxEvents || this.res.writableLength > this.maxBytes) {
+      this.res.destroy();
+      this.cleanup();
+    }
   }
 
   end(): void {

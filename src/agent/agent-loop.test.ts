@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../audit/store.js';
+import { SqliteTurnStore } from '../memory/sqlite-turn-store.js';
+import type { CompletionRequest, CompletionResult, Provider } from '../providers/types.js';
+import { Database } from '../storage/database.js';
+import { createCalculatorTool } from '../tools/calculator.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { AgentLoop, MAX_TOOL_CALLS_PER_STEP, type AgentTurnInput } from './agent-loop.js';
+import { CostMeter } from './cost-meter.js';
+import { SqliteCostStore } from './cost-store.js';
+
+/** A provider that answers from a script and records what it was sent (a stand-in for a model). */
+class ScriptedProvider implements Provider {
+  readonly name = 'scripted';
+  readonly model = 'scripted-1';
+  readonly requests: CompletionRequest[] = [];
+  constructor(private readonly script: ((request: CompletionRequest) => Partial<CompletionResult> | Promise<Partial<CompletionResult>>)[]) {}
+  available() {
+    return true;
+  }
+  unavailableReason() {
+    return null;
+  }
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    this.requests.push({ ...request, messages: [...request.messages] });
+    const step = this.script[this.requests.length - 1] ?? (() => ({ text: 'done' }));
+    const partial = await step(request);
+    return { text: '', toolCalls: [], model: this.model, usage: { prompt_tokens: 1, completion_tokens: 1 }, ...partial };
+  }
+}
+
+const dbs: Database[] = [];
+afterEach(() => dbs.splice(0).forEach((db) => db.close()));
+
+function setup(options: { maxIterations?: number; contextTurns?: number } = {}) {
+  const db = new Database(':memory:');
+  dbs.push(db);
+  const memory = new SqliteTurnStore(db);
+  const tools = new ToolRegistry();
+  tools.register(createCalculatorTool());
+  tools.register({
+    name: 'slow', description: 'waits for the abort', schema: { type: 'object', properties: {} },
+    run: (_args, context) => new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+  });
+  const audit = new AuditLog(db);
+  const costs = new CostMeter({ costs: new SqliteCostStore(db), maxSpendUsd: 0, providerConfig: () => null });
+  const loop = new AgentLoop({ memory, tools, costs, audit, ...options });
+  const input = (provider: Provider, extra: Partial<AgentTurnInput> = {}): AgentTurnInput => ({
+    sessionId: 'ses_1', runId: 'run_1', message: 'hello', provider, signal: new AbortController().signal, ...extra,
+  });
+  return { db, memory, loop, input };
+}
+
+describe('AgentLoop', () => {
+  it('sends the bounded history (starting with a user turn) plus the new message', async () => {
+    const { memory, loop, input } = setup({ contextTurns: 3 });
+    memory.addMany([
+      { session_id: 'ses_1', role: 'user', content: 'u1', provider: 'x' },
+      { session_id: 'ses_1', role: 'assistant', content: 'a1', provider: 'x' },
+      { session_id: 'ses_1', role: 'user', content: 'u2', provider: 'x' },
+      { session_id: 'ses_1', role: 'assistant', content: 'a2', provider: 'x' },
+      { session_id: 'other', role: 'user', content: 'elsewhere', provider: 'x' },
+    ]);
+    const provider = new ScriptedProvider([() => ({ text: 'answer' })]);
+    const result = await loop.run(input(provider));
+    expect(result).toEqual({ response: 'answer', resolvedProvider: 'scripted', toolsUsed: [], cost: { prompt_tokens: 1, completion_tokens: 1, cost_usd: 0 } });
+    // The last 3 turns are a1, u2, a2: the leading assistant turn is dropped.
+    expect(provider.requests[0]!.messages).toEqual([
+      { role: 'user', content: 'u2' }, { role: 'assistant', content: 'a2' }, { role: 'user', content: 'hello' },
+    ]);
+    expect(memory.history('ses_1', 2).map((t) => [t.role, t.content, t.provider])).toEqual([
+      ['user', 'hello', 'scripted'], ['assistant', 'answer', 'scripted'],
+    ]);
+  });
+
+  it('feeds tool results and tool errors back to the model, and reports each call', async () => {
+    const { loop, input } = setup();
+    const provider = new ScriptedProvider([
+      () => ({ toolCalls: [{ id: 'c1', name: 'calculator', arguments: { expression: '2*21' } }, { id: 'c2', name: 'nope', arguments: {} }] }),
+      () => ({ text: 'final' }),
+    ]);
+    const seen: string[] = [];
+    const result = await loop.run(input(provider, {
+      onToolRequest: (info) => seen.push(`request ${info.call_id} ${info.tool}`),
+      onToolResult: (info) => seen.push(`result ${info.call_id} ${info.is_error}`),
+    }));
+    expect(seen).toEqual(['request c1 calculator', 'result c1 false', 'request c2 nope', 'result c2 true']);
+    expect(result.toolsUsed).toEqual(['calculator', 'nope']);
+    const second = provider.requests[1]!.messages;
+    expect(second.slice(-2)).toEqual([
+      { role: 'tool', toolCallId: 'c1', name: 'calculator', content: '42', isError: false },
+      { role: 'tool', toolCallId: 'c2', name: 'nope', content: expect.stringMatching(/unknown tool 'nope'/), isError: true },
+    ]);
+  });
+
+  it('answers calls beyond the per-step cap with errors, without running them', async () => {
+    const { loop, input } = setup();
+    const calls = Array.from({ length: MAX_TOOL_CALLS_PER_STEP + 2 }, (_, i) => ({ id: `c${i}`, name: 'calculator', arguments: { expression: '1+1' } }));
+    const provider = new ScriptedProvider([() => ({ toolCalls: calls })]);
+    let requests = 0;
+    await loop.run(input(provider, { onToolRequest: () => requests++ }));
+    expect(requests).toBe(MAX_TOOL_CALLS_PER_STEP);
+    const tools = provider.requests[1]!.messages.filter((m) => m.role === 'tool');
+    expect(tools).toHaveLength(MAX_TOOL_CALLS_PER_STEP + 2);
+    expect(tools.at(-1)).toMatchObject({ isError: true, content: expect.stringMatching(/not executed/) });
+  });
+
+  it('fails at the iteration cap, after reporting the usage of every call', async () => {
+    const { loop, input, memory } = setup({ maxIterations: 3 });
+    const provider = new ScriptedProvider(Array(5).fill(() => ({ toolCalls: [{ id: 'c', name: 'calculator', arguments: { expression: '1' } }] })));
+    let calls = 0;
+    await expect(loop.run(input(provider, { onUsage: () => calls++ }))).rejects.toMatchObject({ code: 'iteration_limit' });
+    expect(calls).toBe(3);
+    // What the user asked is stored even though no answer came.
+    expect(memory.history('ses_1', 5).map((t) => t.role)).toEqual(['user']);
+  });
+
+  it('stops a tool in flight when the signal aborts', async () => {
+    const { loop, input } = setup();
+    const controller = new AbortController();
+    const provider = new ScriptedProvider([() => ({ toolCalls: [{ id: 'c', name: 'slow', arguments: {} }] })]);
+    const running = loop.run(input(provider, { signal: controller.signal, onToolRequest: () => setImmediate(() => controller.abort(new Error('stop'))) }));
+    await expect(running).rejects.toThrow('stop');
+    expect(provider.requests).toHaveLength(1);
+  });
+});

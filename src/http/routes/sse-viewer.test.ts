@@ -1,0 +1,76 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../agent/types.js';
+import { sseFrame, SseViewer } from './sse-viewer.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+/** A server whose single response is handed to the test, and a raw client socket to it. */
+async function connection(): Promise<{ res: ServerResponse; socket: Socket }> {
+  let handed!: (res: ServerResponse) => void;
+  const responded = new Promise<ServerResponse>((resolve) => (handed = resolve));
+  const server: Server = createServer((_req, res) => handed(res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }));
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  socket.on('error', () => {});
+  cleanups.push(() => socket.destroy());
+  socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  return { res: await responded, socket };
+}
+
+const event = (id: number, size = 10): RunEvent => ({ id, name: 'tool.result', data: JSON.stringify({ pad: 'x'.repeat(size) }) });
+
+describe('SseViewer', () => {
+  it('frames an event once and shares the text', () => {
+    const e = event(7);
+    expect(sseFrame(e)).toBe(`id: 7\nevent: tool.result\ndata: ${e.data}\n\n`);
+    expect(sseFrame(e)).toBe(sseFrame(e));
+  });
+
+  it('disconnects a viewer that stops reading once its backlog passes the byte bound', async () => {
+    const { res, socket } = await connection();
+    socket.pause();
+    const viewer = new SseViewer(res, { maxBufferedBytes: 256 * 1024, maxBufferedEvents: 1_000_000 });
+    let closed = false;
+    viewer.whenClosed(() => (closed = true));
+    viewer.open();
+    // The kernel's socket buffers take a few hundred KiB first; then Node's buffer grows to the bound.
+    for (let id = 1; id <= 2000 && !closed; id++) viewer.send(event(id, 16 * 1024));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(true);
+    expect(res.destroyed).toBe(true);
+    expect(res.writableLength).toBeLessThanOrEqual(256 * 1024 + 17 * 1024);
+  });
+
+  it('disconnects on the event-count bound too, and never throws from send afterwards', async () => {
+    const { res, socket } = await connection();
+    socket.pause();
+    const viewer = new SseViewer(res, { maxBufferedEvents: 3, maxBufferedBytes: 1 << 30 });
+    viewer.open();
+    for (let id = 1; id <= 5000 && !res.destroyed; id++) viewer.send(event(id, 4096));
+    expect(res.destroyed).toBe(true);
+    expect(() => viewer.send(event(9999))).not.toThrow();
+  });
+
+  it('pings an idle stream and stops pinging once the client has gone', async () => {
+    const { res, socket } = await connection();
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const viewer = new SseViewer(res, { pingIntervalMs: 5 });
+    let closed = false;
+    viewer.whenClosed(() => (closed = true));
+    viewer.open();
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => received.includes(': ping') && (clearInterval(check), resolve()), 2);
+    });
+    expect(received).toMatch(/retry: 3000\n\n/);
+    socket.destroy();
+    await new Promise<void>((resolve) => res.once('close', () => resolve()));
+    expect(closed).toBe(true);
+  });
+});
