@@ -75,7 +75,7 @@ describe('the offline agent', () => {
   it('answers "what is 17*23?" with the calculator: 391', async () => {
     const run = await startRun(t, { message: 'what is 17*23?' });
     const { events } = await readEvents(t, run.run_id);
-    expect(events.filter((e) => e.event.startsWith('tool.')).map((e) => JSON.parse(e.data).tool)).toEqual(['calculator', 'calculator']);
+    expect(events.filter((e) => e.event?.startsWith('tool.')).map((e) => JSON.parse(e.data).tool)).toEqual(['calculator', 'calculator']);
     expect(JSON.parse(events.at(-1)!.data).response).toContain('391');
 
     const chat = await json(await postJson(t, '/api/v1/chat', { message: 'what is 17*23?' }));
