@@ -30,7 +30,7 @@ export function targetUrl(input: string | URL, query?: Query): URL {
     throw new InvalidUrlError('credentials in the URL are not supported; send an Authorization header');
   }
   if (url.port === '0') throw new InvalidUrlError('port 0 is not a destination');
-  url.hash = '';
+  if (url.hash !== '') url.hash = '';
   if (query) appendQuery(url, query);
   if (url.href.length > MAX_URL_LENGTH) throw new InvalidUrlError(`URL is longer than ${MAX_URL_LENGTH} characters`);
   return url;

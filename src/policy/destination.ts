@@ -105,7 +105,7 @@ export async function evaluateDestination(
   if (addresses.length === 0) return deny('address', null, `${host} resolved to no address`, false);
   const entry = hostVerdict.allowed ? hostVerdict.entry : null;
   for (const text of addresses) {
-    const address = parseIp(text);
+    const address = literal ?? parseIp(text);
     if (!address) return deny('address', null, `${host} resolved to something that is not an IP address`, false);
     const verdict = policy.checkAddress(address, entry);
     if (!verdict.allowed) {

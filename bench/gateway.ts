@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { AuditLog } from '../src/audit/store.js';
+import { createClient } from '../src/gateway/client.js';
+import { KEEP_ALIVE_TIMEOUT_MS, POOL_CONNECTIONS } from '../src/gateway/connector.js';
+import { NetworkPolicy } from '../src/policy/network-policy.js';
+import { Database } from '../src/storage/database.js';
+import { startChildServer } from './servers.js';
+import type { AuditEvent, AuditInput, AuditSink } from '../src/audit/types.js';
+import type { ScenarioResult } from './types.js';
+
+/**
+ * Latency of one sequential GET through the gateway (URL check, policy, REST rules, pinned
+ * connection, bounded read, audit event) against raw undici `request` on an agent with the same
+ * pool settings, both to a bare node:http server in its own process. The sides alternate in blocks
+ * so that drift on a shared machine hits all of them equally; figures are medians.
+ *
+ * The goal is on the gateway's own path (`ratio`: the audit event is built but handed to a sink
+ * that stores nothing). The same requests with the real SQLite audit log are reported beside it
+ * (`ratio_with_audit_log`), with the cost of one `AuditLog.emit` on its own, because on loopback
+ * one committed audit row costs more than the whole HTTP round trip.
+ */
+const WARM_UP = 500;
+const MEASURED = 2000;
+const BLOCK = 100;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function timed(samples: number[], count: number, once: () => Promise<void>): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await once();
+    samples.push(performance.now() - start);
+  }
+}
+
+/** Accepts events and stores nothing: isolates the gateway's path from the audit store's cost. */
+const discardingSink: AuditSink = {
+  emit: (input: AuditInput): AuditEvent => ({
+    id: '', timestamp: '', severity: 'info', actor: null, source: null, subsystem: null, action: null,
+    session_id: null, task_id: null, detail: {}, ...input,
+  } as AuditEvent),
+};
+
+export async function gatewayScenario(): Promise<ScenarioResult> {
+  const server = await startChildServer('bare');
+  const url = `${server.url}/`;
+  const port = new URL(url).port;
+  const home = mkdtempSync(join(tmpdir(), 'agentd-bench-gateway-'));
+  const database = new Database(join(home, 'audit.db'));
+  const policy = NetworkPolicy.fromConfig({ allowed_hosts: [`127.0.0.1:${port}`] });
+  const auditLog = new AuditLog(database);
+  const common = { category: 'tool', sessionId: 'bench', taskId: 'bench', policy, log: () => undefined } as const;
+  const client = createClient({ ...common, audit: discardingSink });
+  const audited = createClient({ ...common, audit: auditLog });
+  const agent = new Agent({ connections: POOL_CONNECTIONS, pipelining: 1, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS });
+  const through = (c: typeof client) => async (): Promise<void> => {
+    const response = await c.get(url);
+    if (response.status !== 200) throw new Error(`gateway got ${response.status}`);
+    response.text();
+  };
+  const viaGateway = through(client);
+  const viaAuditedGateway = through(audited);
+  const viaUndici = async (): Promise<void> => {
+    const response = await request(url, { dispatcher: agent });
+    if (response.statusCode !== 200) throw new Error(`undici got ${response.statusCode}`);
+    await response.body.text();
+  };
+  const emitOnly = async (): Promise<void> => {
+    auditLog.emit({ event_type: 'network_request', category: 'network', result: 'allow', subsystem: 'gateway', detail: { method: 'GET', url, status_code: 200 } });
+  };
+  try {
+    for (const warm of [viaGateway, viaAuditedGateway, viaUndici]) await timed([], WARM_UP, warm);
+    const gateway: number[] = [];
+    const gatewayAudited: number[] = [];
+    const undici: number[] = [];
+    const emits: number[] = [];
+    for (let done = 0; done < MEASURED; done += BLOCK) {
+      await timed(gateway, BLOCK, viaGateway);
+      await timed(undici, BLOCK, viaUndici);
+      await timed(gatewayAudited, BLOCK, viaAuditedGateway);
+      await timed(emits, BLOCK / 4, emitOnly);
+    }
+    const undiciMedian = median(undici);
+    const ratio = median(gateway) / undiciMedian;
+    const figure = (n: number, digits = 4) => Number(n.toFixed(digits));
+    return {
+      scenario: 'gateway: sequential GET through the gateway vs raw undici request (loopback)',
+      figures: {
+        gateway_median_ms: figure(median(gateway)),
+        undici_median_ms: figure(undiciMedian),
+        ratio: figure(ratio, 3),
+        gateway_with_audit_log_median_ms: figure(median(gatewayAudited)),
+        ratio_with_audit_log: figure(median(gatewayAudited) / undiciMedian, 3),
+        audit_emit_median_ms: figure(median(emits)),
+        requests_each: MEASURED,
+      },
+      goal: 'ratio <= 1.15',
+      met: ratio <= 1.15,
+    };
+  } finally {
+    await Promise.all([client.close(), audited.close(), agent.close(), server.close()]);
+    database.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
