@@ -16,45 +16,66 @@ interface Violation {
   rule: string;
 }
 
-/** Replace comments with spaces (newlines kept, so line numbers stay right). */
-function stripComments(source: string): string {
-  let out = '';
+/**
+ * One pass over the source: `text` has comments replaced by spaces, `code` additionally blanks the
+ * inside of string, template and regular-expression literals (so a message or an inlined browser
+ * script mentioning `fetch(` is not code). Newlines are kept in both, so line numbers stay right.
+ */
+function lex(source: string): { text: string; code: string } {
+  let text = '';
+  let code = '';
+  const emit = (raw: string, blank: boolean) => {
+    text += raw;
+    code += blank ? raw.replace(/[^\n]/g, ' ') : raw;
+  };
   let i = 0;
-  let quote: string | null = null;
+  let lastSignificant = '';
   while (i < source.length) {
     const c = source[i]!;
     const next = source[i + 1];
-    if (quote) {
-      out += c;
-      if (c === '\\') {
-        out += next ?? '';
-        i += 2;
-        continue;
-      }
-      if (c === quote) quote = null;
-      i++;
-    } else if (c === '/' && next === '/') {
-      while (i < source.length && source[i] !== '\n') {
-        out += ' ';
-        i++;
-      }
+    if (c === '/' && next === '/') {
+      const end = source.indexOf('\n', i);
+      const stop = end < 0 ? source.length : end;
+      const blank = source.slice(i, stop).replace(/[^\n]/g, ' ');
+      text += blank;
+      code += blank;
+      i = stop;
     } else if (c === '/' && next === '*') {
       const end = source.indexOf('*/', i + 2);
       const stop = end < 0 ? source.length : end + 2;
-      out += source.slice(i, stop).replace(/[^\n]/g, ' ');
+      const blank = source.slice(i, stop).replace(/[^\n]/g, ' ');
+      text += blank;
+      code += blank;
       i = stop;
+    } else if (c === '"' || c === "'" || c === '`' || (c === '/' && (lastSignificant === '' || '(,=:[!&|?{};+-*%<>~^'.includes(lastSignificant)))) {
+      // A literal: find its end (escapes skipped; a regex class may contain an unescaped `/`).
+      let j = i + 1;
+      let inClass = false;
+      while (j < source.length) {
+        const d = source[j]!;
+        if (d === '\\') {
+          j += 2;
+          continue;
+        }
+        if (c === '/' && d === '[') inClass = true;
+        else if (c === '/' && d === ']') inClass = false;
+        else if (d === c && !inClass) break;
+        else if (d === '\n' && c !== '`') break;
+        j++;
+      }
+      const closed = j < source.length && source[j] === c;
+      emit(c, false);
+      emit(source.slice(i + 1, j), true);
+      if (closed) emit(c, false);
+      i = closed ? j + 1 : j;
+      lastSignificant = 'a';
     } else {
-      if (c === '"' || c === "'" || c === '`') quote = c;
-      out += c;
+      emit(c, false);
+      if (!/\s/.test(c)) lastSignificant = /[\w$)\]]/.test(c) ? 'a' : c;
       i++;
     }
   }
-  return out;
-}
-
-/** Blank the contents of string literals, so that messages mentioning `fetch(` are not code. */
-function blankStrings(code: string): string {
-  return code.replace(/(["'`])(?:\\.|(?!\1)[^\\\n])*\1/g, (s) => s[0] + ' '.repeat(s.length - 2) + s[0]);
+  return { text, code };
 }
 
 const HTTP_MODULES = /^(?:node:)?(?:http|https|http2)$/;
@@ -71,8 +92,7 @@ function lineOf(text: string, index: number): number {
 }
 
 function scanSource(source: string, file: string): Violation[] {
-  const text = stripComments(source);
-  const code = blankStrings(text);
+  const { text, code } = lex(source);
   const found: Violation[] = [];
   const flag = (index: number, rule: string) => found.push({ file, line: lineOf(text, index), rule });
 
@@ -118,7 +138,9 @@ function sourceFiles(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files.push(...sourceFiles(path));
-    else if (/\.(?:ts|mts|cts|js|mjs|cjs)$/.test(entry.name) && !/\.test\.[mc]?[tj]s$/.test(entry.name)) files.push(path);
+    // TypeScript only: the service's code is TypeScript; `.js` under src/ is browser code for the
+    // operator console, which runs in the operator's browser, not in this process.
+    else if (/\.[mc]?ts$/.test(entry.name) && !/\.test\.[mc]?ts$/.test(entry.name)) files.push(path);
   }
   return files;
 }
@@ -159,12 +181,18 @@ describe('the scanner', () => {
     ['// we never call fetch(url) here', false],
     ['/* globalThis.fetch(url) */', false],
     ['const web_fetch = 1; prefetch(x);', false],
+    ['const page = `<script>\n  await fetch("/api/v1/runs");\n</script>`;', false],
+    ["const quote = /['\"]/g; await fetch(url);", true],
+    ['const slash = /[/]fetch\\(/; client.fetch(url);', false],
+    ['const ratio = a / b; const f = fetch;', true],
   ])('%s → %s', (snippet, violates) => {
     expect(scanSource(snippet, 'snippet.ts').length > 0).toBe(violates);
   });
 
   it('reports the line of the violation', () => {
     expect(scanSource('const a = 1;\n// fetch(x)\nawait fetch(x);\n', 'f.ts')).toEqual([{ file: 'f.ts', line: 3, rule: 'calls the global fetch' }]);
+    const multiline = 'const page = `a\nb\n`;\nconst s = "unterminated\n/* x\n*/ fetch(y);';
+    expect(scanSource(multiline, 'g.ts')).toEqual([{ file: 'g.ts', line: 6, rule: 'calls the global fetch' }]);
   });
 });
 

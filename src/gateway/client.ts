@@ -11,7 +11,7 @@ import { createAgent, PinnedAddresses, pinKey } from './connector.js';
 import { GatewayError, InvalidUrlError, PolicyViolationError, ResponseTooLargeError } from './errors.js';
 import { headerRecord, prepareFetch, toWebResponse, type FetchBody } from './fetch-adapter.js';
 import { installedGateway, type Logger } from './install.js';
-import { allowedOptions, encodeBody, outgoingHeaders, timeoutOf, type OutgoingHeaders, type RequestOptions } from './options.js';
+import { allowedOptions, encodeBody, methodOf, outgoingHeaders, timeoutOf, type OutgoingHeaders, type RequestOptions } from './options.js';
 import { GatewayResponse } from './response.js';
 import { targetUrl } from './url.js';
 
@@ -90,8 +90,8 @@ class Client implements GatewayClient {
     );
   }
 
-  request(method: string, url: string | URL, options?: RequestOptions): Promise<GatewayResponse> {
-    return this.send(method.toUpperCase(), url, options);
+  async request(method: string, url: string | URL, options?: RequestOptions): Promise<GatewayResponse> {
+    return this.send(methodOf(method), url, options);
   }
   get(url: string | URL, options?: RequestOptions) {
     return this.send('GET', url, options);

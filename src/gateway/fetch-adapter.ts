@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Logger } from './install.js';
+import { methodOf } from './options.js';
 import { toHeaders, type IncomingHttpHeaders } from './response.js';
 
 /**
@@ -13,9 +14,6 @@ import { toHeaders, type IncomingHttpHeaders } from './response.js';
 /** RequestInit members that only matter in browsers; ignored without a log line. */
 const BROWSER_ONLY = new Set(['redirect', 'duplex', 'keepalive', 'cache', 'credentials', 'mode', 'referrer', 'referrerPolicy', 'integrity', 'priority', 'window']);
 const MEANINGFUL = new Set(['method', 'headers', 'body', 'signal']);
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 export type FetchBody = string | Uint8Array | Readable | null;
 
@@ -33,8 +31,7 @@ export async function prepareFetch(input: string | URL | Request, init: RequestI
     const dropped = Object.keys(init).filter((key) => !MEANINGFUL.has(key) && !BROWSER_ONLY.has(key));
     if (dropped.length > 0) log(`gateway: dropped fetch option(s) not on the allowlist: ${dropped.map((k) => k.replace(/[^\w.-]/g, '?').slice(0, 64)).join(', ')}`);
   }
-  const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-  if (!TOKEN.test(method) || FORBIDDEN_METHODS.has(method)) throw new TypeError(`method ${JSON.stringify(method.slice(0, 32))} is not allowed`);
+  const method = methodOf(init?.method ?? request?.method ?? 'GET');
   const headers = new Headers(init?.headers ?? request?.headers);
   let body: FetchBody = null;
   if (init?.body !== undefined && init.body !== null) body = await encodeFetchBody(init.body, headers);

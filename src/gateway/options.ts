@@ -120,6 +120,17 @@ export function encodeBody(options: RequestOptions, headers: OutgoingHeaders): s
   throw new TypeError('body must be a string, Uint8Array, ArrayBuffer or URLSearchParams');
 }
 
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** CONNECT would open a tunnel the policy never sees; TRACE/TRACK echo credentials back. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/** The request method, upper-cased; throws `TypeError` for what is not an HTTP method or is refused. */
+export function methodOf(method: string): string {
+  const upper = String(method).toUpperCase();
+  if (!TOKEN.test(upper) || FORBIDDEN_METHODS.has(upper)) throw new TypeError(`method ${JSON.stringify(upper.slice(0, 32))} is not allowed`);
+  return upper;
+}
+
 /** A per-request timeout must be a positive number of milliseconds. */
 export function timeoutOf(value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
