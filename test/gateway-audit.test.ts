@@ -137,6 +137,18 @@ describe('gateway audit events', () => {
     expect(log.events()).toMatchObject([{ event_type: 'network_error', result: 'error', detail: { method: 'GET', code: 'ECONNREFUSED' } }]);
   });
 
+  it('a failed or slow DNS lookup is a network_error event, and nothing is sent', async () => {
+    const policy = NetworkPolicy.fromConfig({ allowed_hosts: ['nowhere.example'] });
+    const missing = Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
+    await expect(client({ policy, resolver: async () => Promise.reject(missing) }).get('http://nowhere.example/')).rejects.toBe(missing);
+    const slow = () => new Promise<string[]>(() => undefined);
+    await expect(client({ policy, resolver: slow, timeout: 50 }).get('http://nowhere.example/')).rejects.toThrow(/timed out/);
+    expect(log.events().map((e) => [e.event_type, e.detail.code ?? e.detail.error])).toEqual([
+      ['network_error', 'ENOTFOUND'],
+      ['network_error', 'GatewayError'],
+    ]);
+  });
+
   it('keeps the hash chain intact', async () => {
     await client().get(`${server.url}/a`);
     await client({ policy: NetworkPolicy.fromConfig({}) }).get(`${server.url}/b`).catch(() => undefined);

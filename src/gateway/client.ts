@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Agent, Dispatcher } from 'undici';
 import type { AuditSink } from '../audit/types.js';
 import type { InteractiveApproval } from '../policy/approval.js';
-import { evaluateDestination, type Denial, type Resolver } from '../policy/destination.js';
+import { evaluateDestination, type Denial, type DestinationDecision, type Resolver } from '../policy/destination.js';
 import { hostOf } from '../policy/host.js';
 import type { GatewayCategory, NetworkPolicy } from '../policy/network-policy.js';
 import { GatewayAudit } from './audit.js';
@@ -184,14 +184,21 @@ class Client implements GatewayClient {
     const setup = installedGateway();
     const policy = this.options.policy ?? setup.policy;
     const approval = this.options.approval ?? setup.approval;
-    const decision = await evaluateDestination(
-      policy,
-      { url: request.url, method: request.method, category: this.options.category },
-      {
-        resolver: this.options.resolver ?? setup.resolver,
-        approve: policy.interactiveApproval && approval ? (denial) => this.askOperator(approval, denial) : undefined,
-      },
-    );
+    let decision: DestinationDecision;
+    try {
+      decision = await evaluateDestination(
+        policy,
+        { url: request.url, method: request.method, category: this.options.category },
+        {
+          resolver: withTimeout(this.options.resolver ?? setup.resolver, request.timeout),
+          approve: policy.interactiveApproval && approval ? (denial) => this.askOperator(approval, denial) : undefined,
+        },
+      );
+    } catch (error) {
+      // DNS failed (no such name, timeout): nothing was sent, but the attempt is still on record.
+      this.audit.failed(request.method, request.url, error);
+      throw error;
+    }
     if (!decision.allowed) {
       this.audit.denied({ method: request.method, url: request.url, host: decision.host, stage: decision.stage, rule: decision.rule, reason: decision.reason });
       throw new PolicyViolationError(decision.host, this.options.category, decision.stage, decision.rule, decision.reason);
@@ -246,6 +253,24 @@ class Client implements GatewayClient {
       reason: error.message,
     });
   }
+}
+
+/** A lookup that takes longer than the request's timeout fails like a connection would. */
+function withTimeout(resolver: Resolver, timeoutMs: number): Resolver {
+  return (hostname) =>
+    new Promise<string[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new GatewayError(`DNS lookup for ${hostname} timed out after ${timeoutMs} ms`)), timeoutMs);
+      resolver(hostname).then(
+        (addresses) => {
+          clearTimeout(timer);
+          resolve(addresses);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
 }
 
 /** Create a gateway client. Close it (or use `await using`) to release its connections. */
