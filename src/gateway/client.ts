@@ -64,8 +64,10 @@ interface Opened {
 
 /**
  * The single outbound HTTP client. Each request runs the spec's flow in order: URL check →
- * network policy → REST rules → (DNS, address check) → option allowlist → send without following
- * redirects → size limit → audit → return. Every refusal happens before the refused I/O.
+ * network policy → REST rules → (DNS, address check) → send on a pinned connection without
+ * following redirects → size limit → audit → return. The option allowlist is applied first of all
+ * (it is pure, and `query` is part of the URL being checked); every refusal happens before the
+ * refused I/O.
  */
 class Client implements GatewayClient {
   private readonly pins = new PinnedAddresses();
