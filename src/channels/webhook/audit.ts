@@ -1,12 +1,14 @@
 import { AuditSampler } from '../../audit/sampler.js';
 import type { AuditInput, AuditSink } from '../../audit/types.js';
 import type { Logger } from '../../log.js';
+import { charCount } from './payload.js';
 
 /**
  * What the channel records. Accepted requests are written one row each (they are bounded by the
  * rate limit and the queue); refusals go through the sampler keyed by client IP and status, so a
  * flood adds a few rows per client per minute, with the number skipped on the next written row.
- * The prompt text and the signature are never recorded: only the sender and the prompt length.
+ * The prompt text and the signature are never recorded: only the sender and the prompt length
+ * (in characters).
  */
 export class WebhookAudit {
   private readonly sampler: AuditSampler;
@@ -19,9 +21,9 @@ export class WebhookAudit {
     this.sampler = new AuditSampler(3, 60_000, 10_000, now);
   }
 
-  accepted(ip: string, sender: string, promptLength: number, duplicate = false): void {
+  accepted(ip: string, sender: string, prompt: string, duplicate = false): void {
     if (this.sink === undefined) return;
-    const detail: Record<string, unknown> = { sender, prompt_length: promptLength, ip };
+    const detail: Record<string, unknown> = { sender, prompt_length: charCount(prompt), ip };
     if (duplicate) detail.duplicate = true;
     this.write(() => ({
       event_type: 'webhook.accept', category: 'webhook', result: 'allow', subsystem: 'webhook', source: ip, detail,

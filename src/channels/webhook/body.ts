@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Deadlines } from './deadlines.js';
 
 export type BodyResult =
   | { kind: 'body'; bytes: Buffer }
@@ -6,42 +7,39 @@ export type BodyResult =
   | { kind: 'timeout' }
   /** The connection ended or failed before the declared bytes arrived. */
   | { kind: 'aborted' }
-  /** More bytes than declared (Node's parser prevents it; checked so the buffer can never overrun). */
+  /** More bytes than declared (Node's parser prevents it; checked so memory stays bounded). */
   | { kind: 'overflow' };
 
 /**
- * Read exactly `length` bytes (already checked against the size limit) into one buffer allocated
- * up front, so memory per request is bounded by the declared length, never by what arrives. The
- * timer covers the whole body, not the gap between chunks: a client trickling one byte a second
- * (slow loris) is cut off like one that sends nothing.
+ * Read exactly `length` bytes (already checked against the size limit): memory per request is
+ * bounded by the declared length, never by what arrives. The deadline covers the whole body, not
+ * the gap between chunks, so a client trickling a byte at a time (slow loris) is cut off like one
+ * that sends nothing. Bytes arriving after the outcome is settled are dropped.
  */
-export function readBody(req: IncomingMessage, length: number, timeoutMs: number): Promise<BodyResult> {
+export function readBody(req: IncomingMessage, length: number, deadlines: Deadlines): Promise<BodyResult> {
   return new Promise((resolve) => {
-    const buffer = Buffer.allocUnsafe(length);
+    const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
-
     const finish = (result: BodyResult) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
+      deadlines.delete(deadline);
       resolve(result);
     };
-    const onData = (chunk: Buffer) => {
-      if (received + chunk.length > length) return finish({ kind: 'overflow' });
-      chunk.copy(buffer, received);
-      received += chunk.length;
-    };
-    // allocUnsafe is only handed out once every byte of it has been overwritten by the body.
-    const onEnd = () => finish(received === length ? { kind: 'body', bytes: buffer } : { kind: 'aborted' });
-    const onClose = () => finish({ kind: 'aborted' });
-    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    const deadline = deadlines.add(() => finish({ kind: 'timeout' }));
 
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      received += chunk.length;
+      if (received > length) return finish({ kind: 'overflow' });
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (received !== length) return finish({ kind: 'aborted' });
+      // A small body usually arrives as one chunk: hand it over without a copy.
+      finish({ kind: 'body', bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length) });
+    });
+    req.on('close', () => finish({ kind: 'aborted' }));
   });
 }

@@ -1,10 +1,11 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLogger, type Logger } from '../../log.js';
 import { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
 import { WebhookAudit } from './audit.js';
 import { createClientErrorHandler, createConnectHandler } from './client-errors.js';
-import { createRequestHandler, type InFlight } from './handler.js';
+import { Deadlines } from './deadlines.js';
+import { createRequestHandler } from './handler.js';
 import { BODY_TIMEOUT_MS, MAX_TRACKED_CLIENTS, QUEUE_CAPACITY } from './limits.js';
 import { ReplayGuard } from './replay-guard.js';
 import { RequestIdMemory } from './request-ids.js';
@@ -33,6 +34,7 @@ export class WebhookChannel {
   private readonly limiter: SlidingWindowRateLimiter;
   private readonly sockets = new Set<Socket>();
   private readonly server: Server;
+  private readonly deadlines: Deadlines;
   private listening = false;
 
   constructor(options: WebhookChannelOptions = {}) {
@@ -46,9 +48,10 @@ export class WebhookChannel {
     const now = options.now ?? Date.now;
     validate(this.host, this.requestedPort, this.secret, rateLimitPerMinute, bodyTimeoutMs, options.requireTimestamp);
 
+    this.deadlines = new Deadlines(bodyTimeoutMs);
     this.limiter = new SlidingWindowRateLimiter(rateLimitPerMinute, MAX_TRACKED_CLIENTS, 60, now);
     const audit = new WebhookAudit(options.audit, this.log, now);
-    const inflight = new WeakMap<Socket, InFlight>();
+    const inflight = new WeakMap<Socket, ServerResponse>();
     const handler = createRequestHandler({
       secret: this.secret,
       trustProxy: this.trustProxy,
@@ -56,7 +59,7 @@ export class WebhookChannel {
       queue: this.queue,
       audit,
       log: this.log,
-      bodyTimeoutMs,
+      deadlines: this.deadlines,
       now,
       replay: options.requireTimestamp ? new ReplayGuard() : null,
       requestIds: options.idempotency ? new RequestIdMemory() : null,
@@ -107,14 +110,20 @@ export class WebhookChannel {
   /** Bind the listener; resolves once it accepts connections. */
   async start(): Promise<void> {
     if (this.listening) throw new Error('webhook channel already started');
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: Error) => reject(error);
-      this.server.once('error', onError);
-      this.server.listen(this.requestedPort, this.host, () => {
-        this.server.off('error', onError);
-        resolve();
+    this.deadlines.start();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (error: Error) => reject(error);
+        this.server.once('error', onError);
+        this.server.listen(this.requestedPort, this.host, () => {
+          this.server.off('error', onError);
+          resolve();
+        });
       });
-    });
+    } catch (error) {
+      this.deadlines.stop();
+      throw error;
+    }
     this.listening = true;
     this.warnAboutExposure();
   }
@@ -136,6 +145,7 @@ export class WebhookChannel {
   async stop(): Promise<void> {
     if (!this.listening) return;
     this.listening = false;
+    this.deadlines.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
     for (const socket of this.sockets) socket.destroy();

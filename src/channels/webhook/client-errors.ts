@@ -1,9 +1,8 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { clientIp } from '../../security/client-ip.js';
 import type { WebhookAudit } from './audit.js';
-import type { InFlight } from './handler.js';
 import { rawErrorResponse } from './respond.js';
 
 /**
@@ -15,7 +14,7 @@ const LINGER_MS = 2000;
 
 interface ClientErrorDeps {
   audit: WebhookAudit;
-  inflight: WeakMap<Socket, InFlight>;
+  inflight: WeakMap<Socket, ServerResponse>;
 }
 
 /**
@@ -42,16 +41,16 @@ export function createClientErrorHandler(deps: ClientErrorDeps) {
     };
 
     const current = deps.inflight.get(tcp);
-    if (current === undefined || current.res.writableFinished) return answer();
+    if (current === undefined || current.writableFinished) return answer();
     if (current.req.complete) {
       // A complete earlier request on this connection (pipelined) is still being answered: its
       // answer goes out first, then this one, and the connection closes.
-      current.res.once('finish', answer);
+      current.once('finish', answer);
       return;
     }
     // The request in flight is the broken one (its body was cut short): answer it here, unless
     // its answer has already started.
-    if (current.res.headersSent) return void tcp.destroy();
+    if (current.headersSent) return void tcp.destroy();
     answer();
   };
 }

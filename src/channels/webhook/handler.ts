@@ -5,6 +5,7 @@ import { clientIp } from '../../security/client-ip.js';
 import type { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
 import type { WebhookAudit } from './audit.js';
 import { readBody } from './body.js';
+import type { Deadlines } from './deadlines.js';
 import { MAX_BODY_BYTES, RETRY_AFTER_SECONDS } from './limits.js';
 import { parsePayload } from './payload.js';
 import type { ReplayGuard } from './replay-guard.js';
@@ -22,19 +23,15 @@ export interface HandlerDeps {
   queue: RingBuffer<WebhookMessage>;
   audit: WebhookAudit;
   log: Logger;
-  bodyTimeoutMs: number;
+  /** Body-read timeouts (the channel starts and stops their sweep with the listener). */
+  deadlines: Deadlines;
   now: () => number;
   /** Set with `requireTimestamp`. */
   replay: ReplayGuard | null;
   /** Set with `idempotency`. */
   requestIds: RequestIdMemory | null;
-  /** The exchange in flight per socket, so the client-error handler never answers twice. */
-  inflight: WeakMap<Socket, InFlight>;
-}
-
-export interface InFlight {
-  req: IncomingMessage;
-  res: ServerResponse;
+  /** The response in flight per socket, so the client-error handler never answers twice. */
+  inflight: WeakMap<Socket, ServerResponse>;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse, expectContinue?: boolean) => void;
@@ -51,7 +48,7 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
     // A client vanishing mid-request emits 'error' on these; unhandled, that would end the process.
     req.on('error', noop);
     res.on('error', noop);
-    deps.inflight.set(req.socket, { req, res });
+    deps.inflight.set(req.socket, res);
     const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.trustProxy);
     handle(deps, req, res, ip, expectContinue).catch((error: unknown) => {
       deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
@@ -107,7 +104,7 @@ async function handle(
   }
 
   if (expectContinue) res.writeContinue();
-  const body = await readBody(req, declared.bytes, deps.bodyTimeoutMs);
+  const body = await readBody(req, declared.bytes, deps.deadlines);
   if (body.kind === 'aborted') {
     // The client is gone, or the client-error handler is answering the truncated request and
     // closes the socket itself once the answer is out.
@@ -150,7 +147,7 @@ async function handle(
 
   const requestId = headerValue(req, 'x-request-id');
   if (deps.requestIds !== null && requestId !== undefined && deps.requestIds.seen(requestId, now)) {
-    deps.audit.accepted(ip, payload.sender, payload.promptChars, true);
+    deps.audit.accepted(ip, payload.sender, payload.prompt, true);
     return sendQueued(res);
   }
   if (deps.queue.isFull) return refuse(503, 'Queue full, retry later');
@@ -165,7 +162,7 @@ async function handle(
     received_at: new Date(now).toISOString(),
   });
   if (deps.requestIds !== null && requestId !== undefined) deps.requestIds.remember(requestId, now);
-  deps.audit.accepted(ip, payload.sender, payload.promptChars);
+  deps.audit.accepted(ip, payload.sender, payload.prompt);
   sendQueued(res);
 }
 
@@ -174,6 +171,17 @@ function destroyAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
   if (!res.headersSent || res.writableFinished) return destroy();
   res.once('finish', destroy);
   res.once('close', destroy);
+}
+
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+/** Formatting a date costs more than the rest of queuing; under load many arrivals share a millisecond. */
+function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
 }
 
 /** Node joins repeated custom headers into one string; a list only appears for set-cookie. */

@@ -5,15 +5,15 @@ const parse = (text: string) => parsePayload(Buffer.from(text));
 
 describe('parsePayload', () => {
   it('accepts an object with a prompt and defaults the sender', () => {
-    expect(parse('{"prompt":"hello"}')).toEqual({ ok: true, prompt: 'hello', promptChars: 5, sender: 'webhook' });
+    expect(parse('{"prompt":"hello"}')).toEqual({ ok: true, prompt: 'hello', sender: 'webhook' });
   });
 
   it('sanitises the sender', () => {
-    expect(parse('{"prompt":"hi","sender":"<b>ci</b>"}')).toEqual({ ok: true, prompt: 'hi', promptChars: 2, sender: 'bcib' });
+    expect(parse('{"prompt":"hi","sender":"<b>ci</b>"}')).toEqual({ ok: true, prompt: 'hi', sender: 'bcib' });
   });
 
   it('treats a null sender as absent', () => {
-    expect(parse('{"prompt":"hi","sender":null}')).toEqual({ ok: true, prompt: 'hi', promptChars: 2, sender: 'webhook' });
+    expect(parse('{"prompt":"hi","sender":null}')).toEqual({ ok: true, prompt: 'hi', sender: 'webhook' });
   });
 
   it.each([

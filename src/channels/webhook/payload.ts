@@ -2,7 +2,7 @@ import { MAX_PROMPT_CHARS } from './limits.js';
 import { sanitizeSender } from './sender.js';
 
 export type PayloadResult =
-  | { ok: true; prompt: string; promptChars: number; sender: string }
+  | { ok: true; prompt: string; sender: string }
   | { ok: false; status: 400 | 413; error: string };
 
 // fatal: invalid UTF-8 is refused instead of being turned into U+FFFD and queued as if valid.
@@ -33,14 +33,14 @@ export function parsePayload(body: Uint8Array): PayloadResult {
   if (prompt === undefined) return badRequest('field "prompt" is required');
   if (typeof prompt !== 'string') return badRequest('field "prompt" must be a string');
   if (prompt.trim() === '') return badRequest('field "prompt" must not be empty');
-  const promptChars = charCount(prompt);
-  if (promptChars > MAX_PROMPT_CHARS) {
+  // Code points never outnumber UTF-16 units, so the count is only needed for long prompts.
+  if (prompt.length > MAX_PROMPT_CHARS && charCount(prompt) > MAX_PROMPT_CHARS) {
     return { ok: false, status: 413, error: `field "prompt" is longer than ${MAX_PROMPT_CHARS} characters` };
   }
   if (sender !== undefined && sender !== null && typeof sender !== 'string') {
     return badRequest('field "sender" must be a string');
   }
-  return { ok: true, prompt, promptChars, sender: sanitizeSender(sender ?? undefined) };
+  return { ok: true, prompt, sender: sanitizeSender(sender ?? undefined) };
 }
 
 function badRequest(error: string): PayloadResult {

@@ -50,10 +50,12 @@ export function hasRequestBody(headers: IncomingHttpHeaders): boolean {
   return raw !== undefined && raw !== '0' && !/^0+$/.test(raw);
 }
 
+const LOOKUP = KEPT_HEADERS.map((name) => [name, name.toLowerCase()] as const);
+
 export function pickWebhookHeaders(headers: IncomingHttpHeaders): WebhookHeaders {
   const kept: WebhookHeaders = {};
-  for (const name of KEPT_HEADERS) {
-    const value = headers[name.toLowerCase()];
+  for (const [name, key] of LOOKUP) {
+    const value = headers[key];
     if (typeof value === 'string') kept[name] = value;
     else if (Array.isArray(value)) kept[name] = value.join(', ');
   }

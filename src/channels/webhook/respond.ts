@@ -2,12 +2,14 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { SECURITY_HEADERS } from '../../security/headers.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const QUEUED_BODY = Buffer.from('{"status":"queued"}');
+// A string, not a Buffer: Node then sends status line, headers and body in one write instead of a
+// writev of two chunks, which was the largest single cost of the accepted path under load.
+const QUEUED_BODY = '{"status":"queued"}';
 // Built once: the accepted path is the hot one and its headers never change.
 const QUEUED_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   ...SECURITY_HEADERS,
   'content-type': JSON_TYPE,
-  'content-length': String(QUEUED_BODY.length),
+  'content-length': String(Buffer.byteLength(QUEUED_BODY)),
 });
 
 export function errorJson(message: string): string {

@@ -1,0 +1,85 @@
+import { fork } from 'node:child_process';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { computeSignature, WebhookChannel } from '../src/channels/webhook/index.js';
+import { createMemoryLogger } from '../src/log.js';
+import { alternate } from './load.js';
+import { startChildServer } from './servers.js';
+import type { ScenarioResult } from './types.js';
+
+/**
+ * Signed 1 KiB webhook POSTs answered 202 by the real channel (every check, HMAC, strict UTF-8
+ * JSON parse, queue) against a bare node:http server that reads the same body and answers 202.
+ * Both run in child processes, the load generator in this one. The rate limit is raised so the
+ * 50 connections measure the pipeline, not the limiter's refusals; a consumer drains the queue
+ * the way an embedding agent would, so it never fills.
+ */
+const SECRET = 'bench-webhook-secret-0123456789';
+const CHILD_ARG = 'serve-webhook';
+const BODY = oneKibBody();
+
+export async function webhookScenario(): Promise<ScenarioResult> {
+  const webhook = await startWebhookChild();
+  const bare = await startChildServer('bare', { status: 202 });
+  try {
+    const headers = { 'content-type': 'application/json', 'x-service-signature': computeSignature(SECRET, BODY) };
+    const { a, b } = await alternate(
+      { url: `${webhook.url}/`, method: 'POST', headers, body: BODY },
+      { url: `${bare.url}/`, method: 'POST', headers, body: BODY },
+    );
+    if (a.non2xx > 0 || a.errors > 0) throw new Error(`webhook answered ${a.non2xx} non-2xx and ${a.errors} errors`);
+    const ratio = a.rps / b.rps;
+    return {
+      scenario: 'webhook: signed 1 KiB POST → 202 vs bare node:http reading the body',
+      figures: {
+        webhook_rps: Math.round(a.rps), webhook_p99_ms: a.p99Ms, bare_rps: Math.round(b.rps), bare_p99_ms: b.p99Ms,
+        ratio: Number(ratio.toFixed(3)),
+      },
+      goal: 'ratio >= 0.60',
+      met: ratio >= 0.6,
+    };
+  } finally {
+    await Promise.all([webhook.close(), bare.close()]);
+  }
+}
+
+/** `{"prompt":"…"}` of exactly 1,024 bytes. */
+function oneKibBody(): string {
+  const empty = JSON.stringify({ prompt: '' });
+  return JSON.stringify({ prompt: 'p'.repeat(1024 - empty.length) });
+}
+
+async function startWebhookChild(): Promise<{ url: string; close(): Promise<void> }> {
+  const child = fork(fileURLToPath(import.meta.url), [CHILD_ARG], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.once('message', (m) => resolveUrl((m as { url: string }).url));
+    child.once('exit', (code) => reject(new Error(`webhook bench server exited with ${code}`)));
+  });
+  return {
+    url,
+    close: () =>
+      new Promise<void>((done) => {
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Child side: the channel plus a consumer loop. Runs only when this file is forked as above. */
+async function serveWebhook(): Promise<void> {
+  const channel = new WebhookChannel({ port: 0, secret: SECRET, rateLimitPerMinute: 1e9, log: createMemoryLogger() });
+  await channel.start();
+  // 5 ms between drains keeps the queue far below its 1,000 at any rate this machine reaches.
+  const consumer = setInterval(() => {
+    while (channel.receive() !== undefined);
+  }, 5);
+  process.send?.({ url: `http://127.0.0.1:${channel.port}` });
+  process.on('SIGTERM', () => {
+    clearInterval(consumer);
+    void channel.stop().finally(() => process.exit(0));
+  });
+}
+
+if (process.argv[2] === CHILD_ARG && resolve(process.argv[1] ?? '') === fileURLToPath(import.meta.url)) {
+  void serveWebhook();
+}

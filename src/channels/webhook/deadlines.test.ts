@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { Deadlines } from './deadlines.js';
+
+describe('Deadlines', () => {
+  it('expires entries whose timeout has passed, oldest first, and only those', () => {
+    let clock = 0;
+    const deadlines = new Deadlines(100, () => clock);
+    const fired: string[] = [];
+    deadlines.add(() => fired.push('a'));
+    clock = 50;
+    deadlines.add(() => fired.push('b'));
+    clock = 99;
+    deadlines.sweep();
+    expect(fired).toEqual([]);
+    clock = 100;
+    deadlines.sweep();
+    expect(fired).toEqual(['a']);
+    clock = 200;
+    deadlines.sweep();
+    expect(fired).toEqual(['a', 'b']);
+    expect(deadlines.size).toBe(0);
+  });
+
+  it('never fires a deleted entry', () => {
+    let clock = 0;
+    const deadlines = new Deadlines(10, () => clock);
+    let fired = false;
+    const entry = deadlines.add(() => {
+      fired = true;
+    });
+    deadlines.delete(entry);
+    clock = 1000;
+    deadlines.sweep();
+    expect(fired).toBe(false);
+  });
+
+  it('lets an expiring entry delete itself or others during a sweep', () => {
+    let clock = 0;
+    const deadlines = new Deadlines(10, () => clock);
+    const fired: number[] = [];
+    const second = deadlines.add(() => fired.push(2));
+    deadlines.add(() => fired.push(3));
+    clock = 100;
+    const first = deadlines.add(() => fired.push(1));
+    deadlines.delete(second);
+    deadlines.sweep();
+    expect(fired).toEqual([3]);
+    expect(deadlines.size).toBe(1);
+    deadlines.delete(first);
+    expect(deadlines.size).toBe(0);
+  });
+
+  it('sweeps at a quarter of the timeout, between 10 ms and 1 s', () => {
+    expect(new Deadlines(10_000).intervalMs).toBe(1000);
+    expect(new Deadlines(300).intervalMs).toBe(75);
+    expect(new Deadlines(5).intervalMs).toBe(10);
+  });
+
+  it('fires from its own interval once started', async () => {
+    const deadlines = new Deadlines(20);
+    deadlines.start();
+    try {
+      const fired = await new Promise<boolean>((resolve) => {
+        deadlines.add(() => resolve(true));
+      });
+      expect(fired).toBe(true);
+    } finally {
+      deadlines.stop();
+    }
+  });
+});

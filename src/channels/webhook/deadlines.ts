@@ -1,0 +1,63 @@
+import { performance } from 'node:perf_hooks';
+
+export interface Deadline {
+  readonly at: number;
+  readonly onExpire: () => void;
+}
+
+/**
+ * Body-read deadlines of every request in flight, checked by one interval rather than one timer
+ * per request: a per-request setTimeout measured about 2 µs of a ~30 µs accepted request, the
+ * largest cost after the HMAC. Every entry has the same timeout, so insertion order is deadline
+ * order and a sweep stops at the first entry still running. An entry fires at most one sweep
+ * interval late (a quarter of the timeout, capped at 1 s). The clock is monotonic on purpose: a
+ * wall-clock jump must neither cut off nor extend a read.
+ */
+export class Deadlines {
+  private readonly entries = new Set<Deadline>();
+  private timer: NodeJS.Timeout | null = null;
+  readonly intervalMs: number;
+
+  constructor(
+    readonly timeoutMs: number,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.intervalMs = Math.max(10, Math.min(1000, Math.floor(timeoutMs / 4)));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  start(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => this.sweep(), this.intervalMs);
+    // The listener keeps the process alive while it runs; this timer alone must not.
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  add(onExpire: () => void): Deadline {
+    const deadline = { at: this.clock() + this.timeoutMs, onExpire };
+    this.entries.add(deadline);
+    return deadline;
+  }
+
+  delete(deadline: Deadline): void {
+    this.entries.delete(deadline);
+  }
+
+  /** Expire every entry whose time has come (run by the interval; callable directly in tests). */
+  sweep(): void {
+    const now = this.clock();
+    for (const deadline of this.entries) {
+      if (deadline.at > now) return;
+      this.entries.delete(deadline);
+      deadline.onExpire();
+    }
+  }
+}
