@@ -40,8 +40,16 @@ export interface SecretMatch {
   end: number;
 }
 
+/**
+ * One case-insensitive alternation of every pattern: it matches whenever any pattern could, so
+ * text it rejects (nearly all text) skips the per-pattern passes. Audit details and replies are
+ * censored on hot paths; this keeps the common case to a single scan.
+ */
+const ANY_SECRET = new RegExp(PATTERNS.map((p) => `(?:${p.regex.source})`).join('|'), 'i');
+
 /** Every secret found in `text`, as non-overlapping ranges sorted by position. */
 export function detectSecrets(text: string): SecretMatch[] {
+  if (!ANY_SECRET.test(text)) return [];
   const found: SecretMatch[] = [];
   for (const pattern of PATTERNS) {
     pattern.regex.lastIndex = 0;

@@ -5,8 +5,8 @@ export const auditMigration: Migration = {
   name: 'audit_events',
   sql: `
     CREATE TABLE audit_events (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      id TEXT NOT NULL UNIQUE,
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL,
       timestamp TEXT NOT NULL,
       event_type TEXT NOT NULL,
       category TEXT NOT NULL,
@@ -22,16 +22,15 @@ export const auditMigration: Migration = {
       prev_hash TEXT NOT NULL,
       hash TEXT NOT NULL
     );
+    -- id is 96 random bits: unique without a UNIQUE index, which would be one more b-tree
+    -- written at a random position on every event.
+    -- Indexes only where a filter is selective (time range, event type, session, task): every
+    -- index is another b-tree written on each event, and audit writes sit on hot paths (the
+    -- gateway audits every request). Low-cardinality filters (result, severity, category,
+    -- subsystem) scan the already-narrowed set instead.
     CREATE INDEX audit_events_timestamp ON audit_events (timestamp);
     CREATE INDEX audit_events_event_type ON audit_events (event_type, seq);
-    CREATE INDEX audit_events_category ON audit_events (category, seq);
-    CREATE INDEX audit_events_result ON audit_events (result, seq);
-    CREATE INDEX audit_events_severity ON audit_events (severity, seq);
-    CREATE INDEX audit_events_subsystem ON audit_events (subsystem, seq);
     CREATE INDEX audit_events_session ON audit_events (session_id, seq);
     CREATE INDEX audit_events_task ON audit_events (task_id, seq);
-    CREATE INDEX audit_events_actor ON audit_events (actor, seq);
-    CREATE INDEX audit_events_source ON audit_events (source, seq);
-    CREATE INDEX audit_events_action ON audit_events (action, seq);
   `,
 };
