@@ -129,6 +129,20 @@ describe('webhook channel lifecycle and options', () => {
     await expect(second.start()).rejects.toMatchObject({ code: 'EADDRINUSE' });
   });
 
+  it('stamps each message with the arrival time from the clock, in ISO 8601 UTC', async () => {
+    let clock = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+    const channel = await startChannel({ now: () => clock });
+    await post(channel.port, '{"prompt":"a"}');
+    await post(channel.port, '{"prompt":"b"}');
+    clock += 1;
+    await post(channel.port, '{"prompt":"c"}');
+    expect([channel.receive(), channel.receive(), channel.receive()].map((m) => m?.received_at)).toEqual([
+      '2026-01-02T03:04:05.678Z',
+      '2026-01-02T03:04:05.678Z',
+      '2026-01-02T03:04:05.679Z',
+    ]);
+  });
+
   it('receive() returns undefined at once when nothing is queued', async () => {
     const channel = await startChannel();
     expect(channel.receive()).toBeUndefined();

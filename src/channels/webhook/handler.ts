@@ -159,7 +159,7 @@ async function handle(
     content: payload.prompt,
     sender: payload.sender,
     metadata: { webhook_headers: pickWebhookHeaders(req.headers) },
-    received_at: new Date(now).toISOString(),
+    received_at: isoTime(now),
   });
   if (deps.requestIds !== null && requestId !== undefined) deps.requestIds.remember(requestId, now);
   deps.audit.accepted(ip, payload.sender, payload.prompt);
