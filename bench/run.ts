@@ -1,3 +1,4 @@
+import { agentScenarios } from './agent.js';
 import { httpScenario } from './http.js';
 import type { Scenario, ScenarioResult } from './types.js';
 
@@ -8,6 +9,7 @@ import type { Scenario, ScenarioResult } from './types.js';
  */
 const SCENARIOS: Record<string, Scenario> = {
   http: httpScenario,
+  agent: () => agentScenarios(),
 };
 
 async function main(): Promise<void> {

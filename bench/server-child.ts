@@ -11,6 +11,14 @@ const [kind = 'bare', rawArgs = '{}'] = process.argv.slice(2);
 const args = JSON.parse(rawArgs) as Record<string, unknown>;
 const API_KEY = 'bench-key-0123456789abcdef';
 
+// Memory probes from the parent: a full collection first, so the figure is live memory, not garbage.
+process.on('message', (message: { type?: string }) => {
+  if (message?.type !== 'probe') return;
+  (globalThis as { gc?: () => void }).gc?.();
+  const cpu = process.cpuUsage();
+  process.send?.({ rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system });
+});
+
 async function main(): Promise<void> {
   if (kind === 'bare') {
     const body = JSON.stringify({ status: 'ok', data: { status: 'healthy', version: '0.0.0' } });
@@ -32,7 +40,7 @@ async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
   const app = await createApp({
     home,
-    env: {},
+    env: (args.env as NodeJS.ProcessEnv | undefined) ?? {},
     log: createMemoryLogger(),
     config: { api: { api_key: API_KEY, port: 0, rate_limit_rpm: 1_000_000_000 }, ...(args.config as object) },
   });

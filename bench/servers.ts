@@ -8,12 +8,18 @@ import { fileURLToPath } from 'node:url';
 export interface ChildServer {
   url: string;
   apiKey: string;
+  /**
+   * The child's resident set size in bytes, measured after a full GC (the child runs with
+   * --expose-gc), and the CPU time it has used so far in microseconds.
+   */
+  probe?(): Promise<{ rss: number; cpuMicros: number }>;
   close(): Promise<void>;
 }
 
 export async function startChildServer(kind: string, args: Record<string, unknown> = {}): Promise<ChildServer> {
   const child: ChildProcess = fork(fileURLToPath(new URL('./server-child.js', import.meta.url)), [kind, JSON.stringify(args)], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, '--expose-gc'],
   });
   const ready = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { url: string; apiKey: string }));
@@ -21,6 +27,11 @@ export async function startChildServer(kind: string, args: Record<string, unknow
   });
   return {
     ...ready,
+    probe: () =>
+      new Promise<{ rss: number; cpuMicros: number }>((resolve) => {
+        child.once('message', (m) => resolve(m as { rss: number; cpuMicros: number }));
+        child.send({ type: 'probe' });
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());

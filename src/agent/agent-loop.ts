@@ -3,9 +3,10 @@ import type { NewTurn, TurnStore } from '../memory/types.js';
 import type { ChatMessage, Provider, ToolCall } from '../providers/types.js';
 import { censor } from '../security/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { CostMeter } from './cost-meter.js';
+import { sessionKey, type CostMeter } from './cost-meter.js';
 import { AgentError } from './errors.js';
 import type { RunCost } from './types.js';
+import { immediateWrites, type Writes } from './write-batch.js';
 
 export const DEFAULT_MAX_ITERATIONS = 8;
 /** Previous turns of the session sent with each new message. */
@@ -56,6 +57,8 @@ export interface AgentLoopOptions {
   contextTurns?: number;
   now?: () => number;
   log?: { error(message: string): void };
+  /** Where turns and tool-call audit events go (batched by the runtime); default: written at once. */
+  writes?: Writes;
   /** Called with how many turns were stored for a session (API sessions count them). */
   onTurnsStored?(sessionId: string, count: number): void;
 }
@@ -72,8 +75,10 @@ export class AgentLoop {
   private readonly maxIterations: number;
   private readonly contextTurns: number;
   private readonly now: () => number;
+  private readonly writes: Writes;
 
   constructor(private readonly options: AgentLoopOptions) {
+    this.writes = options.writes ?? immediateWrites;
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.contextTurns = options.contextTurns ?? DEFAULT_CONTEXT_TURNS;
     this.now = options.now ?? Date.now;
@@ -140,7 +145,8 @@ export class AgentLoop {
       signal: input.signal,
     });
     // The audit log redacts the arguments itself (sensitive keys, detected secrets).
-    this.options.audit.emit({
+    const audit = this.options.audit;
+    this.writes.defer(() => audit.emit({
       event_type: 'agent.tool_call',
       category: 'agent',
       result: result.isError ? 'error' : 'allow',
@@ -150,13 +156,14 @@ export class AgentLoop {
       session_id: input.sessionId,
       task_id: input.runId,
       detail: { tool: call.name, call_id: call.id, is_error: result.isError, duration_ms: result.durationMs, arguments: call.arguments },
-    });
+    }), undefined, sessionKey(input.sessionId));
     input.onToolResult?.({ call_id: call.id, tool: call.name, is_error: result.isError, duration_ms: result.durationMs });
     return toolMessage(call, result.output, result.isError);
   }
 
   /** The session's last turns, as a conversation a provider accepts (it starts with the user). */
   private context(sessionId: string): ChatMessage[] {
+    this.writes.flushFor(sessionKey(sessionId));
     const turns = this.options.memory.history(sessionId, this.contextTurns);
     const messages: ChatMessage[] = [];
     for (const turn of turns) {
@@ -178,12 +185,18 @@ export class AgentLoop {
     if (answer !== null) {
       turns.push({ session_id: input.sessionId, role: 'assistant', content: answer, provider, timestamp: new Date(this.now()).toISOString() });
     }
-    try {
-      this.options.memory.addMany(turns);
-      this.options.onTurnsStored?.(input.sessionId, turns.length);
-    } catch (err) {
-      this.options.log?.error(`could not store the turns of session ${input.sessionId}: ${(err as Error).message}`);
-    }
+    this.writes.defer(
+      () => {
+        try {
+          this.options.memory.addMany(turns);
+          this.options.onTurnsStored?.(input.sessionId, turns.length);
+        } catch (err) {
+          this.options.log?.error(`could not store the turns of session ${input.sessionId}: ${(err as Error).message}`);
+        }
+      },
+      undefined,
+      sessionKey(input.sessionId),
+    );
   }
 }
 

@@ -4,6 +4,7 @@ import type { CompletionResult, Provider } from '../providers/types.js';
 import type { CostStore } from './cost-store.js';
 import { AgentError } from './errors.js';
 import { isoNow, type RunCost } from './types.js';
+import { immediateWrites, type Writes } from './write-batch.js';
 
 export interface CostMeterOptions {
   costs: CostStore;
@@ -12,6 +13,8 @@ export interface CostMeterOptions {
   /** The provider's config section (for `price` and `base_url`), or null for `offline`. */
   providerConfig: (name: string) => Pick<ProviderConfig, 'base_url' | 'price'> | null;
   now?: () => number;
+  /** Where call records go (batched by the runtime); default: written at once. */
+  writes?: Writes;
 }
 
 /**
@@ -21,9 +24,11 @@ export interface CostMeterOptions {
  */
 export class CostMeter {
   private readonly now: () => number;
+  private readonly writes: Writes;
 
   constructor(private readonly options: CostMeterOptions) {
     this.now = options.now ?? Date.now;
+    this.writes = options.writes ?? immediateWrites;
   }
 
   get maxSpendUsd(): number {
@@ -42,6 +47,7 @@ export class CostMeter {
     const cap = this.options.maxSpendUsd;
     if (!(cap > 0)) return;
     if (this.price(provider) === null) throw new AgentError('unpriced_model', unknownPriceMessage(provider.name, provider.model));
+    this.writes.flushFor(sessionKey(sessionId));
     const spent = this.options.costs.sessionSpend(sessionId);
     if (spent >= cap) {
       throw new AgentError(
@@ -60,7 +66,7 @@ export class CostMeter {
       completion_tokens: nonNegativeInt(result.usage.completion_tokens),
     };
     const cost = price ? costUsd(price, usage) : 0;
-    this.options.costs.record({
+    const entry = {
       session_id: sessionId,
       run_id: runId,
       provider: provider.name,
@@ -68,10 +74,14 @@ export class CostMeter {
       ...usage,
       cost_usd: cost,
       timestamp: isoNow(this.now),
-    });
+    };
+    this.writes.defer(() => this.options.costs.record(entry), undefined, sessionKey(sessionId));
     return { ...usage, cost_usd: cost };
   }
 }
+
+/** The write-batch key of everything stored for a session (costs, turns). */
+export const sessionKey = (sessionId: string) => `session:${sessionId}`;
 
 function nonNegativeInt(value: number): number {
   return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;

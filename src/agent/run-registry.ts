@@ -8,6 +8,7 @@ import { AgentError, failureMessage, runFinished, runNotFound, shuttingDown } fr
 import type { RunOutcome, RunStore } from './run-store.js';
 import type { SessionSlots } from './session-slots.js';
 import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
+import { immediateWrites, type Writes } from './write-batch.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;
@@ -28,6 +29,8 @@ export type WatchResult =
   | { found: false }
   | { found: true; replay: RunEvent[]; finished: boolean; stop(): void };
 
+const runKey = (runId: string) => `run:${runId}`;
+
 export interface StartRunInput {
   sessionId: string;
   message: string;
@@ -43,6 +46,8 @@ interface LiveRun {
   controller: AbortController;
   /** The run's log so far, in memory while it runs (bounded by the loop's step and tool caps). */
   events: RunEvent[];
+  /** Id of the last event committed (and so sent to viewers). */
+  committed: number;
   viewers: Set<RunViewer>;
   finished: boolean;
   done: Promise<RunRecord>;
@@ -56,6 +61,8 @@ export interface RunRegistryOptions {
   audit: AuditSink;
   log: Logger;
   now?: () => number;
+  /** Where events and run states go (batched by the runtime); default: written at once. */
+  writes?: Writes;
 }
 
 /**
@@ -67,10 +74,12 @@ export class RunRegistry {
   private readonly live = new Map<string, LiveRun>();
   private readonly loops = new Set<Promise<void>>();
   private readonly now: () => number;
+  private readonly writes: Writes;
   private closing = false;
 
   constructor(private readonly options: RunRegistryOptions) {
     this.now = options.now ?? Date.now;
+    this.writes = options.writes ?? immediateWrites;
   }
 
   /** Marks runs a previous process left unfinished as failed; call once at start-up. */
@@ -113,7 +122,7 @@ export class RunRegistry {
     const done = new Promise<RunRecord>((resolve) => (resolveDone = resolve));
     const live: LiveRun = {
       record, message: input.message, provider: input.provider, controller,
-      events: [], viewers: new Set(), finished: false, done, resolveDone,
+      events: [], committed: 0, viewers: new Set(), finished: false, done, resolveDone,
     };
     this.live.set(runId, live);
     // The agent starts after the caller has answered 202 with the pending record.
@@ -127,23 +136,28 @@ export class RunRegistry {
   get(runId: string): RunRecord | null {
     const live = this.live.get(runId);
     if (live) return { ...live.record, tools_used: [...live.record.tools_used], cost: { ...live.record.cost } };
+    this.writes.flushFor(runKey(runId));
     return this.options.store.get(runId);
   }
 
   list(sessionId: string, limit: number): RunRecord[] {
+    this.writes.flush();
     return this.options.store.listBySession(sessionId, limit);
   }
 
   /** Resolves with the run's final record once it has finished (null for an unknown id). */
   async whenFinished(runId: string): Promise<RunRecord | null> {
     const live = this.live.get(runId);
-    return live ? live.done : this.options.store.get(runId);
+    if (live) return live.done;
+    this.writes.flushFor(runKey(runId));
+    return this.options.store.get(runId);
   }
 
   /** Cancels a pending or running run: it ends at once as `cancelled`. */
   cancel(runId: string): RunRecord {
     const live = this.live.get(runId);
     if (!live) {
+      this.writes.flushFor(runKey(runId));
       const stored = this.options.store.get(runId);
       if (!stored) throw runNotFound(runId);
       throw runFinished(runId, stored.status);
@@ -160,16 +174,19 @@ export class RunRegistry {
   watch(runId: string, afterId: number, viewer: RunViewer): WatchResult {
     const live = this.live.get(runId);
     if (!live) {
+      this.writes.flushFor(runKey(runId));
       if (!this.options.store.get(runId)) return { found: false };
       return { found: true, replay: this.options.store.events(runId, afterId), finished: true, stop: () => {} };
     }
     if (live.viewers.size >= MAX_VIEWERS_PER_RUN) {
       throw new AgentError('capacity', `run '${runId}' already has ${MAX_VIEWERS_PER_RUN} viewers`);
     }
+    // Only committed events are replayed: a viewer is never shown an event the store does not
+    // have. The ones still queued reach it with everyone else's once they are committed.
     live.viewers.add(viewer);
     return {
       found: true,
-      replay: live.events.filter((event) => event.id > afterId),
+      replay: live.events.filter((event) => event.id > afterId && event.id <= live.committed),
       finished: false,
       stop: () => void live.viewers.delete(viewer),
     };
@@ -192,6 +209,7 @@ export class RunRegistry {
       new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS))),
     ]);
     clearTimeout(timer);
+    this.writes.flush();
   }
 
   private async execute(live: LiveRun): Promise<void> {
@@ -202,8 +220,8 @@ export class RunRegistry {
     const cost = record.cost;
     try {
       const start = this.event(live, 'run.start', { run_id: record.run_id, session_id: record.session_id, provider: record.resolved_provider });
-      this.options.store.start(record.run_id, record.started_at, start);
-      this.broadcast(live, start);
+      const startedAt = record.started_at;
+      this.writes.defer(() => this.options.store.start(record.run_id, startedAt, start), () => this.broadcast(live, start), runKey(record.run_id));
       const result = await this.options.loop.run({
         sessionId: record.session_id,
         runId: record.run_id,
@@ -240,11 +258,11 @@ export class RunRegistry {
   private append(live: LiveRun, name: RunEventName, payload: Record<string, unknown>): void {
     if (live.finished) return;
     const event = this.event(live, name, payload);
-    this.options.store.appendEvent(live.record.run_id, event);
-    this.broadcast(live, event);
+    this.writes.defer(() => this.options.store.appendEvent(live.record.run_id, event), () => this.broadcast(live, event), runKey(live.record.run_id));
   }
 
   private broadcast(live: LiveRun, event: RunEvent): void {
+    live.committed = event.id;
     for (const viewer of live.viewers) {
       try {
         viewer.send(event);
@@ -273,21 +291,31 @@ export class RunRegistry {
           : { run_id: record.run_id };
     const name: RunEventName = outcome.status === 'complete' ? 'run.complete' : outcome.status === 'error' ? 'run.error' : 'run.cancelled';
     const terminal = this.event(live, name, payload);
-    try {
-      this.options.store.finish(record.run_id, {
-        status: outcome.status, finished_at: record.finished_at, response: record.response, error: record.error,
-        tools_used: record.tools_used, cost,
-      }, terminal);
-    } catch (err) {
-      this.options.log.error(`could not store the end of run ${record.run_id}: ${(err as Error).message}`);
-    }
-    this.broadcast(live, terminal);
-    for (const viewer of live.viewers) viewer.end();
-    live.viewers.clear();
+    const final: RunRecord = { ...record, tools_used: [...record.tools_used], cost };
+    // The run leaves the live map now: from here readers flush and read the store, which by then
+    // holds the terminal state; viewers get the terminal event once it is committed.
     this.live.delete(record.run_id);
     this.options.slots.release(record.session_id, record.run_id);
-    this.audit(record);
-    live.resolveDone({ ...record, cost });
+    this.writes.defer(
+      () => {
+        try {
+          this.options.store.finish(record.run_id, {
+            status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
+            tools_used: final.tools_used, cost,
+          }, terminal);
+        } catch (err) {
+          this.options.log.error(`could not store the end of run ${record.run_id}: ${(err as Error).message}`);
+        }
+        this.audit(final);
+      },
+      () => {
+        this.broadcast(live, terminal);
+        for (const viewer of live.viewers) viewer.end();
+        live.viewers.clear();
+        live.resolveDone(final);
+      },
+      runKey(record.run_id),
+    );
   }
 
   private audit(record: RunRecord): void {

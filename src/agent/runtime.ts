@@ -15,6 +15,7 @@ import { SqliteRunStore } from './run-store.js';
 import { SessionSlots } from './session-slots.js';
 import { SessionStore } from './session-store.js';
 import type { ApiSession, RunCost, RunRecord } from './types.js';
+import { WriteBatch } from './write-batch.js';
 
 export interface AgentRuntimeOptions {
   db: Database;
@@ -63,16 +64,19 @@ export class AgentRuntime {
   readonly meter: CostMeter;
   private readonly slots = new SessionSlots();
   private readonly loop: AgentLoop;
+  private readonly writes: WriteBatch;
   private closing = false;
 
   constructor(private readonly options: AgentRuntimeOptions) {
     const { config } = options;
+    this.writes = new WriteBatch(options.db, (err) => options.log.error(`agent runtime write failed: ${(err as Error)?.message ?? String(err)}`));
     this.costs = new SqliteCostStore(options.db);
     this.meter = new CostMeter({
       costs: this.costs,
       maxSpendUsd: config.max_spend_usd,
       providerConfig: (name) => (name === 'anthropic' || name === 'openai' ? config.providers[name] : null),
       now: options.now,
+      writes: this.writes,
     });
     this.sessions = new SessionStore({
       max: options.maxSessions,
@@ -88,6 +92,7 @@ export class AgentRuntime {
       maxIterations: options.maxIterations,
       now: options.now,
       log: options.log,
+      writes: this.writes,
       onTurnsStored: (id, count) => this.sessions.addTurns(id, count),
     });
     this.runs = new RunRegistry({
@@ -97,6 +102,7 @@ export class AgentRuntime {
       audit: options.audit,
       log: options.log,
       now: options.now,
+      writes: this.writes,
     });
     this.runs.recoverInterrupted();
   }
@@ -142,6 +148,8 @@ export class AgentRuntime {
       // Whatever the provider or a tool made of the abort, the reason is what the caller must see.
       throw controller.signal.aborted && controller.signal.reason instanceof AgentError ? controller.signal.reason : err;
     } finally {
+      // The answer is acknowledged only once its turns and costs are committed.
+      this.writes.flush();
       this.slots.release(session.id, chatId);
     }
   }
@@ -185,6 +193,7 @@ export class AgentRuntime {
   }
 
   costSummary(limit: number): CostSummary {
+    this.writes.flush();
     return { totals: this.costs.totals(), sessions: this.costs.topSessions(limit), max_spend_usd: this.meter.maxSpendUsd };
   }
 
@@ -195,6 +204,7 @@ export class AgentRuntime {
     await this.runs.close();
     for (const session of this.sessions.list(this.sessions.size)) this.cancelInFlight(session.id);
     this.sessions.clear();
+    this.writes.close();
   }
 
   private prepare(request: TurnRequest): { session: ApiSession; provider: ReturnType<ProviderRegistry['resolve']> } {

@@ -1,0 +1,230 @@
+import { createServer, request, Agent, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { startChildServer, type ChildServer } from './servers.js';
+import type { ScenarioResult } from './types.js';
+
+/**
+ * The agent runtime under load, the server in a child process:
+ *  (a) offline-provider runs end to end — POST /runs, then the run's event stream read to its
+ *      terminal event — by concurrent clients, each on its own session (one run in flight each);
+ *  (b) 1,000 SSE viewers on runs held in flight by an OpenAI-compatible upstream that answers after
+ *      5 s: every viewer must get its terminal event, and the server's RSS growth per attached
+ *      viewer (after a full GC, before vs with the viewers) must stay within 50 KB.
+ */
+export interface AgentBenchOptions {
+  runSeconds?: number;
+  runClients?: number;
+  viewers?: number;
+  viewersPerRun?: number;
+  upstreamDelayMs?: number;
+}
+
+const TERMINAL = /\nevent: run\.(complete|error|cancelled)\n/;
+
+export async function agentScenarios(options: AgentBenchOptions = {}): Promise<ScenarioResult[]> {
+  return [await offlineRuns(options), await sseViewers(options)];
+}
+
+async function offlineRuns(options: AgentBenchOptions): Promise<ScenarioResult> {
+  const seconds = options.runSeconds ?? 5;
+  const clients = options.runClients ?? 32;
+  const server = await startChildServer('agentd');
+  const agent = new Agent({ keepAlive: true, maxSockets: clients * 2 });
+  try {
+    const api = client(server, agent);
+    const sessions = await Promise.all(Array.from({ length: clients }, async () => (await api.json('POST', '/api/v1/sessions', {})).data.id as string));
+    const latencies: number[] = [];
+    let failures = 0;
+    const worker = async (sessionId: string, until: number) => {
+      while (performance.now() < until) {
+        const started = performance.now();
+        const run = (await api.json('POST', '/api/v1/runs', { message: 'what is 17*23?', session_id: sessionId })).data;
+        const stream = await api.text('GET', `/api/v1/runs/${run.run_id}/events`);
+        if (!stream.includes('event: run.complete')) failures++;
+        latencies.push(performance.now() - started);
+      }
+    };
+    await Promise.all(sessions.map((id) => worker(id, performance.now() + 1000))); // warm-up
+    latencies.length = 0;
+    const cpuBefore = (await probe(server)).cpuMicros;
+    const start = performance.now();
+    await Promise.all(sessions.map((id) => worker(id, start + seconds * 1000)));
+    const elapsed = (performance.now() - start) / 1000;
+    const cpuSeconds = ((await probe(server)).cpuMicros - cpuBefore) / 1e6;
+    const runsPerSecond = latencies.length / elapsed;
+    latencies.sort((a, b) => a - b);
+    return {
+      scenario: `agent: offline runs end to end (POST /runs + event stream to run.complete), ${clients} concurrent clients`,
+      figures: {
+        runs: latencies.length,
+        runs_per_s: Math.round(runsPerSecond),
+        // Runs per second of server CPU: what one core sustains, independent of other load on the machine.
+        runs_per_cpu_s: Math.round(latencies.length / cpuSeconds),
+        p50_ms: round(latencies[Math.floor(latencies.length * 0.5)] ?? 0),
+        p99_ms: round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
+        failures,
+      },
+      goal: 'runs_per_s >= 500 with no failures',
+      met: runsPerSecond >= 500 && failures === 0,
+    };
+  } finally {
+    agent.destroy();
+    await server.close();
+  }
+}
+
+async function sseViewers(options: AgentBenchOptions): Promise<ScenarioResult> {
+  const viewers = options.viewers ?? 1000;
+  const perRun = options.viewersPerRun ?? 10;
+  const runs = Math.ceil(viewers / perRun);
+  const upstream = await startSlowUpstream(options.upstreamDelayMs ?? 5000);
+  const key = 'sk-bench-0123456789abcdefghijklmnop';
+  const server = await startChildServer('agentd', {
+    env: { OPENAI_API_KEY: key },
+    config: {
+      providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: `${upstream.url}/v1` } },
+      network: { allowed_hosts: [upstream.host] },
+    },
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  try {
+    const api = client(server, agent);
+    const runIds: string[] = [];
+    for (let i = 0; i < runs; i++) runIds.push((await api.json('POST', '/api/v1/runs', { message: `question ${i}` })).data.run_id);
+    await waitFor(() => upstream.waiting >= runs);
+    const before = (await probe(server)).rss;
+
+    // Each viewer is its own connection, as each browser tab's EventSource is.
+    const streams = runIds.flatMap((id) => Array.from({ length: perRun }, () => openStream(server, `/api/v1/runs/${id}/events`)));
+    await Promise.all(streams.map((s) => s.started));
+    const attachedInFlight = upstream.answered === 0;
+    const withViewers = (await probe(server)).rss;
+    const results = await Promise.all(streams.map((s) => s.done));
+    const terminal = results.filter((body) => TERMINAL.test(body)).length;
+    const perViewerKb = (withViewers - before) / streams.length / 1024;
+    return {
+      scenario: `agent: ${streams.length} SSE viewers on ${runs} in-flight runs (upstream answers after ${(options.upstreamDelayMs ?? 5000) / 1000} s)`,
+      figures: {
+        viewers: streams.length,
+        terminal_received: terminal,
+        rss_before_mb: round(before / 1048576),
+        rss_with_viewers_mb: round(withViewers / 1048576),
+        rss_per_viewer_kb: round(perViewerKb),
+        attached_while_in_flight: String(attachedInFlight),
+      },
+      goal: 'every viewer gets its terminal event; RSS per viewer <= 50 KB',
+      met: terminal === streams.length && perViewerKb <= 50 && attachedInFlight,
+    };
+  } finally {
+    agent.destroy();
+    await server.close();
+    await upstream.close();
+  }
+}
+
+async function probe(server: ChildServer): Promise<{ rss: number; cpuMicros: number }> {
+  if (!server.probe) throw new Error('bench: the server child cannot report its RSS and CPU time');
+  return server.probe();
+}
+
+function round(value: number): number {
+  return Number(value.toFixed(2));
+}
+
+async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('bench: condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function client(server: ChildServer, agent: Agent) {
+  const send = (method: string, path: string, body?: unknown) =>
+    new Promise<string>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request(`${server.url}${path}`, {
+        method, agent,
+        headers: { authorization: `Bearer ${server.apiKey}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => (res.statusCode! < 300 ? resolve(text) : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`))));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  return {
+    text: send,
+    json: async (method: string, path: string, body?: unknown) => JSON.parse(await send(method, path, body)),
+  };
+}
+
+/** One SSE viewer on its own socket: `started` once run.start arrived, `done` with the whole body. */
+function openStream(server: ChildServer, path: string): { started: Promise<void>; done: Promise<string> } {
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const done = new Promise<string>((resolve, reject) => {
+    const req = request(`${server.url}${path}`, { agent: false, headers: { authorization: `Bearer ${server.apiKey}` } }, (res: IncomingMessage) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+        if (body.includes('event: run.start')) markStarted();
+      });
+      res.on('end', () => {
+        markStarted();
+        resolve(body);
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  return { started, done };
+}
+
+/** An OpenAI-compatible upstream that answers every chat completion after `delayMs`. */
+async function startSlowUpstream(delayMs: number): Promise<{ url: string; host: string; waiting: number; answered: number; close(): Promise<void> }> {
+  const state = { waiting: 0, answered: 0 };
+  const timers = new Set<NodeJS.Timeout>();
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      state.waiting++;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        state.waiting--;
+        state.answered++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({
+          id: `chatcmpl-${state.answered}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'gpt-4.1-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Done.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 },
+        }));
+      }, delayMs);
+      timers.add(timer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
+    get waiting() {
+      return state.waiting;
+    },
+    get answered() {
+      return state.answered;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
