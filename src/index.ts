@@ -4,3 +4,6 @@ export { loadConfig, parseConfig, type LoadedConfig } from './config/load.js';
 export { ConfigError } from './config/errors.js';
 export { configJsonSchema, type Config, type ConfigInput } from './config/schema.js';
 export type { AuditEvent, AuditInput, AuditSink } from './audit/types.js';
+export type { AgentRuntime, ChatReply, CostSummary, TurnRequest } from './agent/runtime.js';
+export type { ApiSession, RunCost, RunEvent, RunEventName, RunRecord, RunStatus } from './agent/types.js';
+export type { RunViewer } from './agent/run-registry.js';
