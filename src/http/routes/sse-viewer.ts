@@ -57,6 +57,11 @@ export class SseViewer implements RunViewer {
    * and the retry hint, and starts the keep-alive pings.
    */
   open(): void {
+    // A client that left while the request was being handled gets no 'close' event any more.
+    if (!this.res.socket || this.res.socket.destroyed) {
+      this.cleanup();
+      return;
+    }
     this.res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
