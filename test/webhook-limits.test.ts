@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryLogger } from '../src/log.js';
 import { WebhookChannel, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
 
@@ -128,6 +129,31 @@ describe('webhook channel: rate-limit memory', () => {
       expect(channel.trackedClients).toBe(10_000);
     } finally {
       agent.destroy();
+    }
+  });
+});
+
+describe('webhook channel: body memory', () => {
+  it('refuses with 503 while 64 MiB of declared bodies are being read, and recovers as reads end', async () => {
+    const channel = await startChannel({ rateLimitPerMinute: 1e9 });
+    const stalled: Socket[] = [];
+    try {
+      for (let i = 0; i < 64; i++) {
+        const socket = connect(channel.port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MIB}\r\n\r\n{`);
+        stalled.push(socket);
+      }
+      // Each uploader holds a reservation of its declared 1 MiB; once all 64 have one, even a
+      // small request is refused before its body is read.
+      await vi.waitFor(async () => expect((await post(channel.port, '{"prompt":"probe"}')).status).toBe(503));
+      const refused = await post(channel.port, '{"prompt":"probe"}');
+      expect(JSON.parse(refused.body)).toEqual({ status: 'error', error: 'Too many request bodies in flight, retry later' });
+
+      stalled.pop()?.destroy();
+      await vi.waitFor(async () => expect((await post(channel.port, '{"prompt":"after"}')).status).toBe(202));
+    } finally {
+      for (const socket of stalled) socket.destroy();
     }
   });
 });

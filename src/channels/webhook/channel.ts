@@ -4,9 +4,10 @@ import { createLogger, type Logger } from '../../log.js';
 import { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
 import { WebhookAudit } from './audit.js';
 import { createClientErrorHandler, createConnectHandler } from './client-errors.js';
+import { ByteBudget } from './byte-budget.js';
 import { Deadlines } from './deadlines.js';
 import { createRequestHandler } from './handler.js';
-import { BODY_TIMEOUT_MS, MAX_TRACKED_CLIENTS, QUEUE_CAPACITY } from './limits.js';
+import { BODY_TIMEOUT_MS, MAX_BODY_BYTES_IN_FLIGHT, MAX_TRACKED_CLIENTS, QUEUE_CAPACITY } from './limits.js';
 import { ReplayGuard } from './replay-guard.js';
 import { RequestIdMemory } from './request-ids.js';
 import { RingBuffer } from './ring-buffer.js';
@@ -59,6 +60,7 @@ export class WebhookChannel {
       queue: this.queue,
       audit,
       log: this.log,
+      bodyBytes: new ByteBudget(MAX_BODY_BYTES_IN_FLIGHT),
       deadlines: this.deadlines,
       now,
       replay: options.requireTimestamp ? new ReplayGuard() : null,

@@ -5,6 +5,7 @@ import { clientIp } from '../../security/client-ip.js';
 import type { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
 import type { WebhookAudit } from './audit.js';
 import { readBody } from './body.js';
+import type { ByteBudget } from './byte-budget.js';
 import type { Deadlines } from './deadlines.js';
 import { MAX_BODY_BYTES, RETRY_AFTER_SECONDS } from './limits.js';
 import { parsePayload } from './payload.js';
@@ -23,6 +24,8 @@ export interface HandlerDeps {
   queue: RingBuffer<WebhookMessage>;
   audit: WebhookAudit;
   log: Logger;
+  /** Body bytes held by all reads together. */
+  bodyBytes: ByteBudget;
   /** Body-read timeouts (the channel starts and stops their sweep with the listener). */
   deadlines: Deadlines;
   now: () => number;
@@ -72,6 +75,10 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
  * before any byte is read, because the signature needs the whole body: verifying first would let
  * anyone make us buffer and hash an arbitrarily large body. With a secret set, only a verified body
  * is parsed, so an unauthenticated client never reaches the JSON parser.
+ *
+ * One step is ours, not the spec's: before the body is read, its declared length must fit in the
+ * budget of body bytes held by all requests together (503 otherwise), so memory stays bounded
+ * however many clients upload at once.
  */
 async function handle(
   deps: HandlerDeps,
@@ -103,8 +110,12 @@ async function handle(
       return refuse(413, 'Request body too large (limit 1 MiB)');
   }
 
+  if (!deps.bodyBytes.tryReserve(declared.bytes)) {
+    return refuse(503, 'Too many request bodies in flight, retry later', { 'retry-after': '1' });
+  }
   if (expectContinue) res.writeContinue();
   const body = await readBody(req, declared.bytes, deps.deadlines);
+  deps.bodyBytes.release(declared.bytes);
   if (body.kind === 'aborted') {
     // The client is gone, or the client-error handler is answering the truncated request and
     // closes the socket itself once the answer is out.

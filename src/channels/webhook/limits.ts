@@ -10,6 +10,11 @@ export const MAX_SENDER_CHARS = 64;
 export const QUEUE_CAPACITY = 1000;
 /** Client IPs the rate limiter remembers; past this the least recently seen is forgotten. */
 export const MAX_TRACKED_CLIENTS = 10_000;
+/**
+ * Body bytes all requests together may hold while being read: 64 requests of the full 1 MiB, or
+ * tens of thousands of typical small ones. Past it a request is answered 503 before its body is read.
+ */
+export const MAX_BODY_BYTES_IN_FLIGHT = 64 * MAX_BODY_BYTES;
 /** How long a client may take to send the body once the headers have arrived. */
 export const BODY_TIMEOUT_MS = 10_000;
 /** The value of Retry-After on 429: the length of the sliding window, as the spec says. */
