@@ -177,7 +177,7 @@ export class AgentLoop {
   /**
    * Stores the user turn and, when there is one, the answer — in one transaction. A failed or
    * cancelled turn still records what the user asked. A storage failure must not replace the
-   * turn's own outcome, so it is swallowed here (the database is only gone at shutdown).
+   * turn's own outcome, so it is logged rather than thrown.
    */
   private store(input: AgentTurnInput, askedAt: string, answer: string | null): void {
     const provider = input.provider.name;
