@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
-import { newId } from '../security/tokens.js';
 import type { Database } from '../storage/database.js';
-import { excerpt } from './preview.js';
-import { matchExpression, queryWords } from './query.js';
+import { scopeToken } from './query.js';
+import { readVarints } from './ranking.js';
+import { DEFAULT_SEARCH_TUNING, TURN_COLUMNS, TurnSearch, type SearchTuning, type TurnRow } from './search.js';
 import type { NewTurn, SearchOptions, SearchResult, Turn, TurnRole, TurnStore } from './types.js';
 
 const ROLES: ReadonlySet<string> = new Set<TurnRole>(['user', 'assistant', 'system', 'tool']);
@@ -10,122 +12,102 @@ const MAX_SESSION_ID_CHARS = 256;
 const DAY_MS = 86_400_000;
 
 /**
- * Ranking looks at the newest matches only, at most this many. bm25 has to be computed for every
- * row it orders, so ranking all 500,000 matches of a very common word would take hundreds of
- * milliseconds; the bounded set keeps the worst query in the tens of milliseconds (see
- * bench/memory.ts) and every rarer word is ranked over all its matches. bm25 itself still uses
- * statistics of the whole index.
+ * Cleanup deletes in transactions of at most `CLEANUP_BATCH` rows and yields to the event loop
+ * between them. The row count alone would not bound the pause: a secure delete from a large index
+ * costs up to a millisecond per turn, and FTS5 does that work when the transaction commits. So the
+ * batch size adapts after each transaction to take about `CLEANUP_SLICE_MS`; index merges make
+ * some commits take two to three times that, which still stays well under the 50 ms we allow.
  */
-export const SEARCH_CANDIDATES = 2_000;
-
-/** Rows per cleanup transaction: small enough that one batch holds the writer for a few ms. */
 export const CLEANUP_BATCH = 1_000;
-
-interface TurnRow {
-  seq: number;
-  id: string;
-  session_id: string;
-  role: TurnRole;
-  content: string;
-  provider: string | null;
-  timestamp: string;
-  pinned: number;
-}
-
-interface SearchRow extends TurnRow {
-  score: number;
-}
+export const CLEANUP_SLICE_MS = 10;
+const FIRST_CLEANUP_BATCH = 8;
 
 export interface SqliteTurnStoreOptions {
   /** Clock for default timestamps and age cleanup (tests). */
   now?: () => number;
-  /** Override of SEARCH_CANDIDATES (benchmarks). */
-  searchCandidates?: number;
+  /** Search knobs (benchmarks and tests). */
+  search?: Partial<SearchTuning>;
   /** Override of CLEANUP_BATCH (tests). */
   cleanupBatch?: number;
+  /** Override of CLEANUP_SLICE_MS (tests). */
+  cleanupSliceMs?: number;
 }
 
-const TURN_COLUMNS = 't.seq, t.id, t.session_id, t.role, t.content, t.provider, t.timestamp, t.pinned';
+interface IndexedRow {
+  seq: number;
+  session_id: string;
+  content: string;
+}
 
 /**
- * The SQL of a search: the newest `candidates` matches are scored (-bm25, higher is better; the
- * scope column has weight 0 so it never changes a score), the best `limit` of them are joined to
- * their turns. Exported so the benchmark runs exactly this query directly.
+ * Conversation memory on the service's SQLite file. Every write that changes indexed text changes
+ * the FTS5 row in the same transaction: insert adds it, delete removes it with the exact old
+ * values (which a contentless table needs), an upsert does both; pinning touches only `turns`.
  */
-export const SEARCH_SQL = `
-  WITH candidates AS (
-    SELECT rowid AS seq, -bm25(turns_fts, 1.0, 0.0) AS score
-    FROM turns_fts WHERE turns_fts MATCH @match
-    ORDER BY rowid DESC LIMIT @candidates
-  ), best AS (
-    SELECT seq, score FROM candidates ORDER BY score DESC, seq DESC LIMIT @limit
-  )
-  SELECT ${TURN_COLUMNS}, best.score AS score
-  FROM best JOIN turns t ON t.seq = best.seq
-  WHERE @session_id IS NULL OR t.session_id = @session_id
-  ORDER BY best.score DESC, best.seq DESC`;
-
-/** Conversation memory on the service's SQLite file, with an FTS5 index kept in step by triggers. */
 export class SqliteTurnStore implements TurnStore {
   private readonly db: BetterSqlite3.Database;
   private readonly now: () => number;
-  private readonly searchCandidates: number;
   private readonly cleanupBatch: number;
+  private readonly cleanupSliceMs: number;
+  private readonly searcher: TurnSearch;
   private readonly stmt;
 
   constructor(private readonly database: Database, options: SqliteTurnStoreOptions = {}) {
     this.db = database.db;
     this.now = options.now ?? Date.now;
-    this.searchCandidates = options.searchCandidates ?? SEARCH_CANDIDATES;
     this.cleanupBatch = options.cleanupBatch ?? CLEANUP_BATCH;
+    this.cleanupSliceMs = options.cleanupSliceMs ?? CLEANUP_SLICE_MS;
+    this.searcher = new TurnSearch(this.db, { ...DEFAULT_SEARCH_TUNING, ...options.search });
     const db = this.db;
     this.stmt = {
       insert: db.prepare(`INSERT INTO turns (id, session_id, role, content, provider, timestamp, pinned)
-        VALUES (@id, @session_id, @role, @content, @provider, @timestamp, @pinned)`),
+        VALUES (@id, @session_id, @role, @content, @provider, @timestamp, 0)`),
+      indexInsert: db.prepare('INSERT INTO turns_fts (rowid, body, scope) VALUES (?, ?, ?)'),
+      indexDelete: db.prepare(`INSERT INTO turns_fts (turns_fts, rowid, body, scope) VALUES ('delete', ?, ?, ?)`),
       update: db.prepare(`UPDATE turns SET session_id = @session_id, role = @role, content = @content,
-        provider = @provider, timestamp = @timestamp WHERE id = @id`),
+        provider = @provider, timestamp = @timestamp WHERE seq = @seq`),
       get: db.prepare(`SELECT ${TURN_COLUMNS} FROM turns t WHERE t.id = ?`),
+      indexed: db.prepare('SELECT seq, session_id, content FROM turns WHERE id = ?'),
       history: db.prepare(`SELECT * FROM (
           SELECT ${TURN_COLUMNS} FROM turns t WHERE t.session_id = ? ORDER BY t.seq DESC LIMIT ?
         ) ORDER BY seq ASC`),
-      search: db.prepare(SEARCH_SQL),
       setPinned: db.prepare('UPDATE turns SET pinned = ? WHERE id = ?'),
-      delete: db.prepare('DELETE FROM turns WHERE id = ?'),
-      count: db.prepare('SELECT count(*) AS n FROM turns'),
-      deleteSessionBatch: db.prepare(`DELETE FROM turns WHERE seq IN (
-          SELECT seq FROM turns WHERE session_id = ? AND pinned = 0 LIMIT ?)`),
-      deleteOldBatch: db.prepare(`DELETE FROM turns WHERE seq IN (
-          SELECT seq FROM turns WHERE pinned = 0 AND timestamp < ? ORDER BY timestamp LIMIT ?)`),
+      deleteRow: db.prepare('DELETE FROM turns WHERE seq = ?'),
+      averages: db.prepare('SELECT block FROM turns_fts_data WHERE id = 1'),
+      sessionBatch: db.prepare('SELECT seq, session_id, content FROM turns WHERE session_id = ? AND pinned = 0 LIMIT ?'),
+      oldBatch: db.prepare(`SELECT seq, session_id, content FROM turns
+        WHERE pinned = 0 AND timestamp < ? ORDER BY timestamp LIMIT ?`),
     };
   }
 
   add(turn: NewTurn): Turn {
-    const row = this.newRow(turn, newId('turn'));
-    this.stmt.insert.run(row);
-    return toTurn(row);
+    return this.addMany([turn])[0]!;
   }
 
-  /** Store many turns in one transaction (all or none). */
   addMany(turns: readonly NewTurn[]): Turn[] {
-    const rows = turns.map((turn) => this.newRow(turn, newId('turn')));
+    const rows = turns.map((turn) => this.newRow(turn, turnId()));
     this.database.transaction(() => {
-      for (const row of rows) this.stmt.insert.run(row);
+      for (const row of rows) {
+        row.seq = Number(this.stmt.insert.run(row).lastInsertRowid);
+        this.stmt.indexInsert.run(row.seq, row.content, scopeToken(row.session_id));
+      }
     });
     return rows.map(toTurn);
   }
 
-  /**
-   * Insert the turn with this id, or replace its session, role, content, provider and timestamp
-   * (the pinned state is kept). An UPDATE, never a delete-and-insert, so the index row is replaced
-   * by the trigger in the same statement and no orphan can remain.
-   */
   upsert(turn: NewTurn & { id: string }): Turn {
     const row = this.newRow(turn, turn.id);
     return this.database.transaction(() => {
-      if (this.stmt.update.run(row).changes === 0) this.stmt.insert.run(row);
-      const stored = this.get(turn.id);
-      if (!stored) throw new Error('upserted turn vanished');
-      return stored;
+      const old = this.stmt.indexed.get(turn.id) as IndexedRow | undefined;
+      if (old) {
+        this.unindex(old);
+        this.stmt.update.run({ ...row, seq: old.seq });
+        this.stmt.indexInsert.run(old.seq, row.content, scopeToken(row.session_id));
+      } else {
+        const seq = Number(this.stmt.insert.run(row).lastInsertRowid);
+        this.stmt.indexInsert.run(seq, row.content, scopeToken(row.session_id));
+      }
+      return this.get(turn.id)!;
     });
   }
 
@@ -135,29 +117,12 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   history(sessionId: string, limit: number): Turn[] {
-    return (this.stmt.history.all(sessionId, positiveInt(limit, 'limit')) as TurnRow[]).map(toTurn);
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    return (this.stmt.history.all(sessionId, limit) as TurnRow[]).map(toTurn);
   }
 
   search(query: string, options: SearchOptions): SearchResult[] {
-    const words = queryWords(query);
-    const match = matchExpression(words, options.sessionId);
-    if (match === null) return [];
-    const rows = this.stmt.search.all({
-      match,
-      candidates: this.searchCandidates,
-      limit: positiveInt(options.limit, 'limit'),
-      session_id: options.sessionId ?? null,
-    }) as SearchRow[];
-    return rows.map((row) => ({
-      id: row.id,
-      session_id: row.session_id,
-      role: row.role,
-      provider: row.provider,
-      timestamp: row.timestamp,
-      pinned: row.pinned === 1,
-      preview: excerpt(row.content, words),
-      score: row.score,
-    }));
+    return this.searcher.search(query, options);
   }
 
   setPinned(id: string, pinned: boolean): Turn | null {
@@ -166,17 +131,28 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   delete(id: string): boolean {
-    return this.stmt.delete.run(id).changes > 0;
+    return this.database.transaction(() => {
+      const row = this.stmt.indexed.get(id) as IndexedRow | undefined;
+      if (!row) return false;
+      this.remove(row);
+      return true;
+    });
   }
 
+  /**
+   * The index keeps a row count in its averages record, and every turn has exactly one index row,
+   * so this is exact and O(1); `count(*)` walks a whole b-tree (~35 ms for a million turns), too
+   * slow for a status endpoint the console polls.
+   */
   count(): number {
-    return (this.stmt.count.get() as { n: number }).n;
+    const averages = this.stmt.averages.get() as { block: Buffer } | undefined;
+    return averages ? (readVarints(averages.block)[0] ?? 0) : 0;
   }
 
   async cleanupSessions(sessionIds: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number> {
     let removed = 0;
     for (const sessionId of new Set(sessionIds)) {
-      removed += await this.inBatches((batch) => this.stmt.deleteSessionBatch.run(sessionId, batch).changes, options.signal);
+      removed += await this.removeInSlices((limit) => this.stmt.sessionBatch.all(sessionId, limit) as IndexedRow[], options.signal);
     }
     return removed;
   }
@@ -184,25 +160,44 @@ export class SqliteTurnStore implements TurnStore {
   async cleanupOlderThan(days: number, options: { signal?: AbortSignal } = {}): Promise<number> {
     if (!(days > 0)) throw new RangeError('days must be a positive number');
     const cutoff = new Date(this.now() - days * DAY_MS).toISOString();
-    return this.inBatches((batch) => this.stmt.deleteOldBatch.run(cutoff, batch).changes, options.signal);
+    return this.removeInSlices((limit) => this.stmt.oldBatch.all(cutoff, limit) as IndexedRow[], options.signal);
   }
 
   /**
-   * Run `step` (one batch, one transaction) until it removes less than a full batch, yielding to
-   * the event loop between batches so requests are served while a large cleanup runs.
+   * Remove what `select(n)` yields (up to n rows), one transaction per call, yielding to the event
+   * loop in between, until it yields less than asked. The next size is scaled by how long the last
+   * transaction took, commit included, against the slice budget.
    */
-  private async inBatches(step: (batch: number) => number, signal?: AbortSignal): Promise<number> {
+  private async removeInSlices(select: (limit: number) => IndexedRow[], signal?: AbortSignal): Promise<number> {
     let removed = 0;
+    let size = Math.min(FIRST_CLEANUP_BATCH, this.cleanupBatch);
     for (;;) {
       if (signal?.aborted || !this.db.open) return removed;
-      const changes = this.database.transaction(() => step(this.cleanupBatch));
-      removed += changes;
-      if (changes < this.cleanupBatch) return removed;
+      const started = performance.now();
+      const rows = this.database.transaction(() => {
+        const batch = select(size);
+        for (const row of batch) this.remove(row);
+        return batch.length;
+      });
+      const elapsed = performance.now() - started;
+      removed += rows;
+      if (rows < size) return removed;
+      const scaled = Math.floor(size * (this.cleanupSliceMs / Math.max(elapsed, 0.1)));
+      size = Math.max(1, Math.min(this.cleanupBatch, scaled, size * 2));
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
-  private newRow(turn: NewTurn, id: string): TurnRow & { pinned: number } {
+  private remove(row: IndexedRow): void {
+    this.unindex(row);
+    this.stmt.deleteRow.run(row.seq);
+  }
+
+  private unindex(row: IndexedRow): void {
+    this.stmt.indexDelete.run(row.seq, row.content, scopeToken(row.session_id));
+  }
+
+  private newRow(turn: NewTurn, id: string): TurnRow {
     if (typeof turn.session_id !== 'string' || turn.session_id === '' || turn.session_id.length > MAX_SESSION_ID_CHARS) {
       throw new TypeError(`session_id must be a non-empty string of at most ${MAX_SESSION_ID_CHARS} characters`);
     }
@@ -220,6 +215,15 @@ export class SqliteTurnStore implements TurnStore {
       pinned: 0,
     };
   }
+}
+
+/**
+ * Turn ids start with the creation time, so new ids land at the end of the id index instead of at
+ * random places in it (a third less CPU when loading a million turns); the random part keeps them
+ * unguessable. Still opaque to clients.
+ */
+function turnId(): string {
+  return `turn_${Date.now().toString(36).padStart(9, '0')}${randomBytes(12).toString('base64url')}`;
 }
 
 function toTurn(row: TurnRow): Turn {
@@ -243,9 +247,4 @@ function normaliseTimestamp(value: string | undefined, now: () => number): strin
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) throw new TypeError('timestamp must be an ISO 8601 date-time');
   return new Date(ms).toISOString();
-}
-
-function positiveInt(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-  return value;
 }

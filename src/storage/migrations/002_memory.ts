@@ -4,17 +4,14 @@ import type { Migration } from './types.js';
  * Conversation turns and their full-text index.
  *
  * - `seq` is the turn's rowid and the key of its index row. AUTOINCREMENT means a rowid is never
- *   reused, so even a stray index row could never point at a later, unrelated turn.
- * - `turns_fts` is contentless (`content=''`): the text lives once, in `turns`. Each index row has
- *   two columns: `body` (the words) and `scope`, a single token `s<hex of session_id>` so a
- *   session-scoped search is an index intersection rather than a scan of every match.
- * - The index is kept in step by triggers, so an insert, delete or content change and its index
- *   change are one statement, hence one transaction, whoever issues it. The update trigger fires
- *   only for `seq`, `content` and `session_id`: pinning never rewrites the index row.
- * - A contentless row can only be removed by handing FTS5 the exact old values, which the delete
- *   trigger does from `old.*`. `INSERT OR REPLACE` would delete the old row without firing delete
- *   triggers (unless recursive_triggers is on) and orphan its index row, so an insert whose id or
- *   seq already exists is refused outright; the store's upsert is UPDATE-then-INSERT instead.
+ *   reused, so a stray index row could never point at a later, unrelated turn.
+ * - `turns_fts` is contentless (`content=''`): the text is stored once, in `turns`. Each index row
+ *   has two columns: `body` (the words) and `scope`, one token `s<HEX of session_id>`, so a
+ *   session-scoped search is an index intersection rather than a filter over every match.
+ * - The store (`SqliteTurnStore`) writes the index row in the same transaction as the turn, and
+ *   removes it by handing FTS5 the exact old values. Not triggers: a statement with a trigger runs
+ *   under a statement savepoint, and FTS5 flushes its pending index data at every savepoint, which
+ *   made bulk inserts twice as slow (one tiny index segment per row, then merges).
  * - FTS5 `secure-delete` removes a deleted row's tokens from the index b-tree at once (otherwise
  *   they stay in old segments until a merge); with `PRAGMA secure_delete` zeroing freed space, the
  *   deleted text does not remain in the file.
@@ -41,28 +38,5 @@ export const memoryMigration: Migration = {
       body, scope, content = '', tokenize = 'unicode61 remove_diacritics 2'
     );
     INSERT INTO turns_fts (turns_fts, rank) VALUES ('secure-delete', 1);
-
-    CREATE TRIGGER turns_refuse_replace BEFORE INSERT ON turns
-      WHEN EXISTS (SELECT 1 FROM turns WHERE id = new.id OR seq = new.seq)
-    BEGIN
-      SELECT RAISE(ABORT, 'turn already exists');
-    END;
-
-    CREATE TRIGGER turns_fts_insert AFTER INSERT ON turns BEGIN
-      INSERT INTO turns_fts (rowid, body, scope)
-        VALUES (new.seq, new.content, 's' || hex(new.session_id));
-    END;
-
-    CREATE TRIGGER turns_fts_delete AFTER DELETE ON turns BEGIN
-      INSERT INTO turns_fts (turns_fts, rowid, body, scope)
-        VALUES ('delete', old.seq, old.content, 's' || hex(old.session_id));
-    END;
-
-    CREATE TRIGGER turns_fts_update AFTER UPDATE OF seq, content, session_id ON turns BEGIN
-      INSERT INTO turns_fts (turns_fts, rowid, body, scope)
-        VALUES ('delete', old.seq, old.content, 's' || hex(old.session_id));
-      INSERT INTO turns_fts (rowid, body, scope)
-        VALUES (new.seq, new.content, 's' || hex(new.session_id));
-    END;
   `,
 };

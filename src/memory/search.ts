@@ -1,0 +1,168 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { excerpt } from './preview.js';
+import { ftsString, matchExpression, queryWords } from './query.js';
+import { bm25Score, idf, readVarints, wordCounter } from './ranking.js';
+import type { SearchOptions, SearchResult, TurnRole } from './types.js';
+
+/** Knobs of the search; the defaults are what bench/memory.ts measured on a million turns. */
+export interface SearchTuning {
+  /**
+   * Ranking looks at the newest matches only, at most this many: scoring every match of a word
+   * found in most turns is what makes a search slow. Rarer words are ranked over all their matches.
+   */
+  candidates: number;
+  /**
+   * When every word (and the session, when scoped) occurs in at most this many turns, FTS5's own
+   * bm25() ranks; above it, bm25 is computed here with a bounded frequency count (see ranking.ts).
+   */
+  ftsRankMaxDocs: number;
+  /**
+   * To estimate how many turns contain a word above `ftsRankMaxDocs`: how many of its newest
+   * matches to look at (their share of the rows they span, scaled to all rows).
+   */
+  frequencySampleHits: number;
+  /** Characters of each candidate's text counted for word frequencies on the second path. */
+  countedChars: number;
+}
+
+export const DEFAULT_SEARCH_TUNING: SearchTuning = {
+  candidates: 2_000,
+  ftsRankMaxDocs: 20_000,
+  frequencySampleHits: 1_000,
+  countedChars: 20_000,
+};
+
+export interface TurnRow {
+  seq: number;
+  id: string;
+  session_id: string;
+  role: TurnRole;
+  content: string;
+  provider: string | null;
+  timestamp: string;
+  pinned: number;
+}
+
+export const TURN_COLUMNS = 't.seq, t.id, t.session_id, t.role, t.content, t.provider, t.timestamp, t.pinned';
+
+/**
+ * The first path: FTS5 ranks. The newest `candidates` matches are scored with -bm25 (the scope
+ * column has weight 0, so scoping never changes a score) and the best `limit` are joined to their
+ * turns. Exported so the benchmark can run exactly this SQL directly.
+ */
+export const FTS_RANK_SQL = `
+  WITH candidates AS (
+    SELECT rowid AS seq, -bm25(turns_fts, 1.0, 0.0) AS score
+    FROM turns_fts WHERE turns_fts MATCH @match
+    ORDER BY rowid DESC LIMIT @candidates
+  ), best AS (
+    SELECT seq, score FROM candidates ORDER BY score DESC, seq DESC LIMIT @limit
+  )
+  SELECT ${TURN_COLUMNS}, best.score AS score
+  FROM best JOIN turns t ON t.seq = best.seq
+  WHERE @session_id IS NULL OR t.session_id = @session_id
+  ORDER BY best.score DESC, best.seq DESC`;
+
+/** The second path's candidates: newest matches with their lengths and (the start of) their text. */
+const OWN_CANDIDATES_SQL = `
+  SELECT c.seq AS seq, d.sz AS sz, substr(t.content, 1, @chars) AS text
+  FROM (SELECT rowid AS seq FROM turns_fts WHERE turns_fts MATCH @match ORDER BY rowid DESC LIMIT @candidates) c
+  JOIN turns t ON t.seq = c.seq
+  JOIN turns_fts_docsize d ON d.id = c.seq
+  WHERE @session_id IS NULL OR t.session_id = @session_id`;
+
+type Statement = BetterSqlite3.Statement;
+
+/** Full-text search over `turns_fts`: all words required, any order, best bm25 first. */
+export class TurnSearch {
+  private readonly stmt: Record<string, Statement>;
+
+  constructor(db: BetterSqlite3.Database, private readonly tuning: SearchTuning = DEFAULT_SEARCH_TUNING) {
+    this.stmt = {
+      ftsRank: db.prepare(FTS_RANK_SQL),
+      ownCandidates: db.prepare(OWN_CANDIDATES_SQL),
+      bySeq: db.prepare(`SELECT ${TURN_COLUMNS} FROM turns t WHERE t.seq = ?`),
+      countMatches: db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)'),
+      countSession: db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM turns WHERE session_id = ? LIMIT ?)'),
+      // Newest first is the order FTS5 reads fastest; a `rowid >` range is not, it walks the doclist.
+      oldestOfNewest: db.prepare(`SELECT min(seq) AS n FROM (
+          SELECT rowid AS seq FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`),
+      countRowsFrom: db.prepare('SELECT count(*) AS n FROM turns WHERE seq >= ?'),
+      averages: db.prepare('SELECT block FROM turns_fts_data WHERE id = 1'),
+    };
+  }
+
+  search(query: string, options: SearchOptions): SearchResult[] {
+    if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be a positive integer');
+    const words = queryWords(query);
+    const match = matchExpression(words, options.sessionId);
+    if (match === null) return [];
+    const bound = this.tuning.ftsRankMaxDocs + 1;
+    const docs = words.map((word) => this.count('countMatches', `body : ${ftsString(word)}`, bound));
+    if (docs.includes(0)) return [];
+    const sessionRows = options.sessionId === undefined ? 0 : this.count('countSession', options.sessionId, bound);
+    if (options.sessionId !== undefined && sessionRows === 0) return [];
+    const params = {
+      match,
+      candidates: Math.max(this.tuning.candidates, options.limit),
+      limit: options.limit,
+      session_id: options.sessionId ?? null,
+    };
+    const cheap = docs.every((n) => n < bound) && sessionRows < bound;
+    const rows = cheap ? (this.stmt.ftsRank!.all(params) as (TurnRow & { score: number })[]) : this.rankHere(words, docs, params);
+    return rows.map((row) => ({
+      id: row.id,
+      session_id: row.session_id,
+      role: row.role,
+      provider: row.provider,
+      timestamp: row.timestamp,
+      pinned: row.pinned === 1,
+      preview: excerpt(row.content, words),
+      score: row.score,
+    }));
+  }
+
+  /** The second path: bm25 over the newest candidates with bounded frequency counts. */
+  private rankHere(
+    words: string[],
+    docs: number[],
+    params: { match: string; candidates: number; limit: number; session_id: string | null },
+  ): (TurnRow & { score: number })[] {
+    const averages = this.stmt.averages!.get() as { block: Buffer } | undefined;
+    if (!averages) return [];
+    const [rows = 0, ...columnTokens] = readVarints(averages.block);
+    if (rows === 0) return [];
+    const averageTokens = columnTokens.reduce((a, b) => a + b, 0) / rows;
+    const idfs = words.map((word, i) =>
+      idf(rows, docs[i]! <= this.tuning.ftsRankMaxDocs ? docs[i]! : this.estimateDocs(`body : ${ftsString(word)}`, rows)));
+    const count = wordCounter(words);
+    const candidates = this.stmt.ownCandidates!.all({ ...params, chars: this.tuning.countedChars }) as { seq: number; sz: Buffer; text: string }[];
+    const scored = candidates.map((c) => {
+      const rowTokens = readVarints(c.sz).reduce((a, b) => a + b, 0);
+      return { seq: c.seq, score: bm25Score(idfs, count(c.text), rowTokens, averageTokens) };
+    });
+    scored.sort((a, b) => b.score - a.score || b.seq - a.seq);
+    return scored.slice(0, params.limit).flatMap(({ seq, score }) => {
+      const row = this.stmt.bySeq!.get(seq) as TurnRow | undefined;
+      return row ? [{ ...row, score }] : [];
+    });
+  }
+
+  /**
+   * How many turns contain a phrase known to be in more than `ftsRankMaxDocs` of them: the share
+   * its newest `frequencySampleHits` matches have of the rows they span, scaled to all rows. Such
+   * a word's IDF is small and changes slowly with its frequency, so the estimate ranks like the
+   * exact count would.
+   */
+  private estimateDocs(phrase: string, rows: number): number {
+    const hits = this.tuning.frequencySampleHits;
+    const oldest = (this.stmt.oldestOfNewest!.get(phrase, hits) as { n: number | null }).n;
+    const spanned = oldest === null ? 0 : this.count('countRowsFrom', oldest);
+    const estimate = spanned > 0 ? Math.round((Math.min(hits, spanned) / spanned) * rows) : rows;
+    return Math.min(rows, Math.max(this.tuning.ftsRankMaxDocs + 1, estimate));
+  }
+
+  private count(statement: string, ...args: unknown[]): number {
+    return (this.stmt[statement]!.get(...args) as { n: number }).n;
+  }
+}
