@@ -146,12 +146,13 @@ describe('webhook channel: body memory', () => {
       }
       // Each uploader holds a reservation of its declared 1 MiB; once all 64 have one, even a
       // small request is refused before its body is read.
-      await vi.waitFor(async () => expect((await post(channel.port, '{"prompt":"probe"}')).status).toBe(503));
+      const probe = async () => (await post(channel.port, '{"prompt":"probe"}')).status;
+      await vi.waitFor(async () => expect(await probe()).toBe(503), { timeout: 5000 });
       const refused = await post(channel.port, '{"prompt":"probe"}');
       expect(JSON.parse(refused.body)).toEqual({ status: 'error', error: 'Too many request bodies in flight, retry later' });
 
       stalled.pop()?.destroy();
-      await vi.waitFor(async () => expect((await post(channel.port, '{"prompt":"after"}')).status).toBe(202));
+      await vi.waitFor(async () => expect(await probe()).toBe(202), { timeout: 5000 });
     } finally {
       for (const socket of stalled) socket.destroy();
     }

@@ -165,7 +165,7 @@ describe('webhook channel: malformed framing is answered, never dropped', () => 
         });
       });
     });
-    await vi.waitFor(() => expect(channel.openConnections).toBe(0));
+    await vi.waitFor(() => expect(channel.openConnections).toBe(0), { timeout: 5000 });
     expect(channel.pending).toBe(0);
     expect(single(await raw(channel.port, validRequest, { until: (t) => t.includes('queued') })).status).toBe(202);
   });
@@ -176,7 +176,7 @@ describe('webhook channel: slow bodies', () => {
     const channel = await startChannel({ bodyTimeoutMs: 300 });
     const text = await raw(channel.port, post('Content-Length: 100') + '{"prompt":"partial');
     expectEnvelope(single(text), 408, 'Request body not received in time');
-    await vi.waitFor(() => expect(channel.openConnections).toBe(0));
+    await vi.waitFor(() => expect(channel.openConnections).toBe(0), { timeout: 5000 });
     expect(channel.pending).toBe(0);
   });
 
@@ -190,7 +190,7 @@ describe('webhook channel: slow bodies', () => {
     });
     clearInterval(timer);
     expectEnvelope(single(text), 408);
-    await vi.waitFor(() => expect(channel.openConnections).toBe(0));
+    await vi.waitFor(() => expect(channel.openConnections).toBe(0), { timeout: 5000 });
   });
 });
 
