@@ -2,9 +2,11 @@ import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
 import { AuditLog } from './audit/store.js';
 import { AuditSampler } from './audit/sampler.js';
+import { WebhookService } from './channels/webhook-service.js';
+import { runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
-import { agentRoutes, memoryRoutes, systemRoutes } from './http/routes/index.js';
+import { agentRoutes, diagnosticsRoutes, memoryRoutes, systemRoutes } from './http/routes/index.js';
 import { createClient, endGatewaySession, installGateway } from './gateway/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
@@ -53,6 +55,10 @@ export interface App {
   /** Sessions, chat, runs and costs; the scheduler and webhook start runs through it. */
   readonly agent: AgentRuntime;
   readonly http: ReturnType<typeof createHttpServer>['app'];
+  /** The webhook channel when `webhook.enabled` (started by `listen()`). */
+  readonly webhook: WebhookService | null;
+  /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
+  diagnostics(): DiagnosticsReport;
   /** The generated API key when this start bootstrapped a new config file. */
   readonly bootstrapKey: string | null;
   /** Start listening; resolves with the base URL (`http://host:port`). */
@@ -100,6 +106,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
   const agent = new AgentRuntime({ db, memory, tools, providers, audit, config, log, now, onSessionEnd: endGatewaySession });
+  const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent }) : null;
 
   if (config.api.api_key === '') {
     log.warn('api.api_key is empty and SERVICE_API_KEY is not set: every request will be refused with 401');
@@ -136,6 +143,20 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     }),
   });
   memoryRoutes(http, { memory, audit });
+  const diagnostics = (): DiagnosticsReport =>
+    runDiagnostics({
+      config,
+      home,
+      configPath: loaded.configPath || null,
+      apiKeyFromEnv: loaded.apiKeyFromEnv,
+      providers: providers.list().map((info) => ({ ...info, reason: providers.get(info.name)?.unavailableReason() ?? null })),
+      tools: tools.list().map((t) => t.name),
+      memory: { turnCount: memory.count(), journalMode: String(db.db.pragma('journal_mode', { simple: true })) },
+      webhook: webhook?.state() ?? null,
+      runtime: { nodeVersion: process.version, uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: agent.sessions.size, runsInFlight: agent.inFlight },
+      stdinIsTty: Boolean(process.stdin.isTTY),
+    });
+  diagnosticsRoutes(http, { diagnostics });
   const streams = agentRoutes(http, { agent, providers, tools, memory, audit, pingIntervalMs: options.ssePingIntervalMs });
 
   let url = '';
@@ -145,8 +166,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const close = async (): Promise<void> => {
     closing ??= (async () => {
       try {
-        // Runs in flight end (terminal event stored and sent) before the listener and database close.
+        // The webhook listener stops taking messages at once; runs in flight end (terminal event
+        // stored and sent) before the listener and database close.
+        const webhookStopped = webhook?.stop();
         await agent.close();
+        await webhookStopped;
         streams.closeAll();
         await http.close();
         await stopRetention();
@@ -168,6 +192,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     tools,
     agent,
     http,
+    webhook,
+    diagnostics,
     bootstrapKey: loaded.bootstrapKey,
     get url() {
       return url;
@@ -181,6 +207,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
       port = typeof address === 'object' && address ? address.port : config.api.port;
       const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
       url = `http://${host}:${port}`;
+      await webhook?.start();
       return url;
     },
     close,

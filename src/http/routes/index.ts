@@ -1,3 +1,4 @@
 export { systemRoutes } from './system.js';
 export { memoryRoutes } from './memory.js';
 export { agentRoutes, type AgentRoutesContext } from './agent.js';
+export { diagnosticsRoutes } from './diagnostics.js';

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryLogger } from '../log.js';
+import { ChannelDispatcher, type ChannelRunner } from './channel-dispatcher.js';
+import type { RunRecord } from './types.js';
+
+/** A runner whose runs finish only when the test says so. */
+function scriptedRunner() {
+  const started: { sessionId: string; message: string; finish: (response: string) => void }[] = [];
+  const runner: ChannelRunner = {
+    startChannelRun({ sessionId, message }) {
+      let finish!: (response: string) => void;
+      const done = new Promise<RunRecord>((resolve) => {
+        finish = (response) => resolve({ run_id: `r${started.length}`, response } as RunRecord);
+      });
+      const run_id = `r${started.length}`;
+      started.push({ sessionId, message, finish });
+      finished.set(run_id, done);
+      return { run_id } as RunRecord;
+    },
+    whenRunFinished: (runId) => finished.get(runId)!,
+  };
+  const finished = new Map<string, Promise<RunRecord>>();
+  return { runner, started };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('ChannelDispatcher', () => {
+  it('runs one message per sender at a time, in order, and sends each reply', async () => {
+    const inbox = [
+      { sender: 'a', content: 'a1' }, { sender: 'b', content: 'b1' }, { sender: 'a', content: 'a2' },
+    ];
+    const sent: string[] = [];
+    const { runner, started } = scriptedRunner();
+    const dispatcher = new ChannelDispatcher({
+      inbox: { receive: () => inbox.shift(), send: (text) => sent.push(text) }, runner, sessionPrefix: 'webhook', log: createMemoryLogger(),
+    });
+    dispatcher.pump();
+    expect(started.map((s) => `${s.sessionId}/${s.message}`)).toEqual(['webhook:a/a1', 'webhook:b/b1']);
+    started[0]!.finish('reply a1');
+    await tick();
+    await tick();
+    expect(started.map((s) => s.message)).toEqual(['a1', 'b1', 'a2']);
+    expect(sent).toEqual(['reply a1']);
+  });
+
+  it('stops taking messages from the inbox while maxPending wait', () => {
+    const inbox = Array.from({ length: 10 }, (_, i) => ({ sender: 'same', content: `m${i}` }));
+    const { runner, started } = scriptedRunner();
+    const dispatcher = new ChannelDispatcher({
+      inbox: { receive: () => inbox.shift(), send: () => {} }, runner, sessionPrefix: 'webhook', log: createMemoryLogger(), maxPending: 3,
+    });
+    dispatcher.pump();
+    // Three taken: one started, two waiting; the rest stay in the channel's own bounded queue.
+    expect(started).toHaveLength(1);
+    expect(inbox).toHaveLength(7);
+    dispatcher.pump();
+    expect(inbox).toHaveLength(6);
+    expect(started).toHaveLength(1);
+  });
+});
