@@ -48,7 +48,9 @@ function operation(schema: Json): Json {
   ];
   if (parameters.length > 0) op.parameters = parameters;
   if (schema.body) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: schema.body } } };
+    // A body whose fields are all optional may be omitted altogether (e.g. POST /sessions).
+    const required = Array.isArray((schema.body as Json).required) && ((schema.body as Json).required as unknown[]).length > 0;
+    op.requestBody = { required, content: { 'application/json': { schema: schema.body } } };
   }
   const responses: Json = {};
   for (const [code, body] of Object.entries((schema.response ?? {}) as Json)) {

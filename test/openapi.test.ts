@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.js';
+
+type Operation = {
+  summary?: string;
+  parameters?: { name: string; in: string }[];
+  requestBody?: { required: boolean };
+  responses: Record<string, unknown>;
+};
+
+let t: TestApp;
+let paths: Record<string, Record<string, Operation>>;
+beforeAll(async () => {
+  t = await startTestApp();
+  const doc = (await (await t.request('/api/v1/openapi.json')).json()) as { paths: typeof paths };
+  paths = doc.paths;
+});
+afterAll(() => t.close());
+
+describe('OpenAPI document', () => {
+  it('lists every API route of the spec', () => {
+    const expected = [
+      'GET /api/v1/health', 'GET /api/v1/status', 'GET /api/v1/providers', 'GET /api/v1/tools', 'GET /api/v1/diagnostics',
+      'GET /api/v1/costs/summary', 'POST /api/v1/sessions', 'GET /api/v1/sessions', 'GET /api/v1/sessions/{id}',
+      'DELETE /api/v1/sessions/{id}', 'GET /api/v1/sessions/{id}/history', 'POST /api/v1/chat', 'POST /api/v1/runs',
+      'GET /api/v1/runs', 'GET /api/v1/runs/{id}', 'GET /api/v1/runs/{id}/events', 'POST /api/v1/runs/{id}/cancel',
+      'GET /api/v1/memory/search', 'POST /api/v1/memory/turns/{id}/pin', 'DELETE /api/v1/memory/turns/{id}',
+    ];
+    const present = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(present).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('gives every operation a summary, its path parameters and a documented success response', () => {
+    for (const [path, ops] of Object.entries(paths)) {
+      const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(op.summary, where).toBeTruthy();
+        const declared = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
+        expect(declared.sort(), where).toEqual(pathParams.sort());
+        expect(Object.keys(op.responses).some((code) => code.startsWith('2')), where).toBe(true);
+      }
+    }
+  });
+
+  it('documents request bodies, required only when a field is', () => {
+    expect(paths['/api/v1/chat']!.post!.requestBody?.required).toBe(true);
+    expect(paths['/api/v1/sessions']!.post!.requestBody?.required).toBe(false);
+    expect(paths['/api/v1/memory/search']!.get!.parameters?.map((p) => p.name)).toEqual(expect.arrayContaining(['q', 'limit', 'session_id']));
+  });
+});
