@@ -1,5 +1,8 @@
 import { agentScenarios } from './agent.js';
+import { gatewayScenario } from './gateway.js';
 import { httpScenario } from './http.js';
+import { memoryScenario } from './memory.js';
+import { webhookScenario } from './webhook.js';
 import type { Scenario, ScenarioResult } from './types.js';
 
 /**
@@ -9,7 +12,10 @@ import type { Scenario, ScenarioResult } from './types.js';
  */
 const SCENARIOS: Record<string, Scenario> = {
   http: httpScenario,
+  gateway: gatewayScenario,
+  memory: () => memoryScenario(),
   agent: () => agentScenarios(),
+  webhook: webhookScenario,
 };
 
 async function main(): Promise<void> {
