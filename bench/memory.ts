@@ -5,12 +5,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApp, type App } from '../src/app.js';
-import { memoryRoutes } from '../src/http/routes/memory.js';
 import { createMemoryLogger } from '../src/log.js';
 import { matchExpression, queryWords } from '../src/memory/query.js';
 import { DEFAULT_SEARCH_TUNING } from '../src/memory/search.js';
-import { SqliteTurnStore } from '../src/memory/sqlite-turn-store.js';
-import type { NewTurn } from '../src/memory/types.js';
+import type { NewTurn, TurnStore } from '../src/memory/types.js';
 import type { ScenarioResult } from './types.js';
 
 /**
@@ -40,9 +38,7 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
     home, env: {}, log: createMemoryLogger(),
     config: { api: { api_key: API_KEY, port: 0, rate_limit_rpm: 1_000_000_000 } },
   });
-  const store = new SqliteTurnStore(app.db);
-  // Until the composition root mounts memory itself, mount it on the real app here.
-  if (!app.http.hasRoute({ method: 'GET', url: '/api/v1/memory/search' })) memoryRoutes(app.http, { memory: store, audit: app.audit });
+  const store = app.memory;
   const bare = await startBareSearch(store);
   try {
     const url = await app.listen();
@@ -115,7 +111,7 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
         results.push({
           scenario: `memory: search, ${name} words`,
           figures,
-          goal: 'http p99 <= 10 ms and http p99 <= 1.5 x bare-http p99 of the same SQL',
+          goal: 'http p99 <= 10 ms and http p99 <= 1.5 x bare-http p99 of the same search',
           met: pct(m.http, 99) <= 10 && pct(m.http, 99) <= 1.5 * pct(m.bare, 99),
         });
       }
@@ -141,7 +137,7 @@ function unboundedRank(app: App, word: string): number {
 }
 
 /** A bare node:http server answering the same search as JSON: the floor for any HTTP search. */
-async function startBareSearch(store: SqliteTurnStore): Promise<{ server: Server; url: string }> {
+async function startBareSearch(store: TurnStore): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
     const results = store.search(q, { limit: 10 });
@@ -186,7 +182,7 @@ async function sample(words: string[], repeats: number, call: (word: string) => 
  * Delete the oldest ~2% by age, watching the event loop and timing each cleanup transaction
  * (wall and CPU: on a shared machine the wall time of a slice includes waiting for a CPU).
  */
-async function measureCleanup(app: App, store: SqliteTurnStore, turns: number): Promise<Record<string, number>> {
+async function measureCleanup(app: App, store: TurnStore, turns: number): Promise<Record<string, number>> {
   const wall: number[] = [];
   const cpu: number[] = [];
   const database = app.db;

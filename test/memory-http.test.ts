@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { memoryRoutes } from '../src/http/routes/memory.js';
-import { SqliteTurnStore } from '../src/memory/sqlite-turn-store.js';
-import type { NewTurn, SearchResult, Turn } from '../src/memory/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewTurn, SearchResult, Turn, TurnStore } from '../src/memory/types.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
-let store: SqliteTurnStore;
+let store: TurnStore;
 
 beforeAll(async () => {
-  t = await startTestApp({
-    beforeListen: (app) => {
-      // Until the composition root wires memory itself, mount the routes on the real app here.
-      if (!app.http.hasRoute({ method: 'GET', url: '/api/v1/memory/search' })) {
-        memoryRoutes(app.http, { memory: new SqliteTurnStore(app.db), audit: app.audit });
-      }
-    },
-  });
-  // Same connection as the app's store: seeding here is seeding the app's memory.
-  store = new SqliteTurnStore(t.app.db);
+  t = await startTestApp();
+  store = t.app.memory;
 });
 
 afterAll(async () => {
   await t?.close();
-});
-
-beforeEach(() => {
-  t.app.db.db.exec('DELETE FROM turns');
 });
 
 const add = (content: string, session_id = 'sess_http', extra: Partial<NewTurn> = {}): Turn =>
@@ -53,9 +39,11 @@ const post = (path: string, body?: unknown, headers: Record<string, string> = {}
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-const memoryAudit = () =>
+/** The web.memory audit events about one turn (every test uses its own turns and words). */
+const memoryAudit = (turnId: string) =>
   (t.app.db.db.prepare(`SELECT action, result, category, session_id, detail FROM audit_events
-    WHERE event_type = 'web.memory' ORDER BY seq`).all() as { action: string; result: string; category: string; session_id: string; detail: string }[]);
+    WHERE event_type = 'web.memory' ORDER BY seq`).all() as { action: string; result: string; category: string; session_id: string; detail: string }[])
+    .filter((e) => (JSON.parse(e.detail) as { turn_id?: string }).turn_id === turnId);
 
 describe('GET /api/v1/memory/search', () => {
   it('finds turns with all words in any order, with the result fields', async () => {
@@ -125,7 +113,7 @@ describe('POST /api/v1/memory/turns/:id/pin', () => {
     await json(await post(`/api/v1/memory/turns/${turn.id}/pin`, ''), 200);
     expect(store.get(turn.id)!.pinned).toBe(true);
 
-    const events = memoryAudit();
+    const events = memoryAudit(turn.id);
     expect(events.map((e) => [e.action, e.result, e.category, e.session_id])).toEqual([
       ['pin', 'allow', 'web', 'sess_pin'], ['unpin', 'allow', 'web', 'sess_pin'], ['pin', 'allow', 'web', 'sess_pin'],
     ]);
@@ -160,7 +148,7 @@ describe('DELETE /api/v1/memory/turns/:id', () => {
     expect(await json(res, 200)).toEqual({ status: 'ok', data: { id: doomed.id, deleted: true } });
     expect((await search('q=walrus')).map((r) => r.id)).toEqual([kept.id]);
     expect(store.history('sess_del', 10).map((x) => x.id)).toEqual([kept.id]);
-    const [event] = memoryAudit().filter((e) => e.action === 'delete');
+    const [event] = memoryAudit(doomed.id).filter((e) => e.action === 'delete');
     expect(event).toMatchObject({ result: 'allow', category: 'web', session_id: 'sess_del' });
     expect(JSON.parse(event!.detail)).toEqual({ turn_id: doomed.id });
 

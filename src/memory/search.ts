@@ -26,7 +26,7 @@ export interface SearchTuning {
 }
 
 export const DEFAULT_SEARCH_TUNING: SearchTuning = {
-  candidates: 2_000,
+  candidates: 1_000,
   ftsRankMaxDocs: 20_000,
   frequencySampleHits: 1_000,
   countedChars: 20_000,
@@ -87,7 +87,9 @@ export class TurnSearch {
       // Newest first is the order FTS5 reads fastest; a `rowid >` range is not, it walks the doclist.
       oldestOfNewest: db.prepare(`SELECT min(seq) AS n FROM (
           SELECT rowid AS seq FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`),
-      countRowsFrom: db.prepare('SELECT count(*) AS n FROM turns WHERE seq >= ?'),
+      // Two statements: SQLite answers a lone min() or max() from the b-tree's edge, both at once by a scan.
+      lowestSeq: db.prepare('SELECT min(seq) AS n FROM turns'),
+      highestSeq: db.prepare('SELECT max(seq) AS n FROM turns'),
       averages: db.prepare('SELECT block FROM turns_fts_data WHERE id = 1'),
     };
   }
@@ -150,15 +152,20 @@ export class TurnSearch {
 
   /**
    * How many turns contain a phrase known to be in more than `ftsRankMaxDocs` of them: the share
-   * its newest `frequencySampleHits` matches have of the rows they span, scaled to all rows. Such
-   * a word's IDF is small and changes slowly with its frequency, so the estimate ranks like the
-   * exact count would.
+   * its newest `frequencySampleHits` matches have of the rows they span, scaled to all rows. The
+   * span is taken from rowids (counting the rows would read them all), corrected for rowids freed
+   * by deletes as if those were spread evenly. Such a word's IDF is small and changes slowly with
+   * its frequency, so the estimate ranks like the exact count would.
    */
   private estimateDocs(phrase: string, rows: number): number {
-    const hits = this.tuning.frequencySampleHits;
-    const oldest = (this.stmt.oldestOfNewest!.get(phrase, hits) as { n: number | null }).n;
-    const spanned = oldest === null ? 0 : this.count('countRowsFrom', oldest);
-    const estimate = spanned > 0 ? Math.round((Math.min(hits, spanned) / spanned) * rows) : rows;
+    const oldest = (this.stmt.oldestOfNewest!.get(phrase, this.tuning.frequencySampleHits) as { n: number | null }).n;
+    const low = (this.stmt.lowestSeq!.get() as { n: number | null }).n;
+    const high = (this.stmt.highestSeq!.get() as { n: number | null }).n;
+    if (oldest === null || low === null || high === null) return rows;
+    const liveShare = rows / (high - low + 1);
+    const spanned = Math.max(1, (high - oldest + 1) * liveShare);
+    const hits = Math.min(this.tuning.frequencySampleHits, spanned);
+    const estimate = Math.round((hits / spanned) * rows);
     return Math.min(rows, Math.max(this.tuning.ftsRankMaxDocs + 1, estimate));
   }
 
