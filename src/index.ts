@@ -7,3 +7,17 @@ export type { AuditEvent, AuditInput, AuditSink } from './audit/types.js';
 export type { AgentRuntime, ChatReply, CostSummary, TurnRequest } from './agent/runtime.js';
 export type { ApiSession, RunCost, RunEvent, RunEventName, RunRecord, RunStatus } from './agent/types.js';
 export type { RunViewer } from './agent/run-registry.js';
+export { WebhookChannel, computeSignature, type WebhookChannelOptions, type WebhookMessage } from './channels/webhook/index.js';
+export {
+  createClient,
+  installGateway,
+  GatewayError,
+  InvalidUrlError,
+  PolicyViolationError,
+  ResponseTooLargeError,
+  type GatewayClient,
+  type GatewayResponse,
+  type ClientOptions,
+  type RequestOptions,
+} from './gateway/index.js';
+export { NetworkPolicy, InteractiveApproval } from './policy/index.js';
