@@ -89,6 +89,8 @@ describe('GET /api/v1/memory/search', () => {
     expect(await errorOf(await t.request('/api/v1/memory/search'), 400)).toMatch(/q/);
     expect(await errorOf(await t.request('/api/v1/memory/search?q='), 400)).toMatch(/q/);
     expect(await errorOf(await t.request(`/api/v1/memory/search?q=${'a'.repeat(1001)}`), 400)).toMatch(/q/);
+    const words = Array.from({ length: 33 }, (_, i) => `w${i}`).join('+');
+    expect(await errorOf(await t.request(`/api/v1/memory/search?q=${words}`), 400)).toBe('q must have at most 32 distinct words');
   });
 
   it('requires the API key', async () => {

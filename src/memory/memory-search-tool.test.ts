@@ -63,4 +63,6 @@ it('refuses bad arguments with a message the model can act on', async () => {
   await expect(tool.run({ query: 'x', limit: 21 }, context('s'))).rejects.toThrow('limit must be an integer from 1 to 20');
   await expect(tool.run({ query: 'x', limit: 2.5 }, context('s'))).rejects.toThrow(/limit/);
   await expect(tool.run({ query: 'x', session_only: 'yes' }, context('s'))).rejects.toThrow('session_only must be a boolean');
+  const many = Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ');
+  await expect(tool.run({ query: many }, context('s'))).rejects.toThrow('at most 32 distinct words');
 });

@@ -1,4 +1,6 @@
 import type { ToolContext, ToolDefinition } from '../tools/types.js';
+import { queryWords } from './query.js';
+import { MAX_QUERY_WORDS } from './search.js';
 import type { SearchResult, TurnStore } from './types.js';
 
 const DEFAULT_LIMIT = 5;
@@ -41,6 +43,7 @@ function parseArgs(args: Record<string, unknown>): { query: string; limit: numbe
   const { query, limit = DEFAULT_LIMIT, session_only: sessionOnly = false } = args;
   if (typeof query !== 'string' || query.trim() === '') throw new Error('query must be a non-empty string');
   if (query.length > MAX_QUERY_CHARS) throw new Error(`query must be at most ${MAX_QUERY_CHARS} characters`);
+  if (queryWords(query).length > MAX_QUERY_WORDS) throw new Error(`query must have at most ${MAX_QUERY_WORDS} distinct words`);
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw new Error(`limit must be an integer from 1 to ${MAX_LIMIT}`);
   }

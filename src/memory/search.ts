@@ -32,6 +32,12 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
   countedChars: 20_000,
 };
 
+/**
+ * Each word costs a bounded frequency count (up to ~2 ms for a word in most turns), so the number
+ * of words is bounded too; all words are required, so dropping some would silently widen a search.
+ */
+export const MAX_QUERY_WORDS = 32;
+
 export interface TurnRow {
   seq: number;
   id: string;
@@ -97,6 +103,7 @@ export class TurnSearch {
   search(query: string, options: SearchOptions): SearchResult[] {
     if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be a positive integer');
     const words = queryWords(query);
+    if (words.length > MAX_QUERY_WORDS) throw new RangeError(`query has more than ${MAX_QUERY_WORDS} distinct words`);
     const match = matchExpression(words, options.sessionId);
     if (match === null) return [];
     const bound = this.tuning.ftsRankMaxDocs + 1;

@@ -108,6 +108,13 @@ describe('search', () => {
     expect(found.sort()).toEqual(newest.map((t) => t.id).sort());
   });
 
+  it('refuses more than 32 distinct words, which would each cost a frequency count', () => {
+    store.add(turn('w0 w1'));
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+    expect(store.search(`${words(32)} w0 W1`, { limit: 5 })).toEqual([]);
+    expect(() => store.search(words(33), { limit: 5 })).toThrow(RangeError);
+  });
+
   it('respects the limit', () => {
     store.addMany(Array.from({ length: 20 }, (_, i) => turn(`repeated word ${i}`)));
     expect(store.search('repeated', { limit: 7 })).toHaveLength(7);

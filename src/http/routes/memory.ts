@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditSink } from '../../audit/types.js';
+import { queryWords } from '../../memory/query.js';
+import { MAX_QUERY_WORDS } from '../../memory/search.js';
 import type { TurnStore } from '../../memory/types.js';
 import { ok, okSchema } from '../envelope.js';
 import { badRequest, notFound } from '../errors.js';
@@ -41,8 +43,8 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
     schema: {
       summary: 'Full-text search of stored turns',
       description:
-        'Every word of q is required, in any order; best matches (bm25) first. FTS5 query syntax is ' +
-        'not interpreted: quotes, *, NEAR, AND/OR/NOT and column filters are plain words.',
+        'Every word of q is required (at most 32), in any order; best matches (bm25) first. FTS5 ' +
+        'query syntax is not interpreted: quotes, *, NEAR, AND/OR/NOT and column filters are plain words.',
       tags: ['memory'],
       querystring: {
         type: 'object',
@@ -60,6 +62,7 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
   }, async (request) => {
     const query = request.query as { q: string; limit?: string; session_id?: string };
     const limit = parseLimit(query.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
+    if (queryWords(query.q).length > MAX_QUERY_WORDS) throw badRequest(`q must have at most ${MAX_QUERY_WORDS} distinct words`);
     const results = ctx.memory.search(query.q, { limit, sessionId: query.session_id });
     return ok({ results });
   });
