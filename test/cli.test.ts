@@ -122,4 +122,36 @@ describe('durability', () => {
     expect(new AuditLog(db).verify().ok).toBe(true);
     db.close();
   });
+
+  it('loses no audit event of an acknowledged 2xx API call when agentd serve is killed with SIGKILL', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-kill-http-'));
+    writeFileSync(join(dir, 'config.yaml'), 'api:\n  api_key: kill-test-key\n  rate_limit_rpm: 100000\n', { mode: 0o600 });
+    const proc = serve(dir);
+    const url = await proc.ready;
+    const auth = { authorization: 'Bearer kill-test-key', 'content-type': 'application/json' };
+    const chat = (await (await fetch(`${url}/api/v1/chat`, { method: 'POST', headers: auth, body: JSON.stringify({ message: 'hello there' }) })).json()) as {
+      data: { session_id: string };
+    };
+    const history = (await (await fetch(`${url}/api/v1/sessions/${chat.data.session_id}/history`, { headers: auth })).json()) as {
+      data: { turns: { id: string }[] };
+    };
+    const turnId = history.data.turns[0]!.id;
+    let acked = 0;
+    for (let i = 0; i < 30; i++) {
+      const res = await fetch(`${url}/api/v1/memory/turns/${turnId}/pin`, { method: 'POST', headers: auth, body: JSON.stringify({ pinned: i % 2 === 0 }) });
+      expect(res.status).toBe(200);
+      acked++;
+    }
+    // Killed the instant the last 2xx arrived: no graceful shutdown, no checkpoint.
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+
+    const db = new Database(join(dir, 'agentd.db'));
+    const pins = db.db.prepare("SELECT count(*) AS n FROM audit_events WHERE event_type = 'web.memory'").get() as { n: number };
+    expect(pins.n).toBe(acked);
+    const turn = db.db.prepare('SELECT pinned FROM turns WHERE id = ?').get(turnId) as { pinned: number };
+    expect(turn.pinned).toBe(0); // the last acknowledged call unpinned it (i = 29)
+    expect(new AuditLog(db).verify().ok).toBe(true);
+    db.close();
+  });
 });
