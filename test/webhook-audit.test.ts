@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,29 +7,12 @@ import { AuditLog, rowToEvent } from '../src/audit/store.js';
 import type { AuditEvent } from '../src/audit/types.js';
 import { createMemoryLogger } from '../src/log.js';
 import { Database } from '../src/storage/database.js';
-import { computeSignature, WebhookChannel, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
-
-function post(port: number, body: string, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1', port, method: 'POST', path: '/', agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+import { computeSignature, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
+import { postStatus as post, startChannel as startAnyChannel, stopChannels } from './helpers/webhook.js';
 
 let home: string;
 let database: Database;
 let audit: AuditLog;
-const channels: WebhookChannel[] = [];
 
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'agentd-webhook-audit-'));
@@ -39,17 +21,12 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
-  await Promise.all(channels.splice(0).map((c) => c.stop()));
+  await stopChannels();
   database.close();
   rmSync(home, { recursive: true, force: true });
 });
 
-async function startChannel(options: WebhookChannelOptions = {}): Promise<WebhookChannel> {
-  const channel = new WebhookChannel({ port: 0, log: createMemoryLogger(), audit, ...options });
-  channels.push(channel);
-  await channel.start();
-  return channel;
-}
+const startChannel = (options: WebhookChannelOptions = {}) => startAnyChannel({ audit, ...options });
 
 function events(type?: string): AuditEvent[] {
   const rows = database.db.prepare('SELECT * FROM audit_events ORDER BY seq').all() as Parameters<typeof rowToEvent>[0][];

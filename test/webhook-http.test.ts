@@ -1,8 +1,8 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../src/log.js';
-import { WebhookChannel, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
 import { computeSignature } from '../src/channels/webhook/signature.js';
+import { startChannel, stopChannels } from './helpers/webhook.js';
 
 interface Reply {
   status: number;
@@ -38,17 +38,7 @@ const json = { 'content-type': 'application/json' };
 const postJson = (port: number, body: string | Buffer, headers: Record<string, string> = {}) =>
   send(port, { body, headers: { ...json, ...headers } });
 
-const channels: WebhookChannel[] = [];
-async function startChannel(options: WebhookChannelOptions = {}): Promise<WebhookChannel> {
-  const channel = new WebhookChannel({ port: 0, log: createMemoryLogger(), ...options });
-  channels.push(channel);
-  await channel.start();
-  return channel;
-}
-
-afterEach(async () => {
-  await Promise.all(channels.splice(0).map((c) => c.stop()));
-});
+afterEach(stopChannels);
 
 function expectEnvelope(reply: Reply, status: number, error?: string): void {
   expect(reply.status).toBe(status);

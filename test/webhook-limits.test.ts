@@ -1,8 +1,7 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryLogger } from '../src/log.js';
-import { WebhookChannel, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
+import { startChannel, stopChannels } from './helpers/webhook.js';
 
 const MIB = 1024 * 1024;
 
@@ -37,17 +36,7 @@ function paddedBody(bytes: number): string {
   return `{"prompt":"x","pad":"${'a'.repeat(bytes - empty.length)}"}`;
 }
 
-const channels: WebhookChannel[] = [];
-async function startChannel(options: WebhookChannelOptions = {}): Promise<WebhookChannel> {
-  const channel = new WebhookChannel({ port: 0, log: createMemoryLogger(), ...options });
-  channels.push(channel);
-  await channel.start();
-  return channel;
-}
-
-afterEach(async () => {
-  await Promise.all(channels.splice(0).map((c) => c.stop()));
-});
+afterEach(stopChannels);
 
 describe('webhook channel: body size', () => {
   it('accepts a body of exactly 1 MiB (1,048,576 bytes)', async () => {

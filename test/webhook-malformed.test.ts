@@ -1,8 +1,7 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryLogger } from '../src/log.js';
-import { WebhookChannel, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
+import { startChannel, stopChannels } from './helpers/webhook.js';
 
 /**
  * Requests a normal client would never send, written byte for byte on a raw socket. Each helper
@@ -86,17 +85,7 @@ function expectEnvelope(reply: RawReply, status: number, error?: string): void {
   if (error !== undefined) expect(parsed.error).toBe(error);
 }
 
-const channels: WebhookChannel[] = [];
-async function startChannel(options: WebhookChannelOptions = {}): Promise<WebhookChannel> {
-  const channel = new WebhookChannel({ port: 0, log: createMemoryLogger(), ...options });
-  channels.push(channel);
-  await channel.start();
-  return channel;
-}
-
-afterEach(async () => {
-  await Promise.all(channels.splice(0).map((c) => c.stop()));
-});
+afterEach(stopChannels);
 
 const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
 const post = (...headers: string[]) => head(['POST / HTTP/1.1', 'Host: localhost', 'Content-Type: application/json', ...headers]);

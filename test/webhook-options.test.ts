@@ -1,36 +1,9 @@
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../src/log.js';
 import { WebhookChannel, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
+import { postStatus as post, startChannel, stopChannels, trackChannel } from './helpers/webhook.js';
 
-function post(port: number, body: string, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1', port, method: 'POST', path: '/', agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const channels: WebhookChannel[] = [];
-async function startChannel(options: WebhookChannelOptions = {}): Promise<WebhookChannel> {
-  const channel = new WebhookChannel({ port: 0, log: createMemoryLogger(), ...options });
-  channels.push(channel);
-  await channel.start();
-  return channel;
-}
-
-afterEach(async () => {
-  await Promise.all(channels.splice(0).map((c) => c.stop()));
-});
+afterEach(stopChannels);
 
 describe('webhook idempotency (X-Request-Id)', () => {
   it('answers a repeat within 10 minutes with 202 without queuing a second copy', async () => {
@@ -108,7 +81,7 @@ describe('webhook start-up warnings and logging', () => {
 describe('webhook channel lifecycle and options', () => {
   it('reports the configured port before start and the bound port after', async () => {
     const channel = new WebhookChannel({ port: 0, log: createMemoryLogger() });
-    channels.push(channel);
+    trackChannel(channel);
     expect(channel.port).toBe(0);
     await channel.start();
     expect(channel.port).toBeGreaterThan(0);

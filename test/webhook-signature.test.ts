@@ -1,40 +1,12 @@
-import { request } from 'node:http';
 import { sign, verify } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../src/log.js';
-import { computeSignature, WebhookChannel, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
+import { computeSignature, WebhookChannel } from '../src/channels/webhook/index.js';
+import { postStatus as post, startChannel, stopChannels } from './helpers/webhook.js';
 
 // Signatures are checked against an independent HMAC-SHA256 implementation (GitHub's webhook
 // signing library produces the same `sha256=<hex>` shape), in both directions.
 
-function post(port: number, body: string | Buffer, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1', port, method: 'POST', path: '/', agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const channels: WebhookChannel[] = [];
-async function startChannel(options: WebhookChannelOptions = {}): Promise<WebhookChannel> {
-  const channel = new WebhookChannel({ port: 0, log: createMemoryLogger(), ...options });
-  channels.push(channel);
-  await channel.start();
-  return channel;
-}
-
-afterEach(async () => {
-  await Promise.all(channels.splice(0).map((c) => c.stop()));
-});
+afterEach(stopChannels);
 
 const secret = 'It’s a Secret to Everybody';
 const bodies = [
