@@ -1,13 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import {
-  chunks,
-  roughTokens,
-  startFakeLlmServer,
-  type FakeLlmServer,
-  type FakeLlmServerOptions,
-  type ReplyContext,
-  type WireFormat,
-} from './fake-llm-server.js';
+import { chunks, fakeServerStarter, roughTokens, sendJsonError, type ReplyContext, type WireFormat } from './fake-llm-server.js';
 
 export type { FakeLlmServer, PlannedReply, RecordedRequest } from './fake-llm-server.js';
 
@@ -16,8 +8,7 @@ export type { FakeLlmServer, PlannedReply, RecordedRequest } from './fake-llm-se
  * the real wire format. Configure `base_url` as `server.baseUrl` (the origin: the SDK adds /v1).
  */
 function sendError(res: ServerResponse, status: number, message: string, type = 'api_error') {
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_fake_${Date.now()}` });
-  res.end(JSON.stringify({ type: 'error', error: { type, message } }));
+  sendJsonError(res, status, 'request-id', { type: 'error', error: { type, message } });
 }
 
 function sse(res: ServerResponse, event: string, data: unknown) {
@@ -90,6 +81,4 @@ export const anthropicWireFormat: WireFormat = {
   defaultReply: { text: 'Hello from the fake Anthropic server.' },
 };
 
-export function startFakeAnthropic(options: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
-  return startFakeLlmServer(anthropicWireFormat, options);
-}
+export const startFakeAnthropic = fakeServerStarter(anthropicWireFormat);

@@ -171,6 +171,17 @@ export async function startFakeLlmServer(format: WireFormat, options: FakeLlmSer
   };
 }
 
+/** `startFakeAnthropic`-style starter for one wire format. */
+export function fakeServerStarter(format: WireFormat): (options?: FakeLlmServerOptions) => Promise<FakeLlmServer> {
+  return (options = {}) => startFakeLlmServer(format, options);
+}
+
+/** A JSON error body with a fresh request id in the vendor's request-id header. */
+export function sendJsonError(res: ServerResponse, status: number, requestIdHeader: string, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', [requestIdHeader]: `req_fake_${Date.now()}` });
+  res.end(JSON.stringify(body));
+}
+
 /** About four characters per token, like the offline provider: good enough for a fake's usage. */
 export const roughTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 

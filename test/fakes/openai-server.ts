@@ -1,13 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import {
-  chunks,
-  roughTokens,
-  startFakeLlmServer,
-  type FakeLlmServer,
-  type FakeLlmServerOptions,
-  type ReplyContext,
-  type WireFormat,
-} from './fake-llm-server.js';
+import { chunks, fakeServerStarter, roughTokens, sendJsonError, type ReplyContext, type WireFormat } from './fake-llm-server.js';
 
 export type { FakeLlmServer, PlannedReply, RecordedRequest } from './fake-llm-server.js';
 
@@ -17,8 +9,7 @@ export type { FakeLlmServer, PlannedReply, RecordedRequest } from './fake-llm-se
  * as `server.baseUrl` (origin + /v1), as for Ollama or vLLM.
  */
 function sendError(res: ServerResponse, status: number, message: string, type = 'api_error') {
-  res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_fake_${Date.now()}` });
-  res.end(JSON.stringify({ error: { message, type, param: null, code: type === 'authentication_error' ? 'invalid_api_key' : null } }));
+  sendJsonError(res, status, 'x-request-id', { error: { message, type, param: null, code: type === 'authentication_error' ? 'invalid_api_key' : null } });
 }
 
 async function respond({ request, reply, res, n, pause }: ReplyContext): Promise<void> {
@@ -96,6 +87,4 @@ export const openaiWireFormat: WireFormat = {
   defaultReply: { text: 'Hello from the fake OpenAI server.' },
 };
 
-export function startFakeOpenAI(options: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
-  return startFakeLlmServer(openaiWireFormat, options);
-}
+export const startFakeOpenAI = fakeServerStarter(openaiWireFormat);
