@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import type { ScenarioResult } from './types.js';
 
 export interface LoadResult {
   rps: number;
@@ -43,6 +44,51 @@ export async function alternate(a: LoadOptions, b: LoadOptions, rounds = 2): Pro
     bs.push(await load(b));
   }
   return { a: mean(as), b: mean(bs) };
+}
+
+/** A server under load, started for one scenario and closed after it. */
+export interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface RatioScenarioOptions<S extends Served> {
+  /** Reported as the result's `scenario`. */
+  scenario: string;
+  /** Prefix of the subject's figures (`<label>_rps`, `<label>_p99_ms`) and name in the error. */
+  label: string;
+  /** The goal: subject requests/s at least this fraction of the baseline's. */
+  minRatio: number;
+  subject(): Promise<S>;
+  baseline(): Promise<Served>;
+  /** The load for each side, once both are up. */
+  requests(subject: S, baseline: Served): [LoadOptions, LoadOptions];
+}
+
+/**
+ * Starts the subject and a baseline server, loads them alternately, and reports the ratio of
+ * their request rates against the goal. Fails if the subject answered anything but 2xx.
+ */
+export async function ratioScenario<S extends Served>(options: RatioScenarioOptions<S>): Promise<ScenarioResult> {
+  const { label, minRatio } = options;
+  const subject = await options.subject();
+  const bare = await options.baseline();
+  try {
+    const { a, b } = await alternate(...options.requests(subject, bare));
+    if (a.non2xx > 0 || a.errors > 0) throw new Error(`${label} answered ${a.non2xx} non-2xx and ${a.errors} errors`);
+    const ratio = a.rps / b.rps;
+    return {
+      scenario: options.scenario,
+      figures: {
+        [`${label}_rps`]: Math.round(a.rps), [`${label}_p99_ms`]: a.p99Ms, bare_rps: Math.round(b.rps), bare_p99_ms: b.p99Ms,
+        ratio: Number(ratio.toFixed(3)),
+      },
+      goal: `ratio >= ${minRatio.toFixed(2)}`,
+      met: ratio >= minRatio,
+    };
+  } finally {
+    await Promise.all([subject.close(), bare.close()]);
+  }
 }
 
 function mean(results: LoadResult[]): LoadResult {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { computeSignature, WebhookChannel } from '../src/channels/webhook/index.js';
 import { createMemoryLogger } from '../src/log.js';
-import { alternate } from './load.js';
+import { ratioScenario, type Served } from './load.js';
 import { startChildServer } from './servers.js';
 import type { ScenarioResult } from './types.js';
 
@@ -18,29 +18,19 @@ const SECRET = 'bench-webhook-secret-0123456789';
 const CHILD_ARG = 'serve-webhook';
 const BODY = oneKibBody();
 
-export async function webhookScenario(): Promise<ScenarioResult> {
-  const webhook = await startWebhookChild();
-  const bare = await startChildServer('bare', { status: 202 });
-  try {
-    const headers = { 'content-type': 'application/json', 'x-service-signature': computeSignature(SECRET, BODY) };
-    const { a, b } = await alternate(
+export function webhookScenario(): Promise<ScenarioResult> {
+  const headers = { 'content-type': 'application/json', 'x-service-signature': computeSignature(SECRET, BODY) };
+  return ratioScenario({
+    scenario: 'webhook: signed 1 KiB POST → 202 vs bare node:http reading the body',
+    label: 'webhook',
+    minRatio: 0.6,
+    subject: startWebhookChild,
+    baseline: () => startChildServer('bare', { status: 202 }),
+    requests: (webhook, bare) => [
       { url: `${webhook.url}/`, method: 'POST', headers, body: BODY },
       { url: `${bare.url}/`, method: 'POST', headers, body: BODY },
-    );
-    if (a.non2xx > 0 || a.errors > 0) throw new Error(`webhook answered ${a.non2xx} non-2xx and ${a.errors} errors`);
-    const ratio = a.rps / b.rps;
-    return {
-      scenario: 'webhook: signed 1 KiB POST → 202 vs bare node:http reading the body',
-      figures: {
-        webhook_rps: Math.round(a.rps), webhook_p99_ms: a.p99Ms, bare_rps: Math.round(b.rps), bare_p99_ms: b.p99Ms,
-        ratio: Number(ratio.toFixed(3)),
-      },
-      goal: 'ratio >= 0.60',
-      met: ratio >= 0.6,
-    };
-  } finally {
-    await Promise.all([webhook.close(), bare.close()]);
-  }
+    ],
+  });
 }
 
 /** `{"prompt":"…"}` of exactly 1,024 bytes. */
@@ -49,7 +39,7 @@ function oneKibBody(): string {
   return JSON.stringify({ prompt: 'p'.repeat(1024 - empty.length) });
 }
 
-async function startWebhookChild(): Promise<{ url: string; close(): Promise<void> }> {
+async function startWebhookChild(): Promise<Served> {
   const child = fork(fileURLToPath(import.meta.url), [CHILD_ARG], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.once('message', (m) => resolveUrl((m as { url: string }).url));
