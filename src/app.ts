@@ -6,9 +6,10 @@ import { WebhookService } from './channels/webhook-service.js';
 import { runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
-import { agentRoutes, diagnosticsRoutes, memoryRoutes, systemRoutes } from './http/routes/index.js';
+import { agentRoutes, diagnosticsRoutes, loginRoutes, memoryRoutes, systemRoutes, WEB_PUBLIC_PATHS } from './http/routes/index.js';
 import { createClient, endGatewaySession, installGateway } from './gateway/index.js';
 import { createHttpServer } from './http/server.js';
+import { WebSessionStore } from './http/web-sessions.js';
 import { createLogger, type Logger } from './log.js';
 import { startRetention } from './memory/retention.js';
 import { SqliteTurnStore } from './memory/sqlite-turn-store.js';
@@ -118,6 +119,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     log.warn('api.trust_proxy is on: the client IP is the leftmost X-Forwarded-For address, which the client controls unless your proxy overwrites the header');
   }
 
+  const webSessions = new WebSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
+  const auditSampler = new AuditSampler(3, 60_000, 10_000, now);
   const { app: http, openapi } = createHttpServer({
     log,
     version: VERSION,
@@ -125,8 +128,15 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     trustProxy: config.api.trust_proxy,
     rateLimiter: new SlidingWindowRateLimiter(config.api.rate_limit_rpm, 10_000, 60, now),
     audit,
-    auditSampler: new AuditSampler(3, 60_000, 10_000, now),
+    auditSampler,
+    webSessions,
+    cookieName: config.api.cookie_name,
+    isPublicPath: (path) => WEB_PUBLIC_PATHS.has(path),
     requestTimeoutMs: options.requestTimeoutMs,
+  });
+  loginRoutes(http, {
+    apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name,
+    trustProxy: config.api.trust_proxy, audit, auditSampler,
   });
 
   systemRoutes(http, {

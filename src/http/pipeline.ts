@@ -2,17 +2,26 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditSampler } from '../audit/sampler.js';
 import type { AuditSink } from '../audit/types.js';
 import { clientIp } from '../security/client-ip.js';
+import { constantTimeEqual } from '../security/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
 import type { SlidingWindowRateLimiter } from '../security/rate-limiter.js';
 import { apiKeyChecker, offeredApiKey } from './auth.js';
-import { ApiError, rateLimited, unauthorized } from './errors.js';
+import { ApiError, forbidden, rateLimited, unauthorized } from './errors.js';
+import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Client address per the trust_proxy setting (rate limit and audit key). */
     clientAddress: string;
+    /** The web session when the request was authenticated by the session cookie, else null. */
+    webSession: WebSession | null;
   }
 }
+
+export const CSRF_FAILED = 'CSRF token missing or invalid';
+
+/** Methods that change state: a cookie-authenticated one must carry X-CSRF-Token. */
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export interface PipelineOptions {
   apiKey: string;
@@ -20,7 +29,15 @@ export interface PipelineOptions {
   rateLimiter: SlidingWindowRateLimiter;
   audit: AuditSink;
   auditSampler: AuditSampler;
-  /** Paths served without credentials (still rate limited). */
+  /** Browser sessions; without it only the API key authenticates. */
+  webSessions?: WebSessionStore;
+  /** Name of the session cookie (`api.cookie_name`). */
+  cookieName?: string;
+  /**
+   * Paths served without credentials (still rate limited; still 401 when the configured key is
+   * empty). The session cookie is not consulted for them, so no CSRF check applies either: the
+   * login form cannot send the header, and its own credential is the key in the form.
+   */
   isPublicPath?: (path: string) => boolean;
 }
 
@@ -29,12 +46,15 @@ export interface PipelineOptions {
  * measurable cost on every request):
  *   1. security headers (first, so every later refusal carries them)
  *   2. rate limit per client IP (before authentication: key guessing is rate limited too)
- *   3. authentication (before the body is read: an anonymous client cannot make us parse 1 MiB)
+ *   3. authentication: the API key, else the session cookie (before the body is read: an
+ *      anonymous client cannot make us parse 1 MiB)
+ *   4. CSRF for unsafe methods authenticated by the cookie
  * then Fastify parses and validates the body against the route schema, and the handler runs.
  */
 export function installPipeline(app: FastifyInstance, options: PipelineOptions): void {
   const keyMatches = apiKeyChecker(options.apiKey);
   app.decorateRequest('clientAddress', '');
+  app.decorateRequest('webSession', null);
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(SECURITY_HEADERS);
     const refusal = rateLimit(request, options) ?? authenticate(request, options, keyMatches);
@@ -59,9 +79,20 @@ function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError 
 
 function authenticate(request: FastifyRequest, options: PipelineOptions, keyMatches: (offered: string | null) => boolean): ApiError | null {
   const offered = offeredApiKey(request.headers);
+  // A valid key decides (no cookie parsing, no CSRF): the hot path stays one header compare.
   if (keyMatches(offered)) return null;
   const path = pathOf(request);
-  if (options.isPublicPath?.(path)) return null;
+  // An unset key refuses everything, the login page and existing cookies included (spec).
+  if (options.apiKey !== '') {
+    if (options.isPublicPath?.(path)) return null;
+    // A wrong key is a failed authentication even next to a live cookie: the cookie is only the
+    // credential of requests that offer no key (the browser's).
+    const session = offered === null ? cookieSession(request, options) : null;
+    if (session !== null) {
+      request.webSession = session;
+      return UNSAFE_METHODS.has(request.method) ? checkCsrf(request, session, options, path) : null;
+    }
+  }
   // Only attempts that offered a key are audited: a missing key is a misconfigured client, a
   // wrong key is someone guessing.
   if (offered !== null) {
@@ -75,6 +106,42 @@ function authenticate(request: FastifyRequest, options: PipelineOptions, keyMatc
     }
   }
   return unauthorized();
+}
+
+/** The live web session named by the request's cookie (parsed only when asked). */
+function cookieSession(request: FastifyRequest, options: PipelineOptions): WebSession | null {
+  if (options.webSessions === undefined) return null;
+  const token = readCookie(request.headers.cookie, options.cookieName ?? 'service_operator_session');
+  return token === null ? null : options.webSessions.lookup(token);
+}
+
+function checkCsrf(request: FastifyRequest, session: WebSession, options: PipelineOptions, path: string): ApiError | null {
+  const header = request.headers['x-csrf-token'];
+  if (typeof header === 'string' && constantTimeEqual(header, session.csrfToken)) return null;
+  const sample = options.auditSampler.take(`csrf:${request.clientAddress}`);
+  if (sample) {
+    options.audit.emit({
+      event_type: 'web.csrf', category: 'web', result: 'deny', severity: 'warning', subsystem: 'http',
+      source: request.clientAddress, actor: 'operator', action: `${request.method} ${path}`,
+      detail: {
+        ip: request.clientAddress, web_session: session.id,
+        reason: header === undefined ? 'missing X-CSRF-Token' : 'mismatched X-CSRF-Token',
+        suppressed_since_last: sample.suppressed,
+      },
+    });
+  }
+  return forbidden(CSRF_FAILED);
+}
+
+/**
+ * The request's web session whatever authenticated it: the pipeline's when the cookie did, else
+ * the cookie read now (a request with a valid key skipped it). For routes that act on the browser
+ * session itself (console page, logout).
+ */
+export function webSessionOf(request: FastifyRequest, store: WebSessionStore, cookieName: string): WebSession | null {
+  if (request.webSession !== null) return request.webSession;
+  const token = readCookie(request.headers.cookie, cookieName);
+  return token === null ? null : store.lookup(token);
 }
 
 /** Send an HTML page with the extra headers every page carries (CSP, Referrer-Policy). */

@@ -4,12 +4,19 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { Logger } from '../log.js';
 import { SECURITY_HEADERS } from '../security/headers.js';
 import { errorBody } from './envelope.js';
-import { ApiError, GENERIC_500, methodNotAllowed, notFound } from './errors.js';
+import { ApiError, GENERIC_500, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
 import { installPipeline, pathOf, type PipelineOptions } from './pipeline.js';
 import { RouteTable } from './route-table.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route accepts `application/x-www-form-urlencoded` bodies (the login form). */
+    formBody?: boolean;
+  }
+}
 
 export interface HttpServerOptions extends PipelineOptions {
   log: Logger;
@@ -50,6 +57,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   });
 
   installJsonParser(app);
+  installFormParser(app);
   installPipeline(app, options);
 
   app.setNotFoundHandler((request, reply) => {
@@ -123,6 +131,41 @@ function installJsonParser(app: FastifyInstance): void {
     } catch {
       done(new ApiError(400, 'Request body is not valid JSON'), undefined);
     }
+  });
+}
+
+/**
+ * HTML form bodies, for the routes that opt in with `config: { formBody: true }` (the login form);
+ * every other route keeps answering 415, so the JSON API's surface does not grow. Decoding is as
+ * strict as for JSON: invalid UTF-8 or percent-encoding and a repeated field are a 400. Yields a
+ * plain object of strings (built with `Object.fromEntries`, so `__proto__` is just a field).
+ */
+function installFormParser(app: FastifyInstance): void {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    if (request.routeOptions.config?.formBody !== true) return done(unsupportedMediaType(), undefined);
+    let text: string;
+    try {
+      text = decoder.decode(body);
+    } catch {
+      return done(new ApiError(400, 'Request body is not valid UTF-8'), undefined);
+    }
+    const fields = new Map<string, string>();
+    for (const pair of text === '' ? [] : text.split('&')) {
+      if (pair === '') continue;
+      const eq = pair.indexOf('=');
+      let name: string;
+      let value: string;
+      try {
+        name = decodeURIComponent((eq === -1 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
+        value = eq === -1 ? '' : decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
+      } catch {
+        return done(new ApiError(400, 'Request body is not valid form encoding'), undefined);
+      }
+      if (fields.has(name)) return done(new ApiError(400, `field "${name.slice(0, 64)}" is repeated`), undefined);
+      fields.set(name, value);
+    }
+    done(null, Object.fromEntries(fields));
   });
 }
 

@@ -1,0 +1,157 @@
+import type { TLSSocket } from 'node:tls';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuditSampler } from '../../audit/sampler.js';
+import type { AuditSink } from '../../audit/types.js';
+import { apiKeyChecker } from '../auth.js';
+import { ok, okSchema } from '../envelope.js';
+import { sendHtml, webSessionOf } from '../pipeline.js';
+import { readCookie, type WebSessionStore } from '../web-sessions.js';
+
+export interface LoginRoutesContext {
+  apiKey: string;
+  sessions: WebSessionStore;
+  cookieName: string;
+  trustProxy: boolean;
+  audit: AuditSink;
+  auditSampler: AuditSampler;
+}
+
+/**
+ * Paths the pipeline serves without a credential (still rate limited, still 401 with an empty
+ * configured key). `/` is among them so that a browser without a session is sent to the login
+ * page instead of getting a JSON 401; the page itself checks the session.
+ */
+export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login']);
+
+/**
+ * The browser's way in: the login form, the session cookie it sets, logout, and the console page
+ * at `/` (a placeholder carrying the CSRF token until the console itself lands).
+ */
+export function loginRoutes(app: FastifyInstance, ctx: LoginRoutesContext): void {
+  const keyMatches = apiKeyChecker(ctx.apiKey);
+
+  app.get('/login', { schema: { hide: true } }, (request, reply) => {
+    const failed = (request.query as { error?: string }).error === '1';
+    return sendHtml(reply, loginPage(failed));
+  });
+
+  app.post('/login', {
+    config: { formBody: true },
+    schema: {
+      hide: true,
+      body: { type: 'object', properties: { api_key: { type: 'string', maxLength: 4096 } } },
+    },
+  }, (request, reply) => {
+    const offered = (request.body as { api_key?: string } | undefined)?.api_key ?? null;
+    if (!keyMatches(offered)) {
+      const sample = ctx.auditSampler.take(`login:${request.clientAddress}`);
+      if (sample) {
+        ctx.audit.emit({
+          event_type: 'web.login', category: 'web', result: 'deny', severity: 'warning', subsystem: 'http',
+          source: request.clientAddress, action: 'POST /login',
+          detail: { ip: request.clientAddress, reason: 'key mismatch', suppressed_since_last: sample.suppressed },
+        });
+      }
+      return reply.redirect('/login?error=1', 303);
+    }
+    // A browser that logs in again gives up the session it had, so one browser holds one session.
+    const previous = readCookie(request.headers.cookie, ctx.cookieName);
+    if (previous !== null) ctx.sessions.revoke(previous);
+    const { token, session } = ctx.sessions.create();
+    reply.header('set-cookie', cookie(ctx.cookieName, token, ctx.sessions.ttlSeconds, overHttps(request, ctx.trustProxy)));
+    ctx.audit.emit({
+      event_type: 'web.login', category: 'web', result: 'allow', subsystem: 'http', actor: 'operator',
+      source: request.clientAddress, action: 'POST /login', detail: { ip: request.clientAddress, web_session: session.id },
+    });
+    return reply.redirect('/', 303);
+  });
+
+  // JSON, not a redirect: an HTML form cannot send X-CSRF-Token, so only the console's script
+  // (fetch with the header) can log out, and it navigates to /login itself.
+  app.post('/logout', {
+    schema: {
+      summary: 'End the browser session',
+      description:
+        'Authenticated by the session cookie and its X-CSRF-Token header (or an API key). Revokes the session the ' +
+        'cookie names and clears the cookie; logged_out says whether there was a live session to end.',
+      tags: ['web'],
+      response: {
+        200: okSchema({ type: 'object', required: ['logged_out'], properties: { logged_out: { type: 'boolean' } } }),
+      },
+    },
+  }, (request, reply) => {
+    const session = webSessionOf(request, ctx.sessions, ctx.cookieName);
+    const token = readCookie(request.headers.cookie, ctx.cookieName);
+    const revoked = session !== null && token !== null && ctx.sessions.revoke(token);
+    reply.header('set-cookie', cookie(ctx.cookieName, '', 0, overHttps(request, ctx.trustProxy)));
+    if (revoked) {
+      ctx.audit.emit({
+        event_type: 'web.logout', category: 'web', result: 'allow', subsystem: 'http', actor: 'operator',
+        source: request.clientAddress, action: 'POST /logout', detail: { ip: request.clientAddress, web_session: session.id },
+      });
+    }
+    return reply.send(ok({ logged_out: revoked }));
+  });
+
+  app.get('/', { schema: { hide: true } }, (request, reply) => {
+    const session = webSessionOf(request, ctx.sessions, ctx.cookieName);
+    if (session === null) return reply.redirect('/login', 303);
+    return sendHtml(reply, consolePlaceholderPage(session.csrfToken));
+  });
+}
+
+/**
+ * The session cookie. `Secure` only over HTTPS: a plain-HTTP loopback deployment must still be
+ * able to log in, and a browser drops a Secure cookie set over HTTP.
+ */
+function cookie(name: string, value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${name}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+/** Direct TLS, or (only with trust_proxy) the proxy's leftmost X-Forwarded-Proto saying https. */
+function overHttps(request: FastifyRequest, trustProxy: boolean): boolean {
+  if ((request.raw.socket as TLSSocket).encrypted === true) return true;
+  if (!trustProxy) return false;
+  const header = request.headers['x-forwarded-proto'];
+  const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim().toLowerCase();
+  return first === 'https';
+}
+
+const PAGE_STYLE =
+  'body{font:16px system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}' +
+  'input,button{font:inherit;padding:.4rem}.error{color:#b00020}';
+
+/** Single-field form; the key goes in a password input named api_key (decisions.md). */
+function loginPage(failed: boolean): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>agentd — sign in</title><style>${PAGE_STYLE}</style></head>
+<body><h1>agentd</h1>
+${failed ? '<p class="error" role="alert">That key was not accepted.</p>\n' : ''}<form method="post" action="/login">
+<label for="api_key">Operator key</label><br>
+<input id="api_key" name="api_key" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Sign in</button>
+</form></body></html>
+`;
+}
+
+/**
+ * Stand-in for the operator console: it proves the session and hands the page its CSRF token the
+ * way the console will (`<meta name="csrf-token">`); the token is base64url, safe in an attribute.
+ */
+function consolePlaceholderPage(csrfToken: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${csrfToken}">
+<title>agentd — console</title><style>${PAGE_STYLE}</style></head>
+<body><h1>agentd</h1><p>Signed in. The operator console is not available in this version yet.</p>
+<button id="logout" type="button">Sign out</button>
+<script>
+document.getElementById('logout').addEventListener('click', async () => {
+  const token = document.querySelector('meta[name="csrf-token"]').content;
+  await fetch('/logout', { method: 'POST', headers: { 'X-CSRF-Token': token } });
+  location.href = '/login';
+});
+</script></body></html>
+`;
+}
