@@ -31,22 +31,14 @@ export interface RunStore {
   recoverInterrupted(finishedAt: string, message: string): string[];
 }
 
-interface RunRow {
+/** A row of `runs`: the API record flattened (id, tools_used as JSON, cost as three columns). */
+type RunRow = Omit<RunRecord, 'run_id' | 'tools_used' | 'cost'> & {
   id: string;
-  session_id: string;
-  status: RunStatus;
-  provider: string | null;
-  resolved_provider: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  response: string | null;
-  error: string | null;
   tools_used: string;
   prompt_tokens: number;
   completion_tokens: number;
   cost_usd: number;
-}
+};
 
 const RUN_COLUMNS = `id, session_id, status, provider, resolved_provider, created_at, started_at, finished_at,
   response, error, tools_used, prompt_tokens, completion_tokens, cost_usd`;

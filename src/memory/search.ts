@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { excerpt } from './preview.js';
 import { ftsString, matchExpression, queryWords } from './query.js';
 import { bm25Score, idf, readVarints, wordCounter } from './ranking.js';
-import type { SearchOptions, SearchResult, TurnRole } from './types.js';
+import type { SearchOptions, SearchResult, Turn } from './types.js';
 
 /** Knobs of the search; the defaults are what bench/memory.ts measured on a million turns. */
 export interface SearchTuning {
@@ -38,16 +38,8 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
  */
 export const MAX_QUERY_WORDS = 32;
 
-export interface TurnRow {
-  seq: number;
-  id: string;
-  session_id: string;
-  role: TurnRole;
-  content: string;
-  provider: string | null;
-  timestamp: string;
-  pinned: number;
-}
+/** A row of `turns`: the Turn with its rowid and SQLite's integer boolean. */
+export type TurnRow = Omit<Turn, 'pinned'> & { seq: number; pinned: number };
 
 export const TURN_COLUMNS = 't.seq, t.id, t.session_id, t.role, t.content, t.provider, t.timestamp, t.pinned';
 
