@@ -45,7 +45,7 @@ afterEach(async () => {
 
 const echoRoute = (app: TestApp['app']) => {
   app.http.post('/api/v1/test-echo', {
-    schema: { body: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } },
+    schema: { body: { type: 'object', required: ['message'], additionalProperties: false, properties: { message: { type: 'string' } } } },
   }, async (request) => ({ status: 'ok', data: request.body }));
   app.http.get('/api/v1/test-boom', async () => {
     throw new Error('database password=hunter2-internal exploded');
@@ -95,6 +95,7 @@ describe('security headers and envelopes', () => {
     expect(await expectEnvelopeError(await post('null'), 400)).toMatch(/body/);
     expect(await expectEnvelopeError(await post('{"message": 5}'), 400)).toMatch(/message/);
     expect(await expectEnvelopeError(await post('{}'), 400)).toMatch(/"message" is required/);
+    expect(await expectEnvelopeError(await post('{"message":"a","extra":1}'), 400)).toBe('body: field "extra" is not allowed');
     expect(await expectEnvelopeError(await post('{"message": "a"'), 400)).toMatch(/not valid JSON/);
     expect(await expectEnvelopeError(await post(Buffer.from([0x7b, 0x22, 0x6d, 0xff, 0xfe, 0x22, 0x7d])), 400)).toMatch(/UTF-8/);
     const good = await post('{"message":"héllo"}');

@@ -91,8 +91,10 @@ function describeValidation(error: FastifyError): string {
   const first = error.validation?.[0];
   if (!first) return error.message;
   const field = first.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
-  const missing = (first.params as { missingProperty?: string }).missingProperty;
-  if (missing) return `field "${field ? `${field}.` : ''}${missing}" is required`;
+  const params = first.params as { missingProperty?: string; additionalProperty?: string };
+  const prefix = field ? `${field}.` : '';
+  if (params.missingProperty) return `field "${prefix}${params.missingProperty}" is required`;
+  if (params.additionalProperty) return `field "${prefix}${params.additionalProperty}" is not allowed`;
   return field ? `field "${field}" ${first.message ?? 'is invalid'}` : (first.message ?? 'is invalid');
 }
 
