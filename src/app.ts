@@ -3,7 +3,7 @@ import { AgentRuntime } from './agent/runtime.js';
 import { AuditLog } from './audit/store.js';
 import { AuditSampler } from './audit/sampler.js';
 import { WebhookService } from './channels/webhook-service.js';
-import { runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
+import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
 import { agentRoutes, diagnosticsRoutes, loginRoutes, memoryRoutes, systemRoutes, WEB_PUBLIC_PATHS } from './http/routes/index.js';
@@ -154,18 +154,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   });
   memoryRoutes(http, { memory, audit });
   const diagnostics = (): DiagnosticsReport =>
-    runDiagnostics({
-      config,
-      home,
-      configPath: loaded.configPath || null,
-      apiKeyFromEnv: loaded.apiKeyFromEnv,
-      providers: providers.list().map((info) => ({ ...info, reason: providers.get(info.name)?.unavailableReason() ?? null })),
-      tools: tools.list().map((t) => t.name),
-      memory: { turnCount: memory.count(), journalMode: String(db.db.pragma('journal_mode', { simple: true })) },
-      webhook: webhook?.state() ?? null,
-      runtime: { nodeVersion: process.version, uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: agent.sessions.size, runsInFlight: agent.inFlight },
-      stdinIsTty: Boolean(process.stdin.isTTY),
-    });
+    runDiagnostics(
+      collectDiagnosticsInput({
+        config, home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, db, memory, providers, tools,
+        webhook: webhook?.state() ?? null,
+        runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: agent.sessions.size, runsInFlight: agent.inFlight },
+      }),
+    );
   diagnosticsRoutes(http, { diagnostics });
   const streams = agentRoutes(http, { agent, providers, tools, memory, audit, pingIntervalMs: options.ssePingIntervalMs });
 

@@ -3,8 +3,14 @@ import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { AuditLog } from './audit/store.js';
 import { createApp } from './app.js';
-import { bootstrapConfig, ensureHome, resolveHome, writeConfigFile } from './config/load.js';
+import { bootstrapConfig, ensureHome, loadConfig, resolveHome, writeConfigFile } from './config/load.js';
 import { configJsonSchema } from './config/schema.js';
+import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
+import { createMemorySearchTool } from './memory/memory-search-tool.js';
+import { SqliteTurnStore } from './memory/sqlite-turn-store.js';
+import { NetworkPolicy } from './policy/index.js';
+import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
+import { createToolRegistry } from './tools/index.js';
 import { randomToken } from './security/tokens.js';
 import { Database } from './storage/database.js';
 import { VERSION } from './version.js';
@@ -80,6 +86,50 @@ function auditVerify(options: HomeOptions): void {
   }
 }
 
+/**
+ * The same checks as GET /api/v1/diagnostics, without starting the service: nothing is bound and
+ * no request leaves the machine, so it is safe to run beside a running `agentd serve`.
+ */
+function doctor(options: HomeOptions & { json?: boolean }): void {
+  const loaded = loadConfig({ home: options.home, configPath: options.config });
+  const { config } = loaded;
+  NetworkPolicy.fromConfig(config.network); // invalid policy entries are config errors
+  const db = new Database(join(loaded.home, 'agentd.db'));
+  try {
+    const memory = new SqliteTurnStore(db);
+    const noRequests: GatewayClientFactory = () => {
+      throw new Error('agentd doctor sends no requests');
+    };
+    const report = runDiagnostics(
+      collectDiagnosticsInput({
+        config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, db, memory,
+        providers: createProviderRegistry({ config, env: process.env, gatewayClientFactory: noRequests }),
+        tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory)] }),
+        webhook: config.webhook.enabled
+          ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
+          : null,
+        runtime: { uptimeSeconds: 0, sessions: 0, runsInFlight: 0 },
+      }),
+    );
+    out(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
+    if (report.overall === 'error') process.exitCode = 1;
+  } finally {
+    db.close();
+  }
+}
+
+function formatReport(report: DiagnosticsReport): string {
+  const lines = [`agentd doctor: ${report.overall} (${report.counts.ok} ok, ${report.counts.warn} warn, ${report.counts.error} error)`];
+  for (const section of report.sections) {
+    lines.push('', `[${section.status}] ${section.label}`);
+    for (const check of section.checks) {
+      lines.push(`  ${check.status.padEnd(5)} ${check.name}: ${check.summary}`);
+      if (check.remediation) lines.push(`        fix: ${check.remediation}`);
+    }
+  }
+  return lines.join('\n');
+}
+
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('agentd').version(VERSION).description('A security-first agent service');
   const withHome = (cmd: Command) =>
@@ -89,6 +139,9 @@ export async function main(argv: string[]): Promise<void> {
     .option('--host <host>', 'bind address (default from config, 127.0.0.1)')
     .option('--port <port>', 'port (0 = any free port)', parsePort)
     .action(serve);
+  withHome(program.command('doctor').description('check the configuration and environment; exit 1 when any check is an error'))
+    .option('--json', 'print the report as JSON')
+    .action(doctor);
   withHome(program.command('init').description('write a config file with a fresh API key')).action(init);
   const audit = program.command('audit').description('audit log tools');
   withHome(audit.command('verify').description('check the audit hash chain; exit 1 at the first broken link')).action(auditVerify);

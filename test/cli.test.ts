@@ -71,6 +71,24 @@ describe('agentd serve', () => {
   });
 });
 
+describe('agentd doctor', () => {
+  it('reports the nine sections and exits 1 only when a check is an error', () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-cli-'));
+    writeFileSync(join(dir, 'config.yaml'), 'api:\n  api_key: some-key\n', { mode: 0o600 });
+    const fine = spawnSync(process.execPath, [BIN, 'doctor', '--home', dir, '--json'], { env: env() });
+    expect(fine.status).toBe(0);
+    const report = JSON.parse(fine.stdout.toString()) as { overall: string; sections: { key: string }[] };
+    expect(report.sections.map((s) => s.key)).toEqual(['web', 'providers', 'tools', 'memory', 'policy', 'gateway', 'discord', 'scheduler', 'runtime']);
+    expect(report.overall).not.toBe('error');
+
+    writeFileSync(join(dir, 'config.yaml'), 'api:\n  api_key: ""\n');
+    const broken = spawnSync(process.execPath, [BIN, 'doctor', '--home', dir], { env: env() });
+    expect(broken.status).toBe(1);
+    expect(broken.stdout.toString()).toMatch(/error +api_key: no API key is configured/);
+    expect(broken.stdout.toString()).toContain('fix: set api.api_key');
+  });
+});
+
 describe('agentd audit verify', () => {
   it('exits 0 on an intact chain and 1 naming the first broken event', () => {
     dir = mkdtempSync(join(tmpdir(), 'agentd-cli-'));

@@ -1,6 +1,7 @@
 import { ChannelDispatcher, type ChannelRunner } from '../agent/channel-dispatcher.js';
 import type { AuditSink } from '../audit/types.js';
 import type { Config } from '../config/schema.js';
+import type { WebhookState } from '../diagnostics/index.js';
 import type { Logger } from '../log.js';
 import { WebhookChannel } from './webhook/index.js';
 
@@ -36,7 +37,7 @@ export class WebhookService {
   }
 
   /** What diagnostics report about the channel. */
-  state(): { enabled: boolean; listening: boolean; host: string; port: number | null; secretSet: boolean } {
+  state(): WebhookState {
     return {
       enabled: true,
       listening: this.listening,

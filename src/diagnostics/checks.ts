@@ -2,6 +2,15 @@ import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Check } from './types.js';
 
+/** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
+export interface WebhookState {
+  enabled: boolean;
+  listening: boolean | null;
+  host: string;
+  port: number | null;
+  secretSet: boolean;
+}
+
 /** Read-only facts the checks look at; the app gathers them from its parts. */
 export interface DiagnosticsInput {
   config: Config;
@@ -11,7 +20,7 @@ export interface DiagnosticsInput {
   providers: { name: string; model: string; available: boolean; is_default: boolean; reason: string | null }[];
   tools: string[];
   memory: { turnCount: number; journalMode: string };
-  webhook: { enabled: boolean; listening: boolean; host: string; port: number | null; secretSet: boolean } | null;
+  webhook: WebhookState | null;
   runtime: { nodeVersion: string; uptimeSeconds: number; sessions: number; runsInFlight: number };
   stdinIsTty: boolean;
 }
@@ -41,7 +50,9 @@ export function webChecks(input: DiagnosticsInput): Check[] {
 function webhookChecks(input: DiagnosticsInput): Check[] {
   const hook = input.webhook;
   if (!hook || !hook.enabled) return [check('webhook', 'ok', 'webhook channel not enabled')];
-  const bind = hook.listening
+  const bind = hook.listening === null
+    ? check('webhook_bind', 'ok', `webhook channel configured on ${hook.host}:${hook.port ?? '?'} (the running service binds it)`)
+    : hook.listening
     ? check('webhook_bind', 'ok', `webhook channel listening on ${hook.host}:${hook.port}`)
     : check('webhook_bind', 'error', `webhook channel is not listening on ${hook.host}:${hook.port ?? '?'}`, 'check that the port is free and the address exists');
   const secret = hook.secretSet

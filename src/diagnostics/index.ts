@@ -2,7 +2,8 @@ import { gatewayChecks, memoryChecks, policyChecks, providerChecks, runtimeCheck
 import { buildReport } from './report.js';
 import type { DiagnosticsReport } from './types.js';
 
-export type { DiagnosticsInput } from './checks.js';
+export type { DiagnosticsInput, WebhookState } from './checks.js';
+export { collectDiagnosticsInput, type DiagnosticsParts } from './collect.js';
 export type { Check, CheckStatus, DiagnosticsReport, Section } from './types.js';
 
 /** The doctor report shared by `agentd doctor` and `GET /api/v1/diagnostics`. */
