@@ -98,6 +98,9 @@ describe('security headers and envelopes', () => {
     expect(await expectEnvelopeError(await post('{"message":"a","extra":1}'), 400)).toBe('body: field "extra" is not allowed');
     expect(await expectEnvelopeError(await post('{"message": "a"'), 400)).toMatch(/not valid JSON/);
     expect(await expectEnvelopeError(await post(Buffer.from([0x7b, 0x22, 0x6d, 0xff, 0xfe, 0x22, 0x7d])), 400)).toMatch(/UTF-8/);
+    expect(await expectEnvelopeError(await post('{"message":"a","__proto__":{"polluted":1}}'), 400)).toBe('field "__proto__" is not allowed');
+    expect(await expectEnvelopeError(await post('{"message":"a","constructor":{"prototype":{"x":1}}}'), 400)).toBe('field "constructor" is not allowed');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const good = await post('{"message":"héllo"}');
     expect(good.status).toBe(200);
     expect(await good.json()).toEqual({ status: 'ok', data: { message: 'héllo' } });
@@ -117,6 +120,15 @@ describe('security headers and envelopes', () => {
     const halfClosed = await rawExchange(t.app.port, head, { end: true });
     expect(halfClosed).toMatch(/^HTTP\/1\.1 (400|408)/);
     expect(halfClosed).toContain('"status":"error"');
+
+    const badUrl = await rawExchange(t.app.port, `GET /api/v1/%zz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\n\r\n`);
+    expect(badUrl).toMatch(/^HTTP\/1\.1 400/);
+    expect(badUrl).toContain('x-content-type-options: nosniff');
+    expect(badUrl).toContain('{"status":"error","error":"Invalid URL encoding"}');
+
+    const tunnel = await rawExchange(t.app.port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(tunnel).toMatch(/^HTTP\/1\.1 405/);
+    expect(tunnel).toContain('x-frame-options: DENY');
 
     const garbage = await rawExchange(t.app.port, 'THIS IS NOT HTTP\r\n\r\n');
     expect(garbage).toMatch(/^HTTP\/1\.1 400/);

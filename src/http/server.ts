@@ -41,12 +41,22 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     bodyLimit: MAX_BODY_BYTES,
     // Node checks request deadlines on a timer (30 s by default); checking every second makes
     // the slow-client deadline hold to about a second.
-    serverFactory: (handler) =>
-      createServer({ requestTimeout: options.requestTimeoutMs ?? 30_000, connectionsCheckingInterval: 1000 }, handler),
+    serverFactory: (handler) => {
+      const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 30_000, connectionsCheckingInterval: 1000 }, handler);
+      // Node hands CONNECT to a 'connect' listener and drops the socket when there is none.
+      server.on('connect', (_request, socket: Socket) => writeRawError(socket, 405, 'Method Not Allowed', 'Method not allowed'));
+      return server;
+    },
     // Idle keep-alive sockets are closed on shutdown so `close()` never hangs on a browser tab.
     forceCloseConnections: true,
     return503OnClosing: true,
     clientErrorHandler: clientErrorHandler(log),
+    // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks,
+    // so the headers and the envelope are added here.
+    frameworkErrors: (error, _request, reply) => {
+      reply.headers(SECURITY_HEADERS);
+      sendError(reply, new ApiError(400, error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
+    },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
   const routes = new RouteTable();
@@ -128,12 +138,28 @@ function installJsonParser(app: FastifyInstance): void {
     } catch {
       return done(new ApiError(400, 'Request body is not valid UTF-8'), undefined);
     }
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ApiError(400, 'Request body is not valid JSON'), undefined);
+      // The reviver (slower) runs only when a dangerous key could be present at all.
+      value = DANGEROUS_KEY_HINT.test(text) ? JSON.parse(text, refuseDangerousKeys) : JSON.parse(text);
+    } catch (error) {
+      return done(error instanceof ApiError ? error : new ApiError(400, 'Request body is not valid JSON'), undefined);
     }
+    done(null, value);
   });
+}
+
+const DANGEROUS_KEY_HINT = /__proto__|constructor/;
+
+/**
+ * `__proto__` keys, and `constructor` objects carrying a `prototype`, are refused: handlers spread
+ * and merge bodies, and such keys are how prototype pollution gets in.
+ */
+function refuseDangerousKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && 'prototype' in value)) {
+    throw new ApiError(400, `field "${key}" is not allowed`);
+  }
+  return value;
 }
 
 /**
@@ -175,23 +201,27 @@ function installFormParser(app: FastifyInstance): void {
 function clientErrorHandler(log: Logger) {
   return function onClientError(error: Error & { code?: string }, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const [status, reason, message] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'Request timed out']
-        : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request Header Fields Too Large', 'Request headers too large']
-          : [400, 'Bad Request', 'Malformed HTTP request'];
-    const body = JSON.stringify(errorBody(message));
-    const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n${headers}` +
-          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      );
-    }
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') writeRawError(socket, 408, 'Request Timeout', 'Request timed out');
+    else if (error.code === 'HPE_HEADER_OVERFLOW') writeRawError(socket, 431, 'Request Header Fields Too Large', 'Request headers too large');
+    else writeRawError(socket, 400, 'Bad Request', 'Malformed HTTP request');
     log.warn(`client error: ${error.code ?? error.message}`);
-    socket.destroy();
   };
+}
+
+/** An error envelope written straight to the socket (no request object exists), then close. */
+function writeRawError(socket: Socket, status: number, reason: string, message: string): void {
+  const body = JSON.stringify(errorBody(message));
+  const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // Destroyed only once the answer has left: destroy() right after write() can drop it.
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n${headers}` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 export type { FastifyInstance, FastifyRequest, FastifyReply };
