@@ -20,6 +20,7 @@ import { createProviderRegistry, toSdkLogger, type GatewayClientFactory, type Pr
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import { Database } from './storage/database.js';
+import { acquireHomeLock } from './storage/home-lock.js';
 import { VERSION } from './version.js';
 
 export interface CreateAppOptions {
@@ -93,21 +94,47 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   if (options.host !== undefined) config.api.host = options.host;
   if (options.port !== undefined) config.api.port = options.port;
 
+  // Everything the config alone decides is checked before the home folder is touched.
+  const policy = NetworkPolicy.fromConfig(config.network);
   ensureHome(home);
-  const db = new Database(join(home, 'agentd.db'));
+  const releaseLock = acquireHomeLock(home);
+  let db: Database | undefined;
+  try {
+    db = new Database(join(home, 'agentd.db'));
+    return assemble({ options, env, log, now, loaded, policy, db, releaseLock });
+  } catch (error) {
+    db?.close();
+    releaseLock();
+    throw error;
+  }
+}
+
+interface AssemblyInput {
+  options: CreateAppOptions;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  now: () => number;
+  loaded: LoadedConfig;
+  policy: NetworkPolicy;
+  db: Database;
+  releaseLock: () => void;
+}
+
+/** Wires every part on an open database; `createApp` undoes the lock and database if this throws. */
+function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: AssemblyInput): App {
+  const { config, home } = loaded;
   const audit = new AuditLog(db, now);
   const memory = new SqliteTurnStore(db, { now });
-  const stopRetention = startRetention(memory, config.memory.retention_days, log);
   const startedAt = now();
 
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
-  const policy = NetworkPolicy.fromConfig(config.network);
   installGateway({ policy, audit, log: (message) => log.warn(message) });
   const gatewayClientFactory: GatewayClientFactory = (o) => createClient({ ...o, policy, audit });
   const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
   const agent = new AgentRuntime({ db, memory, tools, providers, audit, config, log, now, onSessionEnd: endGatewaySession });
   const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent }) : null;
+  const stopRetention = startRetention(memory, config.memory.retention_days, log);
 
   if (config.api.api_key === '') {
     log.warn('api.api_key is empty and SERVICE_API_KEY is not set: every request will be refused with 401');
@@ -181,6 +208,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
         await stopRetention();
       } finally {
         db.close();
+        releaseLock();
       }
     })();
     return closing;

@@ -61,6 +61,19 @@ describe('agentd serve', () => {
     expect(await again.exited).toBe(0);
   });
 
+  it('refuses a second service on the same home and leaves the first one serving', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-cli-'));
+    writeFileSync(join(dir, 'config.yaml'), 'api:\n  api_key: lock-key\n', { mode: 0o600 });
+    const first = serve(dir);
+    const url = await first.ready;
+    const second = spawnSync(process.execPath, [BIN, 'serve', '--home', dir, '--port', '0'], { env: env(), timeout: 10_000 });
+    expect(second.status).toBe(1);
+    expect(second.stderr.toString()).toContain(`another agentd (pid ${first.child.pid})`);
+    expect((await fetch(`${url}/api/v1/health`, { headers: { authorization: 'Bearer lock-key' } })).status).toBe(200);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  });
+
   it('refuses to start on a config error that names the key', () => {
     dir = mkdtempSync(join(tmpdir(), 'agentd-cli-'));
     writeFileSync(join(dir, 'config.yaml'), 'api:\n  api_key: k\n  rate_limt_rpm: 5\n');
