@@ -20,6 +20,7 @@ import { createProviderRegistry, toSdkLogger, type GatewayClientFactory, type Pr
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import { Database } from './storage/database.js';
+import { startCheckpointer } from './storage/checkpointer.js';
 import { acquireHomeLock } from './storage/home-lock.js';
 import { VERSION } from './version.js';
 
@@ -191,6 +192,8 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
   diagnosticsRoutes(http, { diagnostics });
   const streams = agentRoutes(http, { agent, providers, tools, memory, audit, pingIntervalMs: options.ssePingIntervalMs });
 
+  // Started last: nothing after it can fail, so a failed start never leaves the worker running.
+  const checkpointer = startCheckpointer(db, { log: (message) => log.warn(message) });
   let url = '';
   let port = 0;
   let closing: Promise<void> | null = null;
@@ -207,6 +210,7 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
         await http.close();
         await stopRetention();
       } finally {
+        await checkpointer.stop();
         db.close();
         releaseLock();
       }
