@@ -126,6 +126,10 @@ describe('security headers and envelopes', () => {
     expect(badUrl).toContain('x-content-type-options: nosniff');
     expect(badUrl).toContain('{"status":"error","error":"Invalid URL encoding"}');
 
+    const hostless = await rawExchange(t.app.port, `GET /api/v1/health HTTP/1.1\r\nAuthorization: Bearer ${t.apiKey}\r\nConnection: close\r\n\r\n`);
+    expect(hostless).toMatch(/^HTTP\/1\.1 200/);
+    expect(hostless).toContain('x-content-type-options: nosniff');
+
     const tunnel = await rawExchange(t.app.port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     expect(tunnel).toMatch(/^HTTP\/1\.1 405/);
     expect(tunnel).toContain('x-frame-options: DENY');

@@ -136,6 +136,21 @@ describe('webhook channel: malformed framing is answered, never dropped', () => 
     expect(reply.headers.allow).toBe('POST');
   });
 
+  it('405 with Allow: POST for a method token the HTTP parser does not know', async () => {
+    const channel = await startChannel();
+    const reply = single(await raw(channel.port, head(['FOO / HTTP/1.1', 'Host: localhost'])));
+    expectEnvelope(reply, 405, 'Method not allowed');
+    expect(reply.headers.allow).toBe('POST');
+  });
+
+  it('accepts an HTTP/1.1 request without Host instead of a bare parser 400', async () => {
+    const channel = await startChannel();
+    const text = await raw(channel.port, head(['POST / HTTP/1.1', 'Content-Type: application/json', `Content-Length: ${VALID.length}`]) + VALID);
+    const reply = single(text);
+    expect(reply.status).toBe(202);
+    expect(reply.headers['x-content-type-options']).toBe('nosniff');
+  });
+
   it('400 when the client sends less than Content-Length and half-closes', async () => {
     const channel = await startChannel();
     const text = await raw(channel.port, post('Content-Length: 100') + '{"prompt":', { halfClose: true });

@@ -42,11 +42,13 @@ describe('targetUrl', () => {
 describe('redactUrl', () => {
   it.each([
     ['https://a.example/p?key=sk-123&q=x', 'https://a.example/p?key=[REDACTED]&q=[REDACTED]'],
-    ['https://a.example/p?flag&token=abc', 'https://a.example/p?flag&token=[REDACTED]'],
+    ['https://a.example/p?flag&token=abc', 'https://a.example/p?[REDACTED]&token=[REDACTED]'],
+    ['https://api.example.com/v1?sk_live_abcdefabcdef', 'https://api.example.com/v1?[REDACTED]'],
     ['https://a.example/p', 'https://a.example/p'],
     ['https://a.example/p?', 'https://a.example/p'],
     ['https://user:pw@a.example:8443/p#frag', 'https://a.example:8443/p'],
     ['not a url?secret=1', 'not a url'],
+    ['http://tok3n5ecretvalue@exa mple.com/x', 'http://exa mple.com/x'],
   ])('%s → %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });

@@ -62,10 +62,12 @@ export function redactUrl(input: URL | string): string {
   try {
     url = typeof input === 'string' ? new URL(input) : input;
   } catch {
-    // Unparseable: keep only a short prefix before any query, enough to recognise the mistake.
+    // Unparseable: keep only a short prefix before any query, enough to recognise the mistake,
+    // without whatever userinfo the authority part carried.
     const text = String(input);
     const cut = text.search(/[?#]/);
-    return (cut >= 0 ? text.slice(0, cut) : text).slice(0, 200);
+    const head = cut >= 0 ? text.slice(0, cut) : text;
+    return head.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, '$1').slice(0, 200);
   }
   const base = `${url.protocol}//${url.host}${url.pathname}`;
   if (url.search === '' || url.search === '?') return base.slice(0, 2048);
@@ -73,8 +75,9 @@ export function redactUrl(input: URL | string): string {
     .slice(1)
     .split('&')
     .map((pair) => {
+      // A bare part (`?sk_live_…`) is as likely to be a secret as a value.
       const eq = pair.indexOf('=');
-      return eq < 0 ? pair : `${pair.slice(0, eq)}=${REDACTED}`;
+      return eq < 0 ? (pair === '' ? pair : REDACTED) : `${pair.slice(0, eq)}=${REDACTED}`;
     })
     .join('&');
   return `${base}?${query}`.slice(0, 2048);

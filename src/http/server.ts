@@ -42,7 +42,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Node checks request deadlines on a timer (30 s by default); checking every second makes
     // the slow-client deadline hold to about a second.
     serverFactory: (handler) => {
-      const server = createServer({ requestTimeout: options.requestTimeoutMs ?? 30_000, connectionsCheckingInterval: 1000 }, handler);
+      const server = createServer(
+        // Without requireHostHeader Node answers a Host-less HTTP/1.1 request with a bare 400 of its
+        // own (no headers, no envelope); nothing here routes by Host.
+        { requestTimeout: options.requestTimeoutMs ?? 30_000, connectionsCheckingInterval: 1000, requireHostHeader: false },
+        handler,
+      );
       // Node hands CONNECT to a 'connect' listener and drops the socket when there is none.
       server.on('connect', (_request, socket: Socket) => writeRawError(socket, 405, 'Method Not Allowed', 'Method not allowed'));
       return server;

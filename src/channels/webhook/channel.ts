@@ -73,6 +73,9 @@ export class WebhookChannel {
       // Backstop only: the channel's own body timer answers slow bodies first.
       requestTimeout: HEADERS_TIMEOUT_MS + bodyTimeoutMs + 5_000,
       connectionsCheckingInterval: 5_000,
+      // Node would refuse a request without Host with a bare 400 of its own (no security headers,
+      // no envelope); the channel does not route by Host, so it is simply not required.
+      requireHostHeader: false,
     }, handler);
     // With a listener here Node does not answer `Expect: 100-continue` on its own: the header checks
     // run first, and 100 Continue is sent only right before the body is read, so a refused client

@@ -26,18 +26,11 @@ export function createClientErrorHandler(deps: ClientErrorDeps) {
   return function onClientError(error: Error & { code?: string }, socket: Duplex): void {
     const tcp = socket as Socket;
     if (error.code === 'ECONNRESET' || tcp.destroyed || !tcp.writable) return void tcp.destroy();
-    const [status, reason] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT'
-        ? [408, 'Request timed out']
-        : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request headers too large']
-          : error.code === 'HPE_INVALID_EOF_STATE'
-            ? [400, 'Request body shorter than Content-Length']
-            : [400, 'Malformed HTTP request'];
+    const [status, reason, extra] = describe(error.code, failedLine(error as { rawPacket?: Buffer; bytesParsed?: number }));
     const answer = () => {
       if (!tcp.writable) return void tcp.destroy();
       deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), status, reason);
-      answerAndClose(tcp, rawErrorResponse(status, reason));
+      answerAndClose(tcp, rawErrorResponse(status, reason, extra));
     };
 
     const current = deps.inflight.get(tcp);
@@ -53,6 +46,44 @@ export function createClientErrorHandler(deps: ClientErrorDeps) {
     if (current.headersSent) return void tcp.destroy();
     answer();
   };
+}
+
+/**
+ * The line the parser failed in: the packet can also hold earlier, pipelined requests, so the
+ * line is found around the offset where parsing stopped.
+ */
+function failedLine(error: { rawPacket?: Buffer; bytesParsed?: number }): string {
+  if (!error.rawPacket) return '';
+  const text = error.rawPacket.subarray(0, 65_536).toString('latin1');
+  const at = Math.min(error.bytesParsed ?? 0, text.length);
+  const start = text.lastIndexOf('\n', at - 1) + 1;
+  const end = text.indexOf('\n', at);
+  return text.slice(start, end === -1 ? text.length : end + 1);
+}
+
+/** `METHOD target HTTP/x.y`: a well-formed request line, whatever the method token. */
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/\d\.\d\r?\n/;
+
+/**
+ * Status and message for a request Node's parser refused. A well-formed request line whose method
+ * the parser does not know is still "a method other than POST": 405 with Allow, like GET or CONNECT.
+ */
+function describe(code: string | undefined, line: string): [number, string, Record<string, string>?] {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return [408, 'Request timed out'];
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request headers too large'];
+    case 'HPE_INVALID_EOF_STATE':
+      return [400, 'Request body shorter than Content-Length'];
+    case 'HPE_INVALID_METHOD':
+      return REQUEST_LINE.test(line)
+        ? [405, 'Method not allowed', { allow: 'POST' }]
+        : [400, 'Malformed HTTP request'];
+    default:
+      return [400, 'Malformed HTTP request'];
+  }
 }
 
 /** CONNECT is a well-formed request for a method we do not serve: 405 like any other. */
