@@ -144,7 +144,7 @@ describe('restart and shutdown', () => {
     expect(run).toMatchObject({ status: 'error', error: 'interrupted by restart', finished_at: expect.any(String) });
     const { events } = await readEvents(after, 'run_orphan');
     expect(events.map((e) => [e.id, e.event])).toEqual([['1', 'run.start'], ['2', 'run.error']]);
-    expect(JSON.parse(events[1]!.data)).toEqual({ run_id: 'run_orphan', error: 'interrupted by restart' });
+    expect(JSON.parse(events[1]!.data)).toMatchObject({ run_id: 'run_orphan', error: 'interrupted by restart', tools_used: [], cost: { cost_usd: 0 } });
     expect((await after.request('/api/v1/runs/run_orphan/events', { headers: { 'last-event-id': '2' } })).status).toBe(204);
   });
 

@@ -220,7 +220,12 @@ describe('cancel', () => {
     expect((await json(cancelled)).data).toMatchObject({ run_id: run.run_id, status: 'cancelled', finished_at: expect.any(String) });
     const events = parseSse(await stream.ended());
     expect(events.map((e) => e.event)).toEqual(['run.start', 'tool.request', 'tool.result', 'run.cancelled']);
-    expect(JSON.parse(events[3]!.data)).toEqual({ run_id: run.run_id });
+    // Like every terminal event, run.cancelled carries the summary of what the run did and spent.
+    const toolName = (JSON.parse(events[1]!.data) as { tool: string }).tool;
+    expect(JSON.parse(events[3]!.data)).toMatchObject({
+      run_id: run.run_id, resolved_provider: run.resolved_provider, tools_used: [toolName],
+      cost: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), cost_usd: expect.any(Number) },
+    });
 
     const again = await t.request(`/api/v1/runs/${run.run_id}/cancel`, { method: 'POST' });
     expect(again.status).toBe(409);

@@ -215,13 +215,9 @@ export class RunRegistry {
   private async execute(live: LiveRun): Promise<void> {
     if (live.finished) return;
     const { record } = live;
-    record.status = 'running';
-    record.started_at = isoNow(this.now);
     const cost = record.cost;
     try {
-      const start = this.event(live, 'run.start', { run_id: record.run_id, session_id: record.session_id, provider: record.resolved_provider });
-      const startedAt = record.started_at;
-      this.writes.defer(() => this.options.store.start(record.run_id, startedAt, start), () => this.broadcast(live, start), runKey(record.run_id));
+      this.begin(live);
       const result = await this.options.loop.run({
         sessionId: record.session_id,
         runId: record.run_id,
@@ -273,9 +269,21 @@ export class RunRegistry {
     }
   }
 
+  /** `running`, and the `run.start` event that every run's log opens with. */
+  private begin(live: LiveRun): void {
+    const { record } = live;
+    record.status = 'running';
+    record.started_at = isoNow(this.now);
+    const start = this.event(live, 'run.start', { run_id: record.run_id, session_id: record.session_id, provider: record.resolved_provider });
+    const startedAt = record.started_at;
+    this.writes.defer(() => this.options.store.start(record.run_id, startedAt, start), () => this.broadcast(live, start), runKey(record.run_id));
+  }
+
   /** The run's one terminal transition; later calls are no-ops. */
   private finish(live: LiveRun, outcome: { status: RunOutcome['status']; response?: string; error?: string }): void {
     if (live.finished) return;
+    // Cancelled or shut down before the agent began: the log still opens with run.start.
+    if (live.events.length === 0) this.begin(live);
     live.finished = true;
     const { record } = live;
     record.status = outcome.status;
@@ -283,12 +291,15 @@ export class RunRegistry {
     record.response = outcome.response ?? null;
     record.error = outcome.error ?? null;
     const cost: RunCost = { ...record.cost };
+    // Every terminal event carries the run's summary (the spec's rule), failures included: a run
+    // that failed after spending shows what it spent.
+    const summary = { resolved_provider: record.resolved_provider, tools_used: record.tools_used, cost };
     const payload =
       outcome.status === 'complete'
-        ? { run_id: record.run_id, response: record.response, resolved_provider: record.resolved_provider, tools_used: record.tools_used, cost }
+        ? { run_id: record.run_id, response: record.response, ...summary }
         : outcome.status === 'error'
-          ? { run_id: record.run_id, error: record.error }
-          : { run_id: record.run_id };
+          ? { run_id: record.run_id, error: record.error, ...summary }
+          : { run_id: record.run_id, ...summary };
     const name: RunEventName = outcome.status === 'complete' ? 'run.complete' : outcome.status === 'error' ? 'run.error' : 'run.cancelled';
     const terminal = this.event(live, name, payload);
     const final: RunRecord = { ...record, tools_used: [...record.tools_used], cost };

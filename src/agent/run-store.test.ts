@@ -54,8 +54,12 @@ describe('SqliteRunStore', () => {
 
     expect(runs.recoverInterrupted('2026-01-02T00:00:00.000Z', 'interrupted by restart').sort()).toEqual(['pending', 'running']);
     expect(runs.get('running')).toMatchObject({ status: 'error', error: 'interrupted by restart', finished_at: '2026-01-02T00:00:00.000Z' });
-    expect(runs.events('running', 2)).toEqual([{ id: 3, name: 'run.error', data: JSON.stringify({ run_id: 'running', error: 'interrupted by restart' }) }]);
-    expect(runs.events('pending', 0).map((e) => e.name)).toEqual(['run.error']);
+    const [terminal, ...rest] = runs.events('running', 2);
+    expect(rest).toEqual([]);
+    expect(terminal).toMatchObject({ id: 3, name: 'run.error' });
+    expect(JSON.parse(terminal!.data)).toMatchObject({ run_id: 'running', error: 'interrupted by restart', tools_used: [], cost: { cost_usd: 0 } });
+    // A run that never started still gets the run.start its log must open with.
+    expect(runs.events('pending', 0).map((e) => `${e.id}:${e.name}`)).toEqual(['1:run.start', '2:run.error']);
     expect(runs.get('done')!.status).toBe('complete');
     expect(runs.recoverInterrupted('later', 'again')).toEqual([]);
   });

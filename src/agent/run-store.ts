@@ -151,10 +151,17 @@ export class SqliteRunStore implements RunStore {
       const ids = this.stmt.unfinished.all() as string[];
       for (const id of ids) {
         const current = this.get(id)!;
+        let lastId = this.stmt.lastEventId.get(id) as number;
+        if (lastId === 0) {
+          // Never started (still pending): its log opens with run.start like every other.
+          const data = JSON.stringify({ run_id: id, session_id: current.session_id, provider: current.resolved_provider });
+          this.startTx(id, finishedAt, { id: ++lastId, name: 'run.start', data });
+        }
+        const summary = { resolved_provider: current.resolved_provider, tools_used: current.tools_used, cost: current.cost };
         const event: RunEvent = {
-          id: (this.stmt.lastEventId.get(id) as number) + 1,
+          id: lastId + 1,
           name: 'run.error',
-          data: JSON.stringify({ run_id: id, error: message }),
+          data: JSON.stringify({ run_id: id, error: message, ...summary }),
         };
         this.finishTx(
           id,

@@ -52,6 +52,9 @@ export interface CostSummary {
   max_spend_usd: number;
 }
 
+/** How long shutdown waits for aborted chats to answer their callers. */
+const CHAT_SHUTDOWN_GRACE_MS = 5_000;
+
 /**
  * The agent runtime: API sessions, synchronous chat, background runs and their event streams, and
  * costs. The HTTP routes are a thin layer over this class; the scheduler and the webhook channel
@@ -66,6 +69,8 @@ export class AgentRuntime {
   private readonly loop: AgentLoop;
   private readonly writes: WriteBatch;
   private closing = false;
+  /** Chats in flight, each settled once its turns are committed and its slot is free. */
+  private readonly chats = new Set<Promise<void>>();
 
   constructor(private readonly options: AgentRuntimeOptions) {
     const { config } = options;
@@ -134,6 +139,9 @@ export class AgentRuntime {
     const chatId = newId('chat');
     const controller = this.slots.acquire(session.id, 'chat', chatId);
     this.sessions.touch(session.id);
+    let settled!: () => void;
+    const unwound = new Promise<void>((resolve) => (settled = resolve));
+    this.chats.add(unwound);
     try {
       const result = await this.loop.run({
         sessionId: session.id, runId: null, message: request.message, provider, signal: controller.signal,
@@ -151,6 +159,8 @@ export class AgentRuntime {
       // The answer is acknowledged only once its turns and costs are committed.
       this.writes.flush();
       this.slots.release(session.id, chatId);
+      this.chats.delete(unwound);
+      settled();
     }
   }
 
@@ -203,6 +213,13 @@ export class AgentRuntime {
     this.closing = true;
     await this.runs.close();
     for (const session of this.sessions.list(this.sessions.size)) this.cancelInFlight(session.id);
+    // Aborted chats answer their callers (503) before the listener and the database close.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.chats]),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, CHAT_SHUTDOWN_GRACE_MS))),
+    ]);
+    clearTimeout(timer);
     this.sessions.clear();
     this.writes.close();
   }

@@ -52,8 +52,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       server.on('connect', (_request, socket: Socket) => writeRawError(socket, 405, 'Method Not Allowed', 'Method not allowed'));
       return server;
     },
-    // Idle keep-alive sockets are closed on shutdown so `close()` never hangs on a browser tab.
-    forceCloseConnections: true,
+    // Idle keep-alive sockets are closed on shutdown so `close()` never hangs on a browser tab;
+    // requests still being answered (a chat the runtime has just aborted) finish first.
+    forceCloseConnections: 'idle',
     return503OnClosing: true,
     clientErrorHandler: clientErrorHandler(log),
     // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks,

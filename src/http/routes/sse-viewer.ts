@@ -84,10 +84,13 @@ export class SseViewer implements RunViewer {
 
   send(event: RunEvent): void {
     if (this.closed) return;
+    // Judged on what was already waiting: one frame larger than the byte bound (a long reply) must
+    // still reach a viewer that keeps up, or every reconnect would fail on the same event.
+    const waiting = this.res.writableLength;
     const flushed = this.res.write(sseFrame(event));
     if (flushed) return;
     this.backlog++;
-    if (this.backlog > this.maxEvents || this.res.writableLength > this.maxBytes) {
+    if (this.backlog > this.maxEvents || waiting > this.maxBytes) {
       this.res.destroy();
       this.cleanup();
     }
