@@ -164,7 +164,7 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
   });
   loginRoutes(http, {
     apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name,
-    trustProxy: config.api.trust_proxy, audit, auditSampler,
+    trustProxy: config.api.trust_proxy, audit,
   });
 
   systemRoutes(http, {

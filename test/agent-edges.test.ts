@@ -55,4 +55,14 @@ describe('run and chat edges', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(((await response.json()) as { status: string }).status).toBe('error');
   });
+
+  it('authenticates and rate-limits requests with long ids like any other, then 404s them', async () => {
+    const t = await startTestApp();
+    cleanups.push(() => t.close());
+    const longId = 'a'.repeat(150);
+    expect((await fetch(`${t.url}/api/v1/runs/${longId}`)).status).toBe(401);
+    const found = await t.request(`/api/v1/runs/${longId}`);
+    expect(found.status).toBe(404);
+    expect(await found.json()).toEqual({ status: 'error', error: expect.stringContaining('not found') });
+  });
 });

@@ -55,6 +55,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Idle keep-alive sockets are closed on shutdown so `close()` never hangs on a browser tab;
     // requests still being answered (a chat the runtime has just aborted) finish first.
     forceCloseConnections: 'idle',
+    // Ids up to 256 characters are validated by the route schemas (404/400 after authentication);
+    // the router's default of 100 would refuse longer ones before the pipeline ran.
+    routerOptions: { maxParamLength: 512 },
     return503OnClosing: true,
     clientErrorHandler: clientErrorHandler(log),
     // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks,
