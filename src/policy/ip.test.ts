@@ -61,6 +61,8 @@ describe('classifyAddress', () => {
     ['64:ff9b::7f00:1', 'loopback'],
     ['64:ff9b::808:808', null],
     ['2002:a9fe:a9fe::', 'metadata'],
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['::ffff:0:a9fe:a9fe', 'metadata'],
     ['::127.0.0.1', 'reserved'],
   ])('%s is %s', (address, kind) => {
     expect(classOf(address)).toBe(kind);

@@ -180,17 +180,21 @@ const SPECIAL_RANGES = [
 ];
 
 const NAT64 = parseCidr('64:ff9b::/96')!;
+/** IPv4-translated addresses (SIIT, RFC 2765): `::ffff:0:a.b.c.d`. */
+const IPV4_TRANSLATED = parseCidr('::ffff:0:0:0/96')!;
 const SIX_TO_FOUR = parseCidr('2002::/16')!;
 
 /**
  * The class of a non-public address, or `null` for a public one. IPv6 forms that carry an IPv4
- * address (mapped, NAT64, 6to4) are judged by the IPv4 address they lead to, so that
+ * address (mapped, translated, NAT64, 6to4) are judged by the IPv4 address they lead to, so that
  * `64:ff9b::a9fe:a9fe` cannot reach the metadata service.
  */
 export function classifyAddress(input: IpAddress): AddressClass | null {
   const address = unmapIpv4(input);
   if (address.family === 6) {
-    if (cidrContains(NAT64, address)) return classifyAddress({ family: 4, bytes: address.bytes.slice(12) });
+    if (cidrContains(NAT64, address) || cidrContains(IPV4_TRANSLATED, address)) {
+      return classifyAddress({ family: 4, bytes: address.bytes.slice(12) });
+    }
     if (cidrContains(SIX_TO_FOUR, address)) return classifyAddress({ family: 4, bytes: address.bytes.slice(2, 6) });
   }
   for (const { cidr, kind } of SPECIAL_RANGES) if (cidrContains(cidr, address)) return kind;

@@ -57,6 +57,24 @@ describe('RestRules', () => {
     expect(github.evaluate('api.github.com', 'POST', '/%61dmin/users')?.action).toBe('deny');
   });
 
+  it('matches patterns written as people read paths against the encoded request path', () => {
+    const readable = rules(
+      { host: 'files.example', method: 'GET', path: '/files/ü*', action: 'deny' },
+      { host: 'files.example', method: 'GET', path: '/my docs/*', action: 'deny' },
+      { host: 'files.example', method: 'GET', path: '/caf%c3%a9/*', action: 'deny' },
+      { host: 'files.example', method: 'GET', path: '/%7Euser/*', action: 'deny' },
+      { host: 'files.example', method: 'GET', path: '/**', action: 'allow' },
+    );
+    // Request paths as WHATWG URL parsing hands them over.
+    const path = (p: string) => new URL(`http://files.example${p}`).pathname;
+    expect(readable.evaluate('files.example', 'GET', path('/files/ü.txt'))?.rule).toBe('network.rest_policies[0]');
+    expect(readable.evaluate('files.example', 'GET', path('/my docs/x'))?.rule).toBe('network.rest_policies[1]');
+    expect(readable.evaluate('files.example', 'GET', path('/café/x'))?.rule).toBe('network.rest_policies[2]');
+    expect(readable.evaluate('files.example', 'GET', path('/~user/x'))?.rule).toBe('network.rest_policies[3]');
+    expect(readable.evaluate('files.example', 'GET', path('/other'))?.rule).toBe('network.rest_policies[4]');
+    expect(() => rules({ host: 'a.example', method: 'GET', path: '/[ü]*', action: 'deny' })).toThrow(/rest_policies\[0\]\.path/);
+  });
+
   it('refuses malformed rules with the key in the message', () => {
     const bad = (rule: Record<string, unknown>) => () => RestRules.fromConfig([rule as unknown as RestPolicyConfig]);
     expect(bad({ host: 'a.com', method: 'GET', path: '/x', action: 'maybe' })).toThrow(

@@ -59,6 +59,47 @@ export function normalizePath(pathname: string): string {
   return removeDotSegments(decoded === '' ? '/' : decoded);
 }
 
+/** What WHATWG URL parsing percent-encodes in a path (besides non-ASCII): such characters never reach a rule raw. */
+const PATH_ENCODED = /[\u0000-\u0020"#<>`{}\u007f]/;
+
+/**
+ * A path glob in the spelling `normalizePath` gives request paths, so a rule written the way a
+ * person reads the path (`/files/ü*`, `/my docs/*`, `/%7euser/*`) matches: characters a URL would
+ * encode are percent-encoded as UTF-8, escapes normalised. Glob syntax (`*`, `?`, `[...]`) is kept;
+ * a character class must hold plain path characters, since one encoded character is several bytes.
+ */
+export function normalizePattern(pattern: string, key: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '[') {
+      const close = pattern.indexOf(']', i + (pattern[i + 1] === '!' ? 3 : 2));
+      if (close !== -1) {
+        const body = pattern.slice(i, close + 1);
+        if (/[^\u0021-\u007e]|["#<>`{}%]/.test(body)) {
+          throw new ConfigError(`${key}: the character class ${JSON.stringify(body)} may hold only plain ASCII path characters`);
+        }
+        out += body;
+        i = close;
+        continue;
+      }
+    }
+    const escape = /^%([0-9A-Fa-f]{2})/.exec(pattern.slice(i));
+    if (escape) {
+      const decoded = String.fromCharCode(parseInt(escape[1]!, 16));
+      out += UNRESERVED.test(decoded) ? decoded : `%${escape[1]!.toUpperCase()}`;
+      i += 2;
+    } else if (c.charCodeAt(0) > 0x7e || PATH_ENCODED.test(c)) {
+      const char = String.fromCodePoint(pattern.codePointAt(i)!);
+      out += [...Buffer.from(char, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+      i += char.length - 1;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 export class RestRules {
   private readonly byHost = new Map<string, RestRule[]>();
 
@@ -113,6 +154,6 @@ function compileRule(config: RestPolicyConfig, rule: string): RestRule {
     path: raw.path,
     action: raw.action,
     rule,
-    regex: fnmatchToRegExp(raw.path),
+    regex: fnmatchToRegExp(normalizePattern(raw.path, `${rule}.path`)),
   };
 }
