@@ -47,8 +47,9 @@ describe('ChannelDispatcher', () => {
   it('stops taking messages from the inbox while maxPending wait', () => {
     const inbox = Array.from({ length: 10 }, (_, i) => ({ sender: 'same', content: `m${i}` }));
     const { runner, started } = scriptedRunner();
+    const log = createMemoryLogger();
     const dispatcher = new ChannelDispatcher({
-      inbox: { receive: () => inbox.shift(), send: () => {} }, runner, sessionPrefix: 'webhook', log: createMemoryLogger(), maxPending: 3,
+      inbox: { receive: () => inbox.shift(), send: () => {} }, runner, sessionPrefix: 'webhook', log, maxPending: 3,
     });
     dispatcher.pump();
     // Three taken: one started, two waiting; the rest stay in the channel's own bounded queue.
@@ -57,5 +58,7 @@ describe('ChannelDispatcher', () => {
     dispatcher.pump();
     expect(inbox).toHaveLength(6);
     expect(started).toHaveLength(1);
+    void dispatcher.stop();
+    expect(log.lines.some((l) => l.includes('webhook: 3 accepted messages were not run before shutdown'))).toBe(true);
   });
 });

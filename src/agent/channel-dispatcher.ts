@@ -49,6 +49,10 @@ export class ChannelDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    // Accepted (202) but never run: the caller was told "queued", so the operator is told here.
+    if (this.pendingCount > 0) {
+      this.options.log.warn(`${this.options.sessionPrefix}: ${this.pendingCount} accepted messages were not run before shutdown`);
+    }
     await Promise.allSettled([...this.inFlight]);
   }
 
