@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
+import { randomIdBytes } from '../security/tokens.js';
 import type { Database } from '../storage/database.js';
 import { scopeToken } from './query.js';
 import { readVarints } from './ranking.js';
@@ -223,7 +223,7 @@ export class SqliteTurnStore implements TurnStore {
  * unguessable. Still opaque to clients.
  */
 function turnId(): string {
-  return `turn_${Date.now().toString(36).padStart(9, '0')}${randomBytes(12).toString('base64url')}`;
+  return `turn_${Date.now().toString(36).padStart(9, '0')}${randomIdBytes(12).toString('base64url')}`;
 }
 
 function toTurn(row: TurnRow): Turn {
