@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from '../log.js';
 import { SECURITY_HEADERS } from '../security/headers.js';
+import { answerAndClose, rawErrorResponse } from '../security/raw-error.js';
 import { errorBody } from './envelope.js';
 import { ApiError, GENERIC_500, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
@@ -49,7 +50,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         handler,
       );
       // Node hands CONNECT to a 'connect' listener and drops the socket when there is none.
-      server.on('connect', (_request, socket: Socket) => writeRawError(socket, 405, 'Method Not Allowed', 'Method not allowed'));
+      server.on('connect', (_request, socket: Socket) => answerAndClose(socket, rawErrorResponse(405, 'Method not allowed')));
       return server;
     },
     // Idle keep-alive sockets are closed on shutdown so `close()` never hangs on a browser tab;
@@ -210,27 +211,12 @@ function installFormParser(app: FastifyInstance): void {
 function clientErrorHandler(log: Logger) {
   return function onClientError(error: Error & { code?: string }, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') writeRawError(socket, 408, 'Request Timeout', 'Request timed out');
-    else if (error.code === 'HPE_HEADER_OVERFLOW') writeRawError(socket, 431, 'Request Header Fields Too Large', 'Request headers too large');
-    else writeRawError(socket, 400, 'Bad Request', 'Malformed HTTP request');
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerAndClose(socket, rawErrorResponse(408, 'Request timed out'));
+    else if (error.code === 'HPE_HEADER_OVERFLOW') answerAndClose(socket, rawErrorResponse(431, 'Request headers too large'));
+    else answerAndClose(socket, rawErrorResponse(400, 'Malformed HTTP request'));
     log.warn(`client error: ${error.code ?? error.message}`);
   };
 }
 
-/** An error envelope written straight to the socket (no request object exists), then close. */
-function writeRawError(socket: Socket, status: number, reason: string, message: string): void {
-  const body = JSON.stringify(errorBody(message));
-  const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  // Destroyed only once the answer has left: destroy() right after write() can drop it.
-  socket.once('finish', () => socket.destroy());
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n${headers}` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-}
 
 export type { FastifyInstance, FastifyRequest, FastifyReply };

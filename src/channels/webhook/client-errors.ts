@@ -3,14 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { clientIp } from '../../security/client-ip.js';
 import type { WebhookAudit } from './audit.js';
-import { rawErrorResponse } from './respond.js';
-
-/**
- * How long a socket answered with raw bytes may stay half-closed: long enough for the client to
- * read the answer and close its side (so no reset destroys the answer in flight), short enough
- * that a client which never closes cannot hold the socket.
- */
-const LINGER_MS = 2000;
+import { answerAndClose, rawErrorResponse } from '../../security/raw-error.js';
 
 interface ClientErrorDeps {
   audit: WebhookAudit;
@@ -96,9 +89,3 @@ export function createConnectHandler(deps: { audit: WebhookAudit }) {
   };
 }
 
-function answerAndClose(socket: Socket, response: string): void {
-  socket.end(response);
-  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-  timer.unref();
-  socket.once('close', () => clearTimeout(timer));
-}

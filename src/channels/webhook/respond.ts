@@ -1,4 +1,4 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { SECURITY_HEADERS } from '../../security/headers.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -47,17 +47,3 @@ export function sendError(
   res.end(body);
 }
 
-/** The same envelope as raw HTTP/1.1 bytes, for sockets whose request Node could not parse. */
-export function rawErrorResponse(
-  status: number,
-  message: string,
-  extraHeaders: Readonly<Record<string, string>> = {},
-): string {
-  const body = errorJson(message);
-  const headers = { ...SECURITY_HEADERS, ...extraHeaders };
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: ${JSON_TYPE}\r\n${lines}` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-  );
-}

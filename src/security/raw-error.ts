@@ -1,0 +1,37 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { SECURITY_HEADERS } from './headers.js';
+
+/**
+ * The error envelope as raw HTTP/1.1 bytes, with the security headers, for sockets whose request
+ * Node could not parse (or hands over without a response object, such as CONNECT). Shared by the
+ * REST listener and the webhook channel.
+ */
+export function rawErrorResponse(status: number, message: string, extraHeaders: Readonly<Record<string, string>> = {}): string {
+  const body = JSON.stringify({ status: 'error', error: message });
+  const headers = { ...SECURITY_HEADERS, ...extraHeaders };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n${lines}` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
+ * How long a socket answered with raw bytes may stay half-closed: long enough for the client to
+ * read the answer and close its side (so no reset destroys the answer in flight), short enough
+ * that a client which never closes cannot hold the socket.
+ */
+const LINGER_MS = 2000;
+
+/** Send `response` and close the socket; destroyed after a short linger at the latest. */
+export function answerAndClose(socket: Socket, response: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(response);
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
