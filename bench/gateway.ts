@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { AuditLog } from '../src/audit/store.js';
+import { AuditLog } from '../src/audit/log.js';
 import { createClient } from '../src/gateway/client.js';
 import { KEEP_ALIVE_TIMEOUT_MS, POOL_CONNECTIONS } from '../src/gateway/connector.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
-import { Database } from '../src/storage/database.js';
+import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { startChildServer } from './servers.js';
 import type { AuditEvent, AuditInput, AuditSink } from '../src/audit/types.js';
 import type { ScenarioResult } from './types.js';
@@ -43,7 +43,7 @@ async function timed(samples: number[], count: number, once: () => Promise<void>
 
 /** Accepts events and stores nothing: isolates the gateway's path from the audit store's cost. */
 const discardingSink: AuditSink = {
-  emit: (input: AuditInput): AuditEvent => ({
+  emit: async (input: AuditInput): Promise<AuditEvent> => ({
     id: '', timestamp: '', severity: 'info', actor: null, source: null, subsystem: null, action: null,
     session_id: null, task_id: null, detail: {}, ...input,
   } as AuditEvent),
@@ -54,9 +54,9 @@ export async function gatewayScenario(): Promise<ScenarioResult> {
   const url = `${server.url}/`;
   const port = new URL(url).port;
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-gateway-'));
-  const database = new Database(join(home, 'audit.db'));
+  const storage = new SqliteStorage(join(home, 'audit.db'));
   const policy = NetworkPolicy.fromConfig({ allowed_hosts: [`127.0.0.1:${port}`] });
-  const auditLog = new AuditLog(database);
+  const auditLog = new AuditLog(storage.audit);
   const common = { category: 'tool', sessionId: 'bench', taskId: 'bench', policy, log: () => undefined } as const;
   const client = createClient({ ...common, audit: discardingSink });
   const audited = createClient({ ...common, audit: auditLog });
@@ -74,7 +74,8 @@ export async function gatewayScenario(): Promise<ScenarioResult> {
     await response.body.text();
   };
   const emitOnly = async (): Promise<void> => {
-    auditLog.emit({ event_type: 'network_request', category: 'network', result: 'allow', subsystem: 'gateway', detail: { method: 'GET', url, status_code: 200 } });
+    // Resolves once the event is committed, as the gateway's own emit is.
+    await auditLog.emit({ event_type: 'network_request', category: 'network', result: 'allow', subsystem: 'gateway', detail: { method: 'GET', url, status_code: 200 } });
   };
   try {
     for (const warm of [viaGateway, viaAuditedGateway, viaUndici]) await timed([], WARM_UP, warm);
@@ -107,7 +108,7 @@ export async function gatewayScenario(): Promise<ScenarioResult> {
     };
   } finally {
     await Promise.all([client.close(), audited.close(), agent.close(), server.close()]);
-    database.close();
+    await storage.close();
     rmSync(home, { recursive: true, force: true });
   }
 }

@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { createApp, type App } from '../src/app.js';
+import { createApp } from '../src/app.js';
 import { createMemoryLogger } from '../src/log.js';
 import { matchExpression, queryWords } from '../src/memory/query.js';
-import { DEFAULT_SEARCH_TUNING } from '../src/memory/search.js';
 import type { NewTurn, TurnStore } from '../src/memory/types.js';
+import type { Database } from '../src/storage/sqlite/database.js';
+import { SqliteStorage } from '../src/storage/sqlite/index.js';
+import { DEFAULT_SEARCH_TUNING } from '../src/storage/sqlite/turn-search.js';
 import type { ScenarioResult } from './types.js';
 
 /**
@@ -38,6 +40,12 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
     config: { api: { api_key: API_KEY, port: 0, rate_limit_rpm: 1_000_000_000 } },
   });
   const store = app.memory;
+  // The app's SQLite file: the unbounded-rank baseline and the cleanup timing use it directly.
+  if (!(app.storage instanceof SqliteStorage)) {
+    await app.close();
+    throw new Error('the memory benchmark needs the SQLite backend');
+  }
+  const database = app.storage.database;
   const bare = await startBareSearch(store);
   try {
     const url = await app.listen();
@@ -47,11 +55,11 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
     for (let from = 0; from < turns; from += LOAD_BATCH) {
       const batch = corpus.batch(from, Math.min(LOAD_BATCH, turns - from));
       const started = performance.now();
-      store.addMany(batch);
+      await store.addMany(batch);
       loadMs += performance.now() - started;
     }
     const loadS = loadMs / 1000;
-    app.db.db.pragma('wal_checkpoint(TRUNCATE)');
+    database.db.pragma('wal_checkpoint(TRUNCATE)');
     const dbMb = statSync(join(home, 'agentd.db')).size / 1e6;
 
     const classes = {
@@ -61,23 +69,23 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
     };
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const viaHttp = (base: string) => (word: string) => httpGet(agent, `${base}/api/v1/memory/search?q=${encodeURIComponent(word)}&limit=10`);
-    const direct = (word: string) => store.search(word, { limit: 10 }).length;
+    const direct = async (word: string) => (await store.search(word, { limit: 10 })).length;
     const measured: Record<string, { http: number[]; bare: number[]; direct: number[] }> = {};
     for (const [name, words] of Object.entries(classes)) {
       const list = words.map((w) => w.word);
       measured[name] = {
         http: await sample(list, repeats, viaHttp(url)),
         bare: await sample(list, repeats, viaHttp(bare.url)),
-        direct: await sample(list, repeats, async (w) => direct(w)),
+        direct: await sample(list, repeats, direct),
       };
     }
     agent.destroy();
 
     const topWord = classes.common[0]!.word;
-    const unbounded = await sample([topWord], 5, async (w) => unboundedRank(app, w));
-    const scopedCommon = await sample([topWord], repeats, async (w) => store.search(w, { limit: 10, sessionId: 'sess_123' }).length);
+    const unbounded = await sample([topWord], 5, async (w) => unboundedRank(database, w));
+    const scopedCommon = await sample([topWord], repeats, async (w) => (await store.search(w, { limit: 10, sessionId: 'sess_123' })).length);
     const countMs = await sample(['-'], 5, async () => store.count());
-    const cleanup = await measureCleanup(app, store, turns);
+    const cleanup = await measureCleanup(database, store, turns);
 
     const results: ScenarioResult[] = [{
       scenario: `memory: load ${turns.toLocaleString('en')} turns through the store`,
@@ -133,18 +141,22 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
 }
 
 /** FTS5's own ranking over every match (`ORDER BY rank LIMIT`): what the store avoids. */
-function unboundedRank(app: App, word: string): number {
+function unboundedRank(database: Database, word: string): number {
   const match = matchExpression(queryWords(word));
-  return app.db.db.prepare('SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rank LIMIT 10').all(match).length;
+  return database.db.prepare('SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rank LIMIT 10').all(match).length;
 }
 
 /** A bare node:http server answering the same search as JSON: the floor for any HTTP search. */
 async function startBareSearch(store: TurnStore): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
-    const results = store.search(q, { limit: 10 });
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: 'ok', data: { results } }));
+    store.search(q, { limit: 10 }).then((results) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'ok', data: { results } }));
+    }, (error: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'error', error: String(error) }));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -184,10 +196,9 @@ async function sample(words: string[], repeats: number, call: (word: string) => 
  * Delete the oldest ~2% by age, watching the event loop and timing each cleanup transaction
  * (wall and CPU: on a shared machine the wall time of a slice includes waiting for a CPU).
  */
-async function measureCleanup(app: App, store: TurnStore, turns: number): Promise<Record<string, number>> {
+async function measureCleanup(database: Database, store: TurnStore, turns: number): Promise<Record<string, number>> {
   const wall: number[] = [];
   const cpu: number[] = [];
-  const database = app.db;
   const original = database.transaction.bind(database);
   database.transaction = <T>(fn: () => T): T => {
     const started = performance.now();

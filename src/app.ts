@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
-import { AuditLog } from './audit/store.js';
+import { AuditLog } from './audit/log.js';
 import { AuditSampler } from './audit/sampler.js';
 import { WebhookService } from './channels/webhook-service.js';
 import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
@@ -9,19 +9,19 @@ import type { Config, ConfigInput } from './config/schema.js';
 import { agentRoutes, diagnosticsRoutes, loginRoutes, memoryRoutes, systemRoutes, WEB_PUBLIC_PATHS } from './http/routes/index.js';
 import { createClient, endGatewaySession, installGateway } from './gateway/index.js';
 import { createHttpServer } from './http/server.js';
-import { WebSessionStore } from './http/web-sessions.js';
 import { createLogger, type Logger } from './log.js';
-import { startRetention } from './memory/retention.js';
-import { SqliteTurnStore } from './memory/sqlite-turn-store.js';
 import type { TurnStore } from './memory/types.js';
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { NetworkPolicy } from './policy/network-policy.js';
 import { createProviderRegistry, toSdkLogger, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
-import { Database } from './storage/database.js';
-import { startCheckpointer } from './storage/checkpointer.js';
 import { acquireHomeLock } from './storage/home-lock.js';
+import { startRetention, type RetentionRule } from './storage/retention.js';
+import { InMemorySessionStore } from './storage/memory/session-store.js';
+import { InMemoryWebSessionStore } from './storage/memory/web-session-store.js';
+import { SqliteStorage } from './storage/sqlite/index.js';
+import type { Storage } from './storage/types.js';
 import { VERSION } from './version.js';
 
 export interface CreateAppOptions {
@@ -44,13 +44,16 @@ export interface CreateAppOptions {
   requestTimeoutMs?: number;
   /** Keep-alive comment interval of run event streams (default 15 s; tests shorten it). */
   ssePingIntervalMs?: number;
+  /** How long shutdown waits for agent loops to unwind (default 5 s; tests shorten it). */
+  shutdownGraceMs?: number;
 }
 
 export interface App {
   readonly config: Config;
   readonly home: string;
   readonly version: string;
-  readonly db: Database;
+  /** The stores (SQLite in the home folder). */
+  readonly storage: Storage;
   readonly audit: AuditLog;
   readonly memory: TurnStore;
   readonly providers: ProviderRegistry;
@@ -61,7 +64,7 @@ export interface App {
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
   /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
-  diagnostics(): DiagnosticsReport;
+  diagnostics(): Promise<DiagnosticsReport>;
   /** The generated API key when this start bootstrapped a new config file. */
   readonly bootstrapKey: string | null;
   /** Start listening; resolves with the base URL (`http://host:port`). */
@@ -99,12 +102,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const policy = NetworkPolicy.fromConfig(config.network);
   ensureHome(home);
   const releaseLock = acquireHomeLock(home);
-  let db: Database | undefined;
+  let storage: SqliteStorage | undefined;
   try {
-    db = new Database(join(home, 'agentd.db'));
-    return assemble({ options, env, log, now, loaded, policy, db, releaseLock });
+    storage = new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, log: (message) => log.warn(message) });
+    const app = assemble({ options, env, log, now, loaded, policy, storage, releaseLock });
+    await app.agent.start();
+    return app;
   } catch (error) {
-    db?.close();
+    await storage?.close();
     releaseLock();
     throw error;
   }
@@ -117,15 +122,15 @@ interface AssemblyInput {
   now: () => number;
   loaded: LoadedConfig;
   policy: NetworkPolicy;
-  db: Database;
+  storage: Storage;
   releaseLock: () => void;
 }
 
 /** Wires every part on an open database; `createApp` undoes the lock and database if this throws. */
-function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: AssemblyInput): App {
+function assemble({ options, env, log, now, loaded, policy, storage, releaseLock }: AssemblyInput): App {
   const { config, home } = loaded;
-  const audit = new AuditLog(db, now);
-  const memory = new SqliteTurnStore(db, { now });
+  const audit = new AuditLog(storage.audit, now);
+  const memory = storage.turns;
   const startedAt = now();
 
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
@@ -133,9 +138,14 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
   const gatewayClientFactory: GatewayClientFactory = (o) => createClient({ ...o, policy, audit });
   const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
-  const agent = new AgentRuntime({ db, memory, tools, providers, audit, config, log, now, onSessionEnd: endGatewaySession });
+  // Eviction never ends a session with work in flight; an ended session's approval answers go.
+  const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: endGatewaySession });
+  const agent: AgentRuntime = new AgentRuntime({
+    memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
+    shutdownGraceMs: options.shutdownGraceMs,
+  });
   const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent }) : null;
-  const stopRetention = startRetention(memory, config.memory.retention_days, log);
+  const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
   if (config.api.api_key === '') {
     log.warn('api.api_key is empty and SERVICE_API_KEY is not set: every request will be refused with 401');
@@ -147,7 +157,7 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
     log.warn('api.trust_proxy is on: the client IP is the leftmost X-Forwarded-For address, which the client controls unless your proxy overwrites the header');
   }
 
-  const webSessions = new WebSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
+  const webSessions = new InMemoryWebSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
   const auditSampler = new AuditSampler(3, 60_000, 10_000, now);
   const { app: http, openapi } = createHttpServer({
     log,
@@ -170,30 +180,28 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
   systemRoutes(http, {
     version: VERSION,
     openapi,
-    status: () => ({
+    status: async () => ({
       version: VERSION,
       uptime_s: Math.round((now() - startedAt) / 1000),
       providers_available: providers.list().filter((p) => p.available).map((p) => p.name),
       default_provider: providers.default,
       tool_count: tools.size,
-      session_count: agent.sessions.size,
-      memory: { present: true, turn_count: memory.count() },
+      session_count: await sessions.count(),
+      memory: { present: true, turn_count: await memory.count() },
     }),
   });
   memoryRoutes(http, { memory, audit });
-  const diagnostics = (): DiagnosticsReport =>
+  const diagnostics = async (): Promise<DiagnosticsReport> =>
     runDiagnostics(
-      collectDiagnosticsInput({
-        config, home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, db, memory, providers, tools,
+      await collectDiagnosticsInput({
+        config, home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
         webhook: webhook?.state() ?? null,
-        runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: agent.sessions.size, runsInFlight: agent.inFlight },
+        runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
       }),
     );
   diagnosticsRoutes(http, { diagnostics });
   const streams = agentRoutes(http, { agent, providers, tools, memory, audit, pingIntervalMs: options.ssePingIntervalMs });
 
-  // Started last: nothing after it can fail, so a failed start never leaves the worker running.
-  const checkpointer = startCheckpointer(db, { log: (message) => log.warn(message) });
   let url = '';
   let port = 0;
   let closing: Promise<void> | null = null;
@@ -210,8 +218,7 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
         await http.close();
         await stopRetention();
       } finally {
-        await checkpointer.stop();
-        db.close();
+        await storage.close();
         releaseLock();
       }
     })();
@@ -222,7 +229,7 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
     config,
     home,
     version: VERSION,
-    db,
+    storage,
     audit,
     memory,
     providers,
@@ -249,4 +256,17 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
     },
     close,
   };
+}
+
+const DAY_MS = 86_400_000;
+const cutoff = (now: () => number, days: number) => new Date(now() - days * DAY_MS).toISOString();
+
+/** Every table that only grows, with its age limit from the config (0 keeps it forever). */
+function retentionRules(config: Config, storage: Storage, audit: AuditLog, now: () => number): RetentionRule[] {
+  return [
+    { what: 'turns', days: config.memory.retention_days, prune: (days, signal) => storage.turns.cleanupOlderThan(days, { signal }) },
+    { what: 'runs', days: config.retention.runs_days, prune: (days, signal) => storage.runs.pruneFinishedBefore(cutoff(now, days), { signal }) },
+    { what: 'cost records', days: config.retention.costs_days, prune: (days, signal) => storage.costs.pruneBefore(cutoff(now, days), { signal }) },
+    { what: 'audit events', days: config.retention.audit_days, prune: (days, signal) => audit.prune(days, { signal }) },
+  ];
 }

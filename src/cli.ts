@@ -1,18 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { AuditLog } from './audit/store.js';
+import { AuditLog } from './audit/log.js';
 import { createApp } from './app.js';
 import { bootstrapConfig, ensureHome, loadConfig, resolveHome, writeConfigFile } from './config/load.js';
 import { configJsonSchema } from './config/schema.js';
 import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
-import { SqliteTurnStore } from './memory/sqlite-turn-store.js';
 import { NetworkPolicy } from './policy/index.js';
 import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
 import { createToolRegistry } from './tools/index.js';
 import { randomToken } from './security/tokens.js';
-import { Database } from './storage/database.js';
+import { SqliteStorage } from './storage/sqlite/index.js';
 import { VERSION } from './version.js';
 
 interface HomeOptions {
@@ -68,13 +67,13 @@ function init(options: HomeOptions): void {
   out(`API key (shown only this once): ${key}`);
 }
 
-function auditVerify(options: HomeOptions): void {
+async function auditVerify(options: HomeOptions): Promise<void> {
   const home = resolveHome(options.home, process.env);
   const file = join(home, 'agentd.db');
   if (!existsSync(file)) throw new Error(`no database at ${file}`);
-  const db = new Database(file);
+  const storage = new SqliteStorage(file);
   try {
-    const result = new AuditLog(db).verify();
+    const result = await new AuditLog(storage.audit).verify();
     if (result.ok) {
       out(`audit chain ok: ${result.count} events verified`);
     } else {
@@ -82,7 +81,7 @@ function auditVerify(options: HomeOptions): void {
       process.exitCode = 1;
     }
   } finally {
-    db.close();
+    await storage.close();
   }
 }
 
@@ -90,19 +89,19 @@ function auditVerify(options: HomeOptions): void {
  * The same checks as GET /api/v1/diagnostics, without starting the service: nothing is bound and
  * no request leaves the machine, so it is safe to run beside a running `agentd serve`.
  */
-function doctor(options: HomeOptions & { json?: boolean }): void {
+async function doctor(options: HomeOptions & { json?: boolean }): Promise<void> {
   const loaded = loadConfig({ home: options.home, configPath: options.config });
   const { config } = loaded;
   NetworkPolicy.fromConfig(config.network); // invalid policy entries are config errors
-  const db = new Database(join(loaded.home, 'agentd.db'));
+  const storage = new SqliteStorage(join(loaded.home, 'agentd.db'));
   try {
-    const memory = new SqliteTurnStore(db);
+    const memory = storage.turns;
     const noRequests: GatewayClientFactory = () => {
       throw new Error('agentd doctor sends no requests');
     };
     const report = runDiagnostics(
-      collectDiagnosticsInput({
-        config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, db, memory,
+      await collectDiagnosticsInput({
+        config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, checkIntegrity: true,
         providers: createProviderRegistry({ config, env: process.env, gatewayClientFactory: noRequests }),
         tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory)] }),
         webhook: config.webhook.enabled
@@ -114,7 +113,7 @@ function doctor(options: HomeOptions & { json?: boolean }): void {
     out(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
     if (report.overall === 'error') process.exitCode = 1;
   } finally {
-    db.close();
+    await storage.close();
   }
 }
 

@@ -28,8 +28,8 @@ async function appWithFake(): Promise<{ t: TestApp; server: FakeLlmServer }> {
 describe('run and chat edges', () => {
   it('a run cancelled before the agent begins still opens its log with run.start', async () => {
     const { t } = await appWithFake();
-    const run = t.app.agent.startRun({ message: 'hello' });
-    t.app.agent.cancelRun(run.run_id);
+    const run = await t.app.agent.startRun({ message: 'hello' });
+    await t.app.agent.cancelRun(run.run_id);
     const { events } = await readEvents(t, run.run_id);
     expect(events.map((e) => `${e.id}:${e.event}`)).toEqual(['1:run.start', '2:run.cancelled']);
   });

@@ -3,7 +3,7 @@ import { startFakeAnthropic } from './fakes/anthropic-server.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { finishedRun, json, postJson, readEvents, startRun } from './helpers/agent.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 
 /**
  * Hosted providers end to end: the real app, the official SDKs, the gateway with its policy, and
@@ -41,7 +41,7 @@ function hostedConfig(kind: 'openai' | 'anthropic', server: FakeLlmServer, extra
 }
 
 function auditRows(t: TestApp, eventType: string, taskId: string): { result: string; detail: string }[] {
-  return t.app.db.db
+  return sqliteOf(t.app)
     .prepare('SELECT result, detail FROM audit_events WHERE event_type = ? AND task_id = ? ORDER BY seq')
     .all(eventType, taskId) as { result: string; detail: string }[];
 }
@@ -196,13 +196,13 @@ describe('costs and the budget cap', () => {
     const config = { ...hostedConfig('openai', server, { price }), max_spend_usd: 10 };
     const first = await startTestApp({ env: ENV, config });
     const home = first.home;
-    const run = first.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report' });
+    const run = await first.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report' });
     expect((await first.app.agent.whenRunFinished(run.run_id))?.status).toBe('complete');
     await first.app.close();
 
     const second = await app({ env: ENV, config, home });
-    expect(second.app.agent.costs.sessionSpend('job:nightly')).toBe(10);
-    const again = second.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report' });
+    expect(await second.app.agent.costs.sessionSpend('job:nightly')).toBe(10);
+    const again = await second.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report' });
     const done = await second.app.agent.whenRunFinished(again.run_id);
     expect(done).toMatchObject({ status: 'error' });
     expect(done?.error).toMatch(/budget exceeded: session 'job:nightly' has spent \$10 of max_spend_usd \$10/);

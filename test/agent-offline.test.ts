@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishedRun, json, postJson, readEvents, startRun } from './helpers/agent.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 
 /** A fresh app with no key and no network: the offline provider exercises every agent path. */
 let t: TestApp;
@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 function auditRows(eventType: string, taskId?: string): { result: string; action: string; session_id: string; detail: any }[] {
-  const rows = t.app.db.db
+  const rows = sqliteOf(t.app)
     .prepare(`SELECT result, action, session_id, detail FROM audit_events WHERE event_type = ? ${taskId ? 'AND task_id = ?' : ''} ORDER BY seq`)
     .all(...(taskId ? [eventType, taskId] : [eventType])) as { result: string; action: string; session_id: string; detail: string }[];
   return rows.map((row) => ({ ...row, detail: JSON.parse(row.detail) }));
@@ -45,7 +45,7 @@ describe('providers, tools and status', () => {
       tool_count: 4,
       memory: { present: true, turn_count: expect.any(Number) },
     });
-    expect(data.session_count).toBe(t.app.agent.sessions.size);
+    expect(data.session_count).toBe(await t.app.agent.sessions.count());
     expect(data.session_count).toBeGreaterThanOrEqual(1);
   });
 

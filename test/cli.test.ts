@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuditLog } from '../src/audit/store.js';
-import { Database } from '../src/storage/database.js';
+import { AuditLog } from '../src/audit/log.js';
+import { Database, SqliteStorage } from '../src/storage/sqlite/index.js';
 
 // These tests run the built CLI (`npm test` builds first), as an operator would.
 const BIN = resolve('bin/agentd.js');
@@ -103,12 +103,12 @@ describe('agentd doctor', () => {
 });
 
 describe('agentd audit verify', () => {
-  it('exits 0 on an intact chain and 1 naming the first broken event', () => {
+  it('exits 0 on an intact chain and 1 naming the first broken event', async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentd-cli-'));
-    const db = new Database(join(dir, 'agentd.db'));
-    const audit = new AuditLog(db);
-    for (let i = 0; i < 3; i++) audit.emit({ event_type: 'x', category: 't', result: 'allow', detail: { i } });
-    db.close();
+    const storage = new SqliteStorage(join(dir, 'agentd.db'));
+    const audit = new AuditLog(storage.audit);
+    for (let i = 0; i < 3; i++) await audit.emit({ event_type: 'x', category: 't', result: 'allow', detail: { i } });
+    await storage.close();
     const good = spawnSync(process.execPath, [BIN, 'audit', 'verify', '--home', dir], { env: env() });
     expect(good.status).toBe(0);
     expect(good.stdout.toString()).toContain('3 events verified');
@@ -128,10 +128,11 @@ describe('durability', () => {
     const script = `
       const { createApp } = await import(${JSON.stringify(DIST_INDEX)});
       const app = await createApp({ home: ${JSON.stringify(dir)}, config: { api: { api_key: 'k', port: 0 } }, env: {} });
-      for (let i = 1; ; i++) {
-        app.audit.emit({ event_type: 'durability.probe', category: 'test', result: 'allow', detail: { i } });
+      // An event counts as acknowledged once its emit resolved (it has committed); 50 share a commit.
+      for (let i = 50; ; i += 50) {
+        await Promise.all(Array.from({ length: 50 }, (_, k) =>
+          app.audit.emit({ event_type: 'durability.probe', category: 'test', result: 'allow', detail: { i: i - k } })));
         process.stdout.write('ack ' + i + '\\n');
-        if (i % 50 === 0) await new Promise((r) => setImmediate(r));
       }`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: env() });
     let acked = 0;
@@ -150,8 +151,8 @@ describe('durability', () => {
     const db = new Database(join(dir, 'agentd.db'));
     const stored = db.db.prepare("SELECT count(*) AS n FROM audit_events WHERE event_type = 'durability.probe'").get() as { n: number };
     expect(stored.n).toBeGreaterThanOrEqual(acked);
-    expect(new AuditLog(db).verify().ok).toBe(true);
     db.close();
+    expect(await verifyChain(join(dir, 'agentd.db'))).toBe(true);
   });
 
   it('loses no audit event of an acknowledged 2xx API call when agentd serve is killed with SIGKILL', async () => {
@@ -182,7 +183,16 @@ describe('durability', () => {
     expect(pins.n).toBe(acked);
     const turn = db.db.prepare('SELECT pinned FROM turns WHERE id = ?').get(turnId) as { pinned: number };
     expect(turn.pinned).toBe(0); // the last acknowledged call unpinned it (i = 29)
-    expect(new AuditLog(db).verify().ok).toBe(true);
     db.close();
+    expect(await verifyChain(join(dir, 'agentd.db'))).toBe(true);
   });
 });
+
+async function verifyChain(file: string): Promise<boolean> {
+  const storage = new SqliteStorage(file);
+  try {
+    return (await new AuditLog(storage.audit).verify()).ok;
+  } finally {
+    await storage.close();
+  }
+}

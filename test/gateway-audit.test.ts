@@ -152,7 +152,7 @@ describe('gateway audit events', () => {
   it('keeps the hash chain intact', async () => {
     await client().get(`${server.url}/a`);
     await client({ policy: NetworkPolicy.fromConfig({}) }).get(`${server.url}/b`).catch(() => undefined);
-    expect(log.audit.verify()).toMatchObject({ ok: true });
+    expect(await log.audit.verify()).toMatchObject({ ok: true });
   });
 });
 

@@ -1,13 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AuditLog } from '../src/audit/store.js';
-import type { AuditEvent } from '../src/audit/types.js';
 import type { NetworkConfig } from '../src/config/schema.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
-import { Database } from '../src/storage/database.js';
 
 /** Shared plumbing for the gateway tests: loopback servers that count, and a real audit log. */
 
@@ -74,29 +68,4 @@ export function loopbackPolicy(ports: number[], extra: Partial<NetworkConfig> = 
   return NetworkPolicy.fromConfig({ ...extra, allowed_hosts: [...ports.map((p) => `127.0.0.1:${p}`), ...(extra.allowed_hosts ?? [])] });
 }
 
-export interface TempAudit {
-  audit: AuditLog;
-  database: Database;
-  events(): AuditEvent[];
-  close(): void;
-}
-
-/** A real audit log on a real SQLite file in a temporary folder. */
-export function tempAudit(): TempAudit {
-  const dir = mkdtempSync(join(tmpdir(), 'agentd-gateway-'));
-  const database = new Database(join(dir, 'audit.db'));
-  const audit = new AuditLog(database);
-  return {
-    audit,
-    database,
-    events: () =>
-      (database.db.prepare('SELECT * FROM audit_events ORDER BY seq').all() as Record<string, unknown>[]).map((row) => ({
-        ...(row as unknown as AuditEvent),
-        detail: JSON.parse(row.detail as string) as Record<string, unknown>,
-      })),
-    close: () => {
-      database.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+export { tempAudit, type TempAudit } from './helpers/audit.js';

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 
 const SECURITY = { 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'cache-control': 'no-store' };
 
@@ -165,7 +165,7 @@ describe('authentication', () => {
   it('audits failed key attempts, sampled per client', async () => {
     t = await startTestApp();
     for (let i = 0; i < 40; i++) await fetch(`${t.url}/api/v1/health`, { headers: { 'x-api-key': `wrong-${i}` } });
-    const rows = t.app.db.db.prepare("SELECT * FROM audit_events WHERE event_type = 'web.auth'").all() as { result: string; detail: string }[];
+    const rows = sqliteOf(t.app).prepare("SELECT * FROM audit_events WHERE event_type = 'web.auth'").all() as { result: string; detail: string }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.length).toBeLessThanOrEqual(3);
     expect(rows.every((r) => r.result === 'deny')).toBe(true);
@@ -185,7 +185,7 @@ describe('rate limit', () => {
     expect((await t.request('/api/v1/health')).status).toBe(429);
     now += 30_001;
     expect((await t.request('/api/v1/health')).status).toBe(200);
-    const audited = t.app.db.db.prepare("SELECT count(*) AS n FROM audit_events WHERE event_type = 'web.rate_limit'").get() as { n: number };
+    const audited = sqliteOf(t.app).prepare("SELECT count(*) AS n FROM audit_events WHERE event_type = 'web.rate_limit'").get() as { n: number };
     expect(audited.n).toBeGreaterThanOrEqual(1);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewTurn, SearchResult, Turn, TurnStore } from '../src/memory/types.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
 let store: TurnStore;
@@ -14,8 +14,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const add = (content: string, session_id = 'sess_http', extra: Partial<NewTurn> = {}): Turn =>
-  store.add({ session_id, role: 'user', content, provider: 'offline', ...extra });
+const add = async (content: string, session_id = 'sess_http', extra: Partial<NewTurn> = {}): Promise<Turn> =>
+  (await store.addMany([{ session_id, role: 'user', content, provider: 'offline', ...extra }]))[0]!;
 
 async function json<T>(res: Response, status: number): Promise<T> {
   expect(res.status).toBe(status);
@@ -41,14 +41,14 @@ const post = (path: string, body?: unknown, headers: Record<string, string> = {}
 
 /** The web.memory audit events about one turn (every test uses its own turns and words). */
 const memoryAudit = (turnId: string) =>
-  (t.app.db.db.prepare(`SELECT action, result, category, session_id, detail FROM audit_events
+  (sqliteOf(t.app).prepare(`SELECT action, result, category, session_id, detail FROM audit_events
     WHERE event_type = 'web.memory' ORDER BY seq`).all() as { action: string; result: string; category: string; session_id: string; detail: string }[])
     .filter((e) => (JSON.parse(e.detail) as { turn_id?: string }).turn_id === turnId);
 
 describe('GET /api/v1/memory/search', () => {
   it('finds turns with all words in any order, with the result fields', async () => {
-    const hit = add('planning the garden party for saturday', 'sess_http', { role: 'assistant' });
-    add('garden tools only');
+    const hit = await add('planning the garden party for saturday', 'sess_http', { role: 'assistant' });
+    await add('garden tools only');
     const results = await search(`q=${encodeURIComponent('saturday GARDEN')}`);
     expect(results).toHaveLength(1);
     expect(results[0]).toEqual({
@@ -58,15 +58,15 @@ describe('GET /api/v1/memory/search', () => {
   });
 
   it('scopes by session_id', async () => {
-    add('shared subject', 'sess_one');
-    const two = add('shared subject', 'sess_two');
+    await add('shared subject', 'sess_one');
+    const two = await add('shared subject', 'sess_two');
     expect((await search('q=shared&session_id=sess_two')).map((r) => r.id)).toEqual([two.id]);
     expect(await search('q=shared&session_id=sess_three')).toEqual([]);
   });
 
   it('treats FTS5 syntax as words and answers punctuation-only queries with no results', async () => {
-    add('alpha beta');
-    add('alpha or gamma');
+    await add('alpha beta');
+    await add('alpha or gamma');
     expect(await search(`q=${encodeURIComponent('alpha OR beta')}`)).toEqual([]);
     expect(await search(`q=${encodeURIComponent('alp*')}`)).toEqual([]);
     expect(await search(`q=${encodeURIComponent('NEAR("alpha" "beta")')}`)).toEqual([]);
@@ -101,19 +101,19 @@ describe('GET /api/v1/memory/search', () => {
 
 describe('POST /api/v1/memory/turns/:id/pin', () => {
   it('pins with no body, unpins with pinned:false, and audits each without the content', async () => {
-    const turn = add('confidential zebra notes', 'sess_pin');
+    const turn = await add('confidential zebra notes', 'sess_pin');
     const pinned = await json<{ data: unknown }>(await post(`/api/v1/memory/turns/${turn.id}/pin`), 200);
     expect(pinned).toEqual({ status: 'ok', data: { id: turn.id, pinned: true } });
-    expect(store.get(turn.id)!.pinned).toBe(true);
+    expect((await store.get(turn.id))!.pinned).toBe(true);
     expect((await search('q=zebra'))[0]!.pinned).toBe(true);
 
     const unpinned = await json<{ data: unknown }>(await post(`/api/v1/memory/turns/${turn.id}/pin`, { pinned: false }), 200);
     expect(unpinned).toEqual({ status: 'ok', data: { id: turn.id, pinned: false } });
-    expect(store.get(turn.id)!.pinned).toBe(false);
+    expect((await store.get(turn.id))!.pinned).toBe(false);
 
     // An empty JSON body is "no body": pin.
     await json(await post(`/api/v1/memory/turns/${turn.id}/pin`, ''), 200);
-    expect(store.get(turn.id)!.pinned).toBe(true);
+    expect((await store.get(turn.id))!.pinned).toBe(true);
 
     const events = memoryAudit(turn.id);
     expect(events.map((e) => [e.action, e.result, e.category, e.session_id])).toEqual([
@@ -131,10 +131,10 @@ describe('POST /api/v1/memory/turns/:id/pin', () => {
     ['true', 'body'],
     [{ pinned: true, extra: 1 }, 'extra'],
   ])('refuses body %j with 400', async (body, mentions) => {
-    const turn = add('pin target');
+    const turn = await add('pin target');
     const error = await errorOf(await post(`/api/v1/memory/turns/${turn.id}/pin`, JSON.stringify(body)), 400);
     expect(error).toContain(mentions);
-    expect(store.get(turn.id)!.pinned).toBe(false);
+    expect((await store.get(turn.id))!.pinned).toBe(false);
   });
 
   it('answers 404 for an unknown turn', async () => {
@@ -144,12 +144,12 @@ describe('POST /api/v1/memory/turns/:id/pin', () => {
 
 describe('DELETE /api/v1/memory/turns/:id', () => {
   it('removes the turn from search and history at once, audited without content', async () => {
-    const doomed = add('obsolete walrus memo', 'sess_del');
-    const kept = add('walrus facts', 'sess_del');
+    const doomed = await add('obsolete walrus memo', 'sess_del');
+    const kept = await add('walrus facts', 'sess_del');
     const res = await t.request(`/api/v1/memory/turns/${doomed.id}`, { method: 'DELETE' });
     expect(await json(res, 200)).toEqual({ status: 'ok', data: { id: doomed.id, deleted: true } });
     expect((await search('q=walrus')).map((r) => r.id)).toEqual([kept.id]);
-    expect(store.history('sess_del', 10).map((x) => x.id)).toEqual([kept.id]);
+    expect((await store.history('sess_del', 10)).map((x) => x.id)).toEqual([kept.id]);
     const [event] = memoryAudit(doomed.id).filter((e) => e.action === 'delete');
     expect(event).toMatchObject({ result: 'allow', category: 'web', session_id: 'sess_del' });
     expect(JSON.parse(event!.detail)).toEqual({ turn_id: doomed.id });

@@ -1,64 +1,96 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { SqliteTurnStore } from '../src/memory/sqlite-turn-store.js';
-import { Database } from '../src/storage/database.js';
+import type { RunRecord } from '../src/agent/types.js';
+import { SqliteStorage } from '../src/storage/sqlite/index.js';
 
-let dir: string;
-let path: string;
-let database: Database;
+/**
+ * A deleted turn's text must not remain on disk: not in the database file, not in its WAL, not in
+ * the copies the run that produced it keeps. The tests read every file of the home folder as it is
+ * (no checkpoint by hand), the way someone holding the disk would.
+ */
+let home: string;
+let storage: SqliteStorage;
+const NOW = Date.parse('2025-01-31T00:00:00Z');
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'agentd-memory-file-'));
-  path = join(dir, 'agentd.db');
-  database = new Database(path);
+  home = mkdtempSync(join(tmpdir(), 'agentd-memory-file-'));
+  storage = new SqliteStorage(join(home, 'agentd.db'), { now: () => NOW });
 });
 
-afterEach(() => {
-  database.close();
-  rmSync(dir, { recursive: true, force: true });
+afterEach(async () => {
+  await storage.close();
+  rmSync(home, { recursive: true, force: true });
 });
 
-/** Every byte SQLite has on disk for this database, after moving the WAL into the main file. */
-function fileBytes(): Buffer {
-  database.db.pragma('wal_checkpoint(TRUNCATE)');
-  const wal = `${path}-wal`;
-  expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
-  return readFileSync(path);
+/** Every byte of every file in the home folder (the database, its -wal and -shm). */
+function homeBytes(): Buffer {
+  return Buffer.concat(readdirSync(home).map((name) => readFileSync(join(home, name))));
 }
 
-it('a deleted turn\'s text does not remain anywhere in the database file', () => {
-  const store = new SqliteTurnStore(database);
-  const marker = 'qzxvmarkerjwkp';
-  // Neighbours on the same pages, so the deleted cells sit between live ones.
-  store.addMany(Array.from({ length: 200 }, (_, i) => ({
-    session_id: 'sess_a', role: 'user' as const, provider: null, content: `ordinary neighbour text number ${i}`,
-  })));
-  const doomed = store.add({ session_id: 'sess_a', role: 'assistant', provider: null, content: `secret plan ${marker} ends` });
-  // A long turn spills into overflow pages, which secure_delete must zero as well.
-  const long = store.add({ session_id: 'sess_a', role: 'user', provider: null, content: `${'padding '.repeat(2000)}${marker}2` });
-  store.addMany(Array.from({ length: 200 }, (_, i) => ({
-    session_id: 'sess_a', role: 'user' as const, provider: null, content: `later neighbour ${i}`,
-  })));
-  expect(fileBytes().includes(marker)).toBe(true);
+it('a deleted answer leaves no trace in any file, nor in its run\'s response and event log', async () => {
+  const marker = 'qzxvanswerjwkp';
+  const control = 'qzxvquestionjwkp';
+  const answer = `the secret plan is ${marker} tomorrow`;
+  const run: RunRecord = {
+    run_id: 'run_1', session_id: 'sess_a', status: 'pending', provider: null, resolved_provider: 'offline',
+    created_at: '2025-01-30T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
+    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+  };
+  await storage.runs.create(run);
+  await storage.runs.start('run_1', '2025-01-30T00:00:01.000Z', { id: 1, name: 'run.start', data: '{"run_id":"run_1"}' });
+  const [, assistant] = await storage.turns.addMany([
+    { session_id: 'sess_a', role: 'user', provider: null, content: `what is the plan ${control}`, run_id: 'run_1' },
+    { session_id: 'sess_a', role: 'assistant', provider: 'offline', content: answer, run_id: 'run_1' },
+  ]);
+  await storage.runs.finish('run_1', {
+    status: 'complete', finished_at: '2025-01-30T00:00:02.000Z', response: answer, error: null, tools_used: [], cost: run.cost,
+  }, { id: 2, name: 'run.complete', data: JSON.stringify({ run_id: 'run_1', response: answer }) });
+  expect(homeBytes().includes(marker)).toBe(true);
 
-  expect(store.delete(doomed.id)).toBe(true);
-  expect(store.delete(long.id)).toBe(true);
-  expect(store.search(marker, { limit: 5 })).toEqual([]);
-  expect(store.search(`${marker}2`, { limit: 5 })).toEqual([]);
-  expect(fileBytes().includes(marker)).toBe(false);
-  expect(store.search('neighbour', { limit: 500 })).toHaveLength(400);
+  expect(await storage.turns.delete(assistant!.id)).toMatchObject({ id: assistant!.id, content: answer });
+
+  const bytes = homeBytes();
+  expect(bytes.includes(marker)).toBe(false);
+  // The read does see the files: the question, which was not deleted, is still there.
+  expect(bytes.includes(control)).toBe(true);
+  expect((await storage.runs.get('run_1'))!.response).toBe('[deleted]');
+  const events = await storage.runs.events('run_1', 0);
+  expect(JSON.parse(events[1]!.data)).toEqual({ run_id: 'run_1', response: '[deleted]' });
+  expect(await storage.turns.search(marker, { limit: 5 })).toEqual([]);
 });
 
-it('text replaced by an upsert and text removed by age cleanup do not remain either', async () => {
-  const store = new SqliteTurnStore(database, { now: () => Date.parse('2025-01-31T00:00:00Z') });
-  store.upsert({ id: 'turn_edit', session_id: 'sess_a', role: 'user', provider: null, content: 'draft wqpxfirstdraft' });
-  store.upsert({ id: 'turn_edit', session_id: 'sess_a', role: 'user', provider: null, content: 'final wording' });
-  store.add({ session_id: 'sess_a', role: 'user', provider: null, content: 'stale wqpxexpired', timestamp: '2024-01-01T00:00:00Z' });
-  expect(await store.cleanupOlderThan(30)).toBe(1);
-  const bytes = fileBytes();
-  expect(bytes.includes('wqpxfirstdraft')).toBe(false);
+it('deleted text does not remain between live neighbours or in overflow pages', async () => {
+  const marker = 'qzxvmarkerjwkp';
+  // Neighbours on the same pages, so the deleted cells sit between live ones.
+  await storage.turns.addMany(Array.from({ length: 200 }, (_, i) => ({
+    session_id: 'sess_a', role: 'user' as const, provider: null, content: `ordinary neighbour text number ${i}`,
+  })));
+  const [doomed] = await storage.turns.addMany([{ session_id: 'sess_a', role: 'assistant', provider: null, content: `secret plan ${marker} ends` }]);
+  // A long turn spills into overflow pages, which secure_delete must zero as well.
+  const [long] = await storage.turns.addMany([{ session_id: 'sess_a', role: 'user', provider: null, content: `${'padding '.repeat(2000)}${marker}2` }]);
+  await storage.turns.addMany(Array.from({ length: 200 }, (_, i) => ({
+    session_id: 'sess_a', role: 'user' as const, provider: null, content: `later neighbour ${i}`,
+  })));
+  expect(homeBytes().includes(marker)).toBe(true);
+
+  expect(await storage.turns.delete(doomed!.id)).not.toBeNull();
+  expect(await storage.turns.delete(long!.id)).not.toBeNull();
+  const bytes = homeBytes();
+  expect(bytes.includes(marker)).toBe(false);
+  expect(bytes.includes('later neighbour 199')).toBe(true);
+  expect(await storage.turns.search('neighbour', { limit: 500 })).toHaveLength(400);
+});
+
+it('text removed by age cleanup does not remain in any file either', async () => {
+  await storage.turns.addMany([
+    { session_id: 'sess_a', role: 'user', provider: null, content: 'stale wqpxexpired', timestamp: '2024-01-01T00:00:00Z' },
+    { session_id: 'sess_a', role: 'user', provider: null, content: 'fresh wqpxcurrent' },
+  ]);
+  expect(homeBytes().includes('wqpxexpired')).toBe(true);
+  expect(await storage.turns.cleanupOlderThan(30)).toBe(1);
+  const bytes = homeBytes();
   expect(bytes.includes('wqpxexpired')).toBe(false);
-  expect(bytes.includes('final wording')).toBe(true);
+  expect(bytes.includes('wqpxcurrent')).toBe(true);
 });

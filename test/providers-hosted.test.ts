@@ -19,7 +19,7 @@ const KEY = 'sk-test-0123456789abcdefghij-secret';
 
 class RecordingAudit implements AuditSink {
   readonly events: AuditInput[] = [];
-  emit(input: AuditInput): AuditEvent {
+  async emit(input: AuditInput): Promise<AuditEvent> {
     this.events.push(input);
     return { id: String(this.events.length), timestamp: new Date().toISOString(), severity: 'info', actor: null, source: null, subsystem: null, action: null, session_id: null, task_id: null, detail: {}, ...input } as AuditEvent;
   }

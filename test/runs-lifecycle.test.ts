@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteRunStore } from '../src/agent/run-store.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, finishedRun, json, parseSse, postJson, rawGet, readEvents, startRun } from './helpers/agent.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -41,7 +40,7 @@ function tempHome(): string {
 }
 
 function auditCount(t: TestApp, eventType: string, result: string): number {
-  return (t.app.db.db.prepare('SELECT count(*) AS n FROM audit_events WHERE event_type = ? AND result = ?').get(eventType, result) as { n: number }).n;
+  return (sqliteOf(t.app).prepare('SELECT count(*) AS n FROM audit_events WHERE event_type = ? AND result = ?').get(eventType, result) as { n: number }).n;
 }
 
 describe('one run in flight per session', () => {
@@ -57,7 +56,7 @@ describe('one run in flight per session', () => {
     const chat = await postJson(t, '/api/v1/chat', { message: 'and a chat', session_id: run.session_id });
     expect(chat.status).toBe(409);
     expect(auditCount(t, 'web.chat', 'deny')).toBe(1);
-    const row = t.app.db.db.prepare("SELECT session_id, source FROM audit_events WHERE event_type = 'web.run'").get() as { session_id: string; source: string };
+    const row = sqliteOf(t.app).prepare("SELECT session_id, source FROM audit_events WHERE event_type = 'web.run'").get() as { session_id: string; source: string };
     expect(row).toEqual({ session_id: run.session_id, source: '127.0.0.1' });
 
     // Other sessions are not affected.
@@ -128,15 +127,15 @@ describe('restart and shutdown', () => {
   it('marks a run left running by a dead process as error "interrupted by restart", with a terminal event', async () => {
     const home = tempHome();
     const before = await startTestApp({ home });
-    const store = new SqliteRunStore(before.app.db);
+    const store = before.app.storage.runs;
     const now = new Date().toISOString();
-    store.create({
+    await store.create({
       run_id: 'run_orphan', session_id: 'ses_gone', status: 'pending', provider: null, resolved_provider: 'offline',
       created_at: now, started_at: null, finished_at: null, response: null, error: null, tools_used: [],
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
     });
-    store.start('run_orphan', now, { id: 1, name: 'run.start', data: JSON.stringify({ run_id: 'run_orphan', session_id: 'ses_gone', provider: 'offline' }) });
-    expect(store.get('run_orphan')?.status).toBe('running');
+    await store.start('run_orphan', now, { id: 1, name: 'run.start', data: JSON.stringify({ run_id: 'run_orphan', session_id: 'ses_gone', provider: 'offline' }) });
+    expect((await store.get('run_orphan'))?.status).toBe('running');
     await before.app.close();
 
     const after = await app({ home });
@@ -172,7 +171,7 @@ describe('restart and shutdown', () => {
   it('refuses new work while closing', async () => {
     const t = await startTestApp();
     await t.app.agent.close();
-    expect(() => t.app.agent.startChannelRun({ sessionId: 'job:x', message: 'hi' })).toThrow(/shutting down/);
+    await expect(t.app.agent.startChannelRun({ sessionId: 'job:x', message: 'hi' })).rejects.toThrow(/shutting down/);
     const refused = await postJson(t, '/api/v1/runs', { message: 'hi' });
     expect(refused.status).toBe(503);
     await t.close();

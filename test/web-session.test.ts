@@ -1,8 +1,8 @@
 import { EventSource } from 'eventsource';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSessionStore } from '../src/http/web-sessions.js';
+import { InMemoryWebSessionStore } from '../src/storage/memory/web-session-store.js';
 import { parseSse, rawGet } from './helpers/agent.js';
-import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { sqliteOf, startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 
 /**
  * Browser sessions over real HTTP: the login form, the cookie it sets, CSRF on cookie-authenticated
@@ -67,7 +67,7 @@ async function login(t: TestApp, headers: Record<string, string> = {}): Promise<
 }
 
 function auditRows(t: TestApp, eventType: string): { result: string; detail: string; source: string }[] {
-  return t.app.db.db.prepare('SELECT * FROM audit_events WHERE event_type = ? ORDER BY rowid').all(eventType) as {
+  return sqliteOf(t.app).prepare('SELECT * FROM audit_events WHERE event_type = ? ORDER BY rowid').all(eventType) as {
     result: string; detail: string; source: string;
   }[];
 }
@@ -254,22 +254,22 @@ describe('expiry and bounds', () => {
     expect((await anon(t, '/api/v1/status', { headers: { cookie: second.cookie } })).status).toBe(200);
   });
 
-  it('store: bounded, expired sessions swept, lookups by token only', () => {
+  it('store: bounded, expired sessions swept, lookups by token only', async () => {
     let now = 0;
-    const store = new WebSessionStore({ ttlSeconds: 60, maxSessions: 3, now: () => now });
-    const a = store.create();
+    const store = new InMemoryWebSessionStore({ ttlSeconds: 60, maxSessions: 3, now: () => now });
+    const a = await store.create();
     now += 10_000;
-    const b = store.create();
-    store.create();
-    store.create();
+    const b = await store.create();
+    await store.create();
+    await store.create();
     expect(store.size).toBe(3);
-    expect(store.lookup(a.token)).toBeNull();
-    expect(store.lookup(b.token)?.csrfToken).toBe(b.session.csrfToken);
-    expect(store.lookup(b.session.csrfToken)).toBeNull();
-    expect(store.lookup('not a token')).toBeNull();
+    expect(await store.lookup(a.token)).toBeNull();
+    expect((await store.lookup(b.token))?.csrfToken).toBe(b.session.csrfToken);
+    expect(await store.lookup(b.session.csrfToken)).toBeNull();
+    expect(await store.lookup('not a token')).toBeNull();
     now += 60_000;
     expect(store.size).toBe(0);
-    expect(store.lookup(b.token)).toBeNull();
+    expect(await store.lookup(b.token)).toBeNull();
   });
 });
 

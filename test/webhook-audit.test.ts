@@ -1,36 +1,26 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AuditLog, rowToEvent } from '../src/audit/store.js';
 import type { AuditEvent } from '../src/audit/types.js';
 import { createMemoryLogger } from '../src/log.js';
-import { Database } from '../src/storage/database.js';
 import { computeSignature, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
+import { tempAudit, type TempAudit } from './helpers/audit.js';
 import { postStatus as post, startChannel as startAnyChannel, stopChannels } from './helpers/webhook.js';
 
-let home: string;
-let database: Database;
-let audit: AuditLog;
+let log: TempAudit;
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'agentd-webhook-audit-'));
-  database = new Database(join(home, 'agentd.db'));
-  audit = new AuditLog(database);
+  log = tempAudit();
 });
 
 afterEach(async () => {
   await stopChannels();
-  database.close();
-  rmSync(home, { recursive: true, force: true });
+  await log.close();
 });
 
-const startChannel = (options: WebhookChannelOptions = {}) => startAnyChannel({ audit, ...options });
+const startChannel = (options: WebhookChannelOptions = {}) => startAnyChannel({ audit: log.audit, ...options });
 
 function events(type?: string): AuditEvent[] {
-  const rows = database.db.prepare('SELECT * FROM audit_events ORDER BY seq').all() as Parameters<typeof rowToEvent>[0][];
-  return rows.map(rowToEvent).filter((e) => type === undefined || e.event_type === type);
+  return log.events(type);
 }
 
 describe('webhook channel audit', () => {
@@ -49,7 +39,7 @@ describe('webhook channel audit', () => {
       subsystem: 'webhook',
       detail: { sender: 'ops-bot', prompt_length: 30, ip: '127.0.0.1' },
     });
-    const stored = JSON.stringify(database.db.prepare('SELECT * FROM audit_events').all());
+    const stored = JSON.stringify(events());
     expect(stored).not.toContain('staging credentials');
     expect(stored).not.toContain(signature.slice('sha256='.length));
   });
@@ -107,15 +97,18 @@ describe('webhook channel audit', () => {
     const channel = await startChannel();
     await post(channel.port, '{"prompt":"a"}');
     await post(channel.port, 'null');
-    expect(audit.verify()).toMatchObject({ ok: true, count: 2 });
+    log.storage.uow.flush();
+    expect(await log.audit.verify()).toMatchObject({ ok: true, count: 2 });
   });
 
   it('still accepts requests when the audit store fails, and logs the failure', async () => {
-    const log = createMemoryLogger();
-    const channel = await startChannel({ log });
-    database.close();
+    const lines = createMemoryLogger();
+    const channel = await startChannel({ log: lines });
+    log.storage.database.close();
     expect(await post(channel.port, '{"prompt":"x"}')).toBe(202);
     expect(channel.pending).toBe(1);
-    expect(log.lines.some((l) => l.includes('audit write failed'))).toBe(true);
+    // The write is refused when its batch commits, after the answer.
+    for (let i = 0; i < 100 && !lines.lines.some((l) => l.includes('audit write failed')); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(lines.lines.some((l) => l.includes('audit write failed'))).toBe(true);
   });
 });

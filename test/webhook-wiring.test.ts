@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -20,9 +20,9 @@ async function post(port: number, payload: object): Promise<Response> {
   });
 }
 
-async function waitFor<T>(probe: () => T | undefined | null, what: string): Promise<T> {
+async function waitFor<T>(probe: () => T | undefined | null | Promise<T | undefined | null>, what: string): Promise<T> {
   for (let i = 0; i < 200; i++) {
-    const value = probe();
+    const value = await probe();
     if (value) return value;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -40,8 +40,8 @@ describe('webhook channel inside agentd serve', () => {
     expect(await first.json()).toEqual({ status: 'queued' });
     expect((await post(port, { prompt: 'what is 2+2?', sender: 'ci-bot' })).status).toBe(202);
 
-    const runs = await waitFor(() => {
-      const list = t!.app.agent.listRuns('webhook:ci-bot', 10);
+    const runs = await waitFor(async () => {
+      const list = await t!.app.agent.listRuns('webhook:ci-bot', 10);
       return list.length === 2 && list.every((r) => r.status === 'complete') ? list : null;
     }, 'two completed webhook runs');
     expect(runs.map((r) => r.response).join(' ')).toContain('391');
@@ -52,7 +52,7 @@ describe('webhook channel inside agentd serve', () => {
 
     const history = await (await t.request('/api/v1/memory/search?q=391&session_id=webhook:ci-bot')).json() as { data: { results: unknown[] } };
     expect(history.data.results.length).toBeGreaterThan(0);
-    const audited = t.app.db.db.prepare("SELECT count(*) AS n FROM audit_events WHERE event_type = 'webhook.accept'").get() as { n: number };
+    const audited = sqliteOf(t.app).prepare("SELECT count(*) AS n FROM audit_events WHERE event_type = 'webhook.accept'").get() as { n: number };
     expect(audited.n).toBe(2);
     expect(t.log.lines.some((l) => l.includes('reply') && l.includes('characters'))).toBe(true);
   });
@@ -75,7 +75,7 @@ describe('webhook channel inside agentd serve', () => {
   it('does not listen when the section is disabled', async () => {
     t = await startTestApp();
     expect(t.app.webhook).toBeNull();
-    const report = t.app.diagnostics();
+    const report = await t.app.diagnostics();
     expect(report.sections.find((s) => s.key === 'web')!.checks.find((c) => c.name === 'webhook')?.summary).toBe('webhook channel not enabled');
   });
 });

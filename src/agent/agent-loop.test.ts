@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { AuditLog } from '../audit/store.js';
-import { SqliteTurnStore } from '../memory/sqlite-turn-store.js';
+import { describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../test/helpers/storage.js';
+import { AuditLog } from '../audit/log.js';
 import type { CompletionRequest, CompletionResult, Provider } from '../providers/types.js';
-import { Database } from '../storage/database.js';
 import { createCalculatorTool } from '../tools/calculator.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop, MAX_TOOL_CALLS_PER_STEP, type AgentTurnInput } from './agent-loop.js';
 import { CostMeter } from './cost-meter.js';
-import { SqliteCostStore } from './cost-store.js';
 
 /** A provider that answers from a script and records what it was sent (a stand-in for a model). */
 class ScriptedProvider implements Provider {
@@ -29,32 +27,28 @@ class ScriptedProvider implements Provider {
   }
 }
 
-const dbs: Database[] = [];
-afterEach(() => dbs.splice(0).forEach((db) => db.close()));
-
 function setup(options: { maxIterations?: number; contextTurns?: number } = {}) {
-  const db = new Database(':memory:');
-  dbs.push(db);
-  const memory = new SqliteTurnStore(db);
+  const storage = memoryStorage();
+  const memory = storage.turns;
   const tools = new ToolRegistry();
   tools.register(createCalculatorTool());
   tools.register({
     name: 'slow', description: 'waits for the abort', schema: { type: 'object', properties: {} },
     run: (_args, context) => new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('aborted')))),
   });
-  const audit = new AuditLog(db);
-  const costs = new CostMeter({ costs: new SqliteCostStore(db), maxSpendUsd: 0, providerConfig: () => null });
+  const audit = new AuditLog(storage.audit);
+  const costs = new CostMeter({ costs: storage.costs, maxSpendUsd: 0, providerConfig: () => null });
   const loop = new AgentLoop({ memory, tools, costs, audit, ...options });
   const input = (provider: Provider, extra: Partial<AgentTurnInput> = {}): AgentTurnInput => ({
     sessionId: 'ses_1', runId: 'run_1', message: 'hello', provider, signal: new AbortController().signal, ...extra,
   });
-  return { db, memory, loop, input };
+  return { storage, memory, loop, input };
 }
 
 describe('AgentLoop', () => {
   it('sends the bounded history (starting with a user turn) plus the new message', async () => {
     const { memory, loop, input } = setup({ contextTurns: 3 });
-    memory.addMany([
+    await memory.addMany([
       { session_id: 'ses_1', role: 'user', content: 'u1', provider: 'x' },
       { session_id: 'ses_1', role: 'assistant', content: 'a1', provider: 'x' },
       { session_id: 'ses_1', role: 'user', content: 'u2', provider: 'x' },
@@ -68,7 +62,7 @@ describe('AgentLoop', () => {
     expect(provider.requests[0]!.messages).toEqual([
       { role: 'user', content: 'u2' }, { role: 'assistant', content: 'a2' }, { role: 'user', content: 'hello' },
     ]);
-    expect(memory.history('ses_1', 2).map((t) => [t.role, t.content, t.provider])).toEqual([
+    expect((await memory.history('ses_1', 2)).map((t) => [t.role, t.content, t.provider])).toEqual([
       ['user', 'hello', 'scripted'], ['assistant', 'answer', 'scripted'],
     ]);
   });
@@ -112,7 +106,7 @@ describe('AgentLoop', () => {
     await expect(loop.run(input(provider, { onUsage: () => calls++ }))).rejects.toMatchObject({ code: 'iteration_limit' });
     expect(calls).toBe(3);
     // What the user asked is stored even though no answer came.
-    expect(memory.history('ses_1', 5).map((t) => t.role)).toEqual(['user']);
+    expect((await memory.history('ses_1', 5)).map((t) => t.role)).toEqual(['user']);
   });
 
   it('stops a tool in flight when the signal aborts', async () => {

@@ -3,10 +3,9 @@ import type { NewTurn, TurnStore } from '../memory/types.js';
 import type { ChatMessage, Provider, ToolCall } from '../providers/types.js';
 import { censor } from '../security/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { sessionKey, type CostMeter } from './cost-meter.js';
+import type { CostMeter } from './cost-meter.js';
 import { AgentError } from './errors.js';
 import type { RunCost } from './types.js';
-import { immediateWrites, type Writes } from './write-batch.js';
 
 export const DEFAULT_MAX_ITERATIONS = 8;
 /** Previous turns of the session sent with each new message. */
@@ -57,10 +56,8 @@ export interface AgentLoopOptions {
   contextTurns?: number;
   now?: () => number;
   log?: { error(message: string): void };
-  /** Where turns and tool-call audit events go (batched by the runtime); default: written at once. */
-  writes?: Writes;
   /** Called with how many turns were stored for a session (API sessions count them). */
-  onTurnsStored?(sessionId: string, count: number): void;
+  onTurnsStored?(sessionId: string, count: number): Promise<void> | void;
 }
 
 /**
@@ -75,42 +72,51 @@ export class AgentLoop {
   private readonly maxIterations: number;
   private readonly contextTurns: number;
   private readonly now: () => number;
-  private readonly writes: Writes;
 
   constructor(private readonly options: AgentLoopOptions) {
-    this.writes = options.writes ?? immediateWrites;
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.contextTurns = options.contextTurns ?? DEFAULT_CONTEXT_TURNS;
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * Resolves once the turns are committed: a caller that answers after this acknowledges only what
+   * is stored. When the turns cannot be stored the answer is not given either (`storage` error); a
+   * turn that failed anyway keeps its own error (the storage failure is logged).
+   */
   async run(input: AgentTurnInput): Promise<AgentTurnResult> {
     const askedAt = new Date(this.now()).toISOString();
-    let answer: string | null = null;
+    let result: AgentTurnResult;
     try {
-      const result = await this.converse(input);
-      answer = result.response;
-      return result;
-    } finally {
-      this.store(input, askedAt, answer);
+      result = await this.converse(input);
+    } catch (err) {
+      await this.store(input, askedAt, null).catch((storeError: unknown) => this.logStoreFailure(input, storeError));
+      throw err;
     }
+    try {
+      await this.store(input, askedAt, result.response);
+    } catch (storeError) {
+      this.logStoreFailure(input, storeError);
+      throw new AgentError('storage', 'the answer could not be stored, so it is not given; see the service log');
+    }
+    return result;
   }
 
   private async converse(input: AgentTurnInput): Promise<AgentTurnResult> {
     const { provider, signal, sessionId, runId } = input;
     const { tools, costs } = this.options;
-    const messages: ChatMessage[] = [...this.context(sessionId), { role: 'user', content: input.message }];
+    const messages: ChatMessage[] = [...(await this.context(sessionId)), { role: 'user', content: input.message }];
     const toolSpecs = tools.list();
     const used: string[] = [];
     const total: RunCost = { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
 
     for (let step = 0; step < this.maxIterations; step++) {
       signal.throwIfAborted();
-      costs.check(sessionId, provider);
+      await costs.check(sessionId, provider);
       const result = await provider.complete({
         messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId,
       });
-      const cost = costs.record(sessionId, runId, provider, result);
+      const cost = await costs.record(sessionId, runId, provider, result);
       input.onUsage?.(cost);
       total.prompt_tokens += cost.prompt_tokens;
       total.completion_tokens += cost.completion_tokens;
@@ -145,8 +151,7 @@ export class AgentLoop {
       signal: input.signal,
     });
     // The audit log redacts the arguments itself (sensitive keys, detected secrets).
-    const audit = this.options.audit;
-    this.writes.defer(() => audit.emit({
+    await this.options.audit.emit({
       event_type: 'agent.tool_call',
       category: 'agent',
       result: result.isError ? 'error' : 'allow',
@@ -156,15 +161,14 @@ export class AgentLoop {
       session_id: input.sessionId,
       task_id: input.runId,
       detail: { tool: call.name, call_id: call.id, is_error: result.isError, duration_ms: result.durationMs, arguments: call.arguments },
-    }), undefined, sessionKey(input.sessionId));
+    });
     input.onToolResult?.({ call_id: call.id, tool: call.name, is_error: result.isError, duration_ms: result.durationMs });
     return toolMessage(call, result.output, result.isError);
   }
 
   /** The session's last turns, as a conversation a provider accepts (it starts with the user). */
-  private context(sessionId: string): ChatMessage[] {
-    this.writes.flushFor(sessionKey(sessionId));
-    const turns = this.options.memory.history(sessionId, this.contextTurns);
+  private async context(sessionId: string): Promise<ChatMessage[]> {
+    const turns = await this.options.memory.history(sessionId, this.contextTurns);
     const messages: ChatMessage[] = [];
     for (const turn of turns) {
       if (turn.role !== 'user' && turn.role !== 'assistant') continue;
@@ -175,28 +179,22 @@ export class AgentLoop {
   }
 
   /**
-   * Stores the user turn and, when there is one, the answer — in one transaction. A failed or
-   * cancelled turn still records what the user asked. A storage failure must not replace the
-   * turn's own outcome, so it is logged rather than thrown.
+   * Stores the user turn and, when there is one, the answer — in one transaction. What the user
+   * wrote is censored like the answer: a key pasted into a chat must not be kept, searched or shown.
    */
-  private store(input: AgentTurnInput, askedAt: string, answer: string | null): void {
+  private async store(input: AgentTurnInput, askedAt: string, answer: string | null): Promise<void> {
     const provider = input.provider.name;
-    const turns: NewTurn[] = [{ session_id: input.sessionId, role: 'user', content: input.message, provider, timestamp: askedAt }];
+    const runId = input.runId;
+    const turns: NewTurn[] = [{ session_id: input.sessionId, role: 'user', content: censor(input.message), provider, run_id: runId, timestamp: askedAt }];
     if (answer !== null) {
-      turns.push({ session_id: input.sessionId, role: 'assistant', content: answer, provider, timestamp: new Date(this.now()).toISOString() });
+      turns.push({ session_id: input.sessionId, role: 'assistant', content: answer, provider, run_id: runId, timestamp: new Date(this.now()).toISOString() });
     }
-    this.writes.defer(
-      () => {
-        try {
-          this.options.memory.addMany(turns);
-          this.options.onTurnsStored?.(input.sessionId, turns.length);
-        } catch (err) {
-          this.options.log?.error(`could not store the turns of session ${input.sessionId}: ${(err as Error).message}`);
-        }
-      },
-      undefined,
-      sessionKey(input.sessionId),
-    );
+    await this.options.memory.addMany(turns);
+    await this.options.onTurnsStored?.(input.sessionId, turns.length);
+  }
+
+  private logStoreFailure(input: AgentTurnInput, error: unknown): void {
+    this.options.log?.error(`could not store the turns of session ${input.sessionId}: ${(error as Error)?.message ?? String(error)}`);
   }
 }
 

@@ -7,7 +7,7 @@ import type { RunRecord } from './types.js';
 function scriptedRunner() {
   const started: { sessionId: string; message: string; finish: (response: string) => void }[] = [];
   const runner: ChannelRunner = {
-    startChannelRun({ sessionId, message }) {
+    async startChannelRun({ sessionId, message }) {
       let finish!: (response: string) => void;
       const done = new Promise<RunRecord>((resolve) => {
         finish = (response) => resolve({ run_id: `r${started.length}`, response } as RunRecord);

@@ -9,7 +9,7 @@ export interface ChannelInbox {
 
 /** The part of the agent runtime the dispatcher drives. */
 export interface ChannelRunner {
-  startChannelRun(request: { sessionId: string; message: string }): RunRecord;
+  startChannelRun(request: { sessionId: string; message: string }): Promise<RunRecord>;
   whenRunFinished(runId: string): Promise<RunRecord | null>;
 }
 
@@ -80,23 +80,22 @@ export class ChannelDispatcher {
     if (queue.length === 0) this.pending.delete(sender);
     this.pendingCount--;
 
-    let run: RunRecord;
-    try {
-      run = this.options.runner.startChannelRun({ sessionId: `${this.options.sessionPrefix}:${sender}`, message });
-    } catch (error) {
-      // Refused before it started (provider unavailable, shutting down, session busy elsewhere).
-      this.options.log.warn(`${this.options.sessionPrefix} message from ${sender} not run: ${(error as Error).message}`);
-      this.options.inbox.send(`error: ${(error as Error).message}`);
-      return;
-    }
     this.active.add(sender);
+    const sessionId = `${this.options.sessionPrefix}:${sender}`;
     const done = this.options.runner
-      .whenRunFinished(run.run_id)
-      .then((finished) => {
-        const reply = finished?.response ?? `error: ${finished?.error ?? 'run ended without a reply'}`;
-        this.options.inbox.send(reply);
-      })
-      .catch((error: unknown) => this.options.log.error(`${this.options.sessionPrefix} run ${run.run_id} failed: ${(error as Error).message}`))
+      .startChannelRun({ sessionId, message })
+      .then(
+        async (run) => {
+          const finished = await this.options.runner.whenRunFinished(run.run_id);
+          this.options.inbox.send(finished?.response ?? `error: ${finished?.error ?? 'run ended without a reply'}`);
+        },
+        (error: unknown) => {
+          // Refused before it started (provider unavailable, shutting down, session busy elsewhere).
+          this.options.log.warn(`${this.options.sessionPrefix} message from ${sender} not run: ${(error as Error).message}`);
+          this.options.inbox.send(`error: ${(error as Error).message}`);
+        },
+      )
+      .catch((error: unknown) => this.options.log.error(`${this.options.sessionPrefix} message from ${sender} failed: ${(error as Error).message}`))
       .finally(() => {
         this.active.delete(sender);
         this.inFlight.delete(done);

@@ -1,10 +1,9 @@
 import type { ProviderConfig } from '../config/schema.js';
 import { costUsd, priceFor, unknownPriceMessage, type ModelPrice } from '../providers/prices.js';
 import type { CompletionResult, Provider } from '../providers/types.js';
-import type { CostStore } from './cost-store.js';
+import type { CostStore } from './stores.js';
 import { AgentError } from './errors.js';
 import { isoNow, type RunCost } from './types.js';
-import { immediateWrites, type Writes } from './write-batch.js';
 
 export interface CostMeterOptions {
   costs: CostStore;
@@ -13,8 +12,6 @@ export interface CostMeterOptions {
   /** The provider's config section (for `price` and `base_url`), or null for `offline`. */
   providerConfig: (name: string) => Pick<ProviderConfig, 'base_url' | 'price'> | null;
   now?: () => number;
-  /** Where call records go (batched by the runtime); default: written at once. */
-  writes?: Writes;
 }
 
 /**
@@ -24,11 +21,9 @@ export interface CostMeterOptions {
  */
 export class CostMeter {
   private readonly now: () => number;
-  private readonly writes: Writes;
 
   constructor(private readonly options: CostMeterOptions) {
     this.now = options.now ?? Date.now;
-    this.writes = options.writes ?? immediateWrites;
   }
 
   get maxSpendUsd(): number {
@@ -43,12 +38,11 @@ export class CostMeter {
    * Throws when the next call of `provider` on `sessionId` must not happen: the session has spent
    * its cap already, or a cap is set and the model has no price (its spend could not be counted).
    */
-  check(sessionId: string, provider: Provider): void {
+  async check(sessionId: string, provider: Provider): Promise<void> {
     const cap = this.options.maxSpendUsd;
     if (!(cap > 0)) return;
     if (this.price(provider) === null) throw new AgentError('unpriced_model', unknownPriceMessage(provider.name, provider.model));
-    this.writes.flushFor(sessionKey(sessionId));
-    const spent = this.options.costs.sessionSpend(sessionId);
+    const spent = await this.options.costs.sessionSpend(sessionId);
     if (spent >= cap) {
       throw new AgentError(
         'budget_exceeded',
@@ -58,8 +52,11 @@ export class CostMeter {
     }
   }
 
-  /** Stores one call's usage and returns what it cost (0 when the model has no known price). */
-  record(sessionId: string, runId: string | null, provider: Provider, result: CompletionResult): RunCost {
+  /**
+   * Stores one call's usage and resolves with what it cost (0 when the model has no known price)
+   * once it is committed, so the next `check` counts it.
+   */
+  async record(sessionId: string, runId: string | null, provider: Provider, result: CompletionResult): Promise<RunCost> {
     const price = this.price(provider);
     const usage = {
       prompt_tokens: nonNegativeInt(result.usage.prompt_tokens),
@@ -75,13 +72,10 @@ export class CostMeter {
       cost_usd: cost,
       timestamp: isoNow(this.now),
     };
-    this.writes.defer(() => this.options.costs.record(entry), undefined, sessionKey(sessionId));
+    await this.options.costs.record(entry);
     return { ...usage, cost_usd: cost };
   }
 }
-
-/** The write-batch key of everything stored for a session (costs, turns). */
-export const sessionKey = (sessionId: string) => `session:${sessionId}`;
 
 function nonNegativeInt(value: number): number {
   return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;

@@ -15,7 +15,9 @@ export type AgentErrorCode =
   | 'iteration_limit'
   | 'cancelled'
   | 'capacity'
-  | 'shutting_down';
+  | 'shutting_down'
+  /** A write the agent needed did not commit. */
+  | 'storage';
 
 export class AgentError extends Error {
   override readonly name: string = 'AgentError';

@@ -2,10 +2,8 @@
 export { AgentRuntime, type AgentRuntimeOptions, type ChatReply, type CostSummary, type TurnRequest } from './runtime.js';
 export { AgentLoop, DEFAULT_MAX_ITERATIONS, DEFAULT_CONTEXT_TURNS, MAX_TOOL_CALLS_PER_STEP, type AgentTurnInput, type AgentTurnResult } from './agent-loop.js';
 export { RunRegistry, MAX_VIEWERS_PER_RUN, type RunViewer, type WatchResult, type StartRunInput } from './run-registry.js';
-export { SqliteRunStore, type RunStore, type RunOutcome } from './run-store.js';
-export { SqliteCostStore, type CostStore, type CostEntry, type CostTotals, type SessionSpend } from './cost-store.js';
+export type { RunStore, RunOutcome, CostStore, CostEntry, CostTotals, SessionSpend, SessionStore } from './stores.js';
 export { CostMeter, formatUsd } from './cost-meter.js';
-export { SessionStore, MAX_API_SESSIONS } from './session-store.js';
 export { SessionSlots, MAX_IN_FLIGHT } from './session-slots.js';
 export { AgentError, failureMessage, type AgentErrorCode } from './errors.js';
 export * from './types.js';

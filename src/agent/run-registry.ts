@@ -5,15 +5,14 @@ import { redact } from '../security/redact.js';
 import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
 import { AgentError, failureMessage, runFinished, runNotFound, shuttingDown } from './errors.js';
-import type { RunOutcome, RunStore } from './run-store.js';
+import type { RunOutcome, RunStore } from './stores.js';
 import type { SessionSlots } from './session-slots.js';
 import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
-import { immediateWrites, type Writes } from './write-batch.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;
 /** How long shutdown waits for cancelled agent loops to unwind before the database closes. */
-const SHUTDOWN_GRACE_MS = 5_000;
+export const SHUTDOWN_GRACE_MS = 5_000;
 
 /**
  * Someone watching a run's events (an SSE connection). `send` must never block or throw: a slow
@@ -29,8 +28,6 @@ export type WatchResult =
   | { found: false }
   | { found: true; replay: RunEvent[]; finished: boolean; stop(): void };
 
-const runKey = (runId: string) => `run:${runId}`;
-
 export interface StartRunInput {
   sessionId: string;
   message: string;
@@ -44,12 +41,16 @@ interface LiveRun {
   message: string;
   provider: Provider;
   controller: AbortController;
-  /** The run's log so far, in memory while it runs (bounded by the loop's step and tool caps). */
+  /** The run's committed log so far, in memory while it runs (bounded by the loop's step and tool caps). */
   events: RunEvent[];
-  /** Id of the last event committed (and so sent to viewers). */
-  committed: number;
+  /** Id of the next event (ids stay unique when a write fails and its event is dropped). */
+  nextId: number;
   viewers: Set<RunViewer>;
+  /** The terminal transition happened (the terminal event may still be committing). */
   finished: boolean;
+  /** A write of this run failed: nothing more is sent to viewers but the terminal event. */
+  broken: boolean;
+  /** Settles with the final record once the terminal event is committed (or failed to be). */
   done: Promise<RunRecord>;
   resolveDone(record: RunRecord): void;
 }
@@ -61,30 +62,37 @@ export interface RunRegistryOptions {
   audit: AuditSink;
   log: Logger;
   now?: () => number;
-  /** Where events and run states go (batched by the runtime); default: written at once. */
-  writes?: Writes;
+  /** How long `close()` waits for loops to unwind (tests shorten it). */
+  shutdownGraceMs?: number;
 }
 
 /**
  * Background runs: creation, the agent loop in the background, the event log (stored and fanned
  * out to viewers), cancellation and shutdown. A run's terminal event is written exactly once, by
  * `finish`, together with its final state; everything the loop reports afterwards is dropped.
+ *
+ * Two rules hold every run together:
+ * - an event reaches viewers only after its write committed, and a failed write ends the run
+ *   with `run.error` (nobody is shown what the store lacks);
+ * - the session's slot is freed only once the agent loop has unwound: a cancelled run answers at
+ *   once, but a tool that ignores the abort keeps the session busy until it returns, so it never
+ *   overlaps the session's next run.
  */
 export class RunRegistry {
+  /** Runs whose terminal event is not committed yet; readers see their in-memory state. */
   private readonly live = new Map<string, LiveRun>();
-  private readonly loops = new Set<Promise<void>>();
+  /** Agent loops that have not unwound, by run id. */
+  private readonly loops = new Map<string, Promise<void>>();
   private readonly now: () => number;
-  private readonly writes: Writes;
   private closing = false;
 
   constructor(private readonly options: RunRegistryOptions) {
     this.now = options.now ?? Date.now;
-    this.writes = options.writes ?? immediateWrites;
   }
 
   /** Marks runs a previous process left unfinished as failed; call once at start-up. */
-  recoverInterrupted(): string[] {
-    const ids = this.options.store.recoverInterrupted(isoNow(this.now), 'interrupted by restart');
+  async recoverInterrupted(): Promise<string[]> {
+    const ids = await this.options.store.recoverInterrupted(isoNow(this.now), 'interrupted by restart');
     if (ids.length > 0) this.options.log.warn(`marked ${ids.length} run(s) interrupted by the last shutdown as error`);
     return ids;
   }
@@ -93,8 +101,11 @@ export class RunRegistry {
     return this.live.size;
   }
 
-  /** Creates a pending run and starts the agent on it; throws `session_busy` when the session has one. */
-  start(input: StartRunInput): RunRecord {
+  /**
+   * Creates a pending run (committed before this resolves) and starts the agent on it; throws
+   * `session_busy` when the session has one.
+   */
+  async start(input: StartRunInput): Promise<RunRecord> {
     if (this.closing) throw shuttingDown();
     const runId = newId('run');
     const controller = this.options.slots.acquire(input.sessionId, 'run', runId);
@@ -113,7 +124,7 @@ export class RunRegistry {
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
     };
     try {
-      this.options.store.create(record);
+      await this.options.store.create(record);
     } catch (err) {
       this.options.slots.release(input.sessionId, runId);
       throw err;
@@ -122,26 +133,28 @@ export class RunRegistry {
     const done = new Promise<RunRecord>((resolve) => (resolveDone = resolve));
     const live: LiveRun = {
       record, message: input.message, provider: input.provider, controller,
-      events: [], committed: 0, viewers: new Set(), finished: false, done, resolveDone,
+      events: [], nextId: 1, viewers: new Set(), finished: false, broken: false, done, resolveDone,
     };
     this.live.set(runId, live);
+    const snapshot = copy(record);
     // The agent starts after the caller has answered 202 with the pending record.
     const loop = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.execute(live))
-      .finally(() => this.loops.delete(loop));
-    this.loops.add(loop);
-    return { ...record, tools_used: [...record.tools_used], cost: { ...record.cost } };
+      .finally(() => {
+        this.loops.delete(runId);
+        this.options.slots.release(record.session_id, runId);
+      });
+    this.loops.set(runId, loop);
+    return snapshot;
   }
 
-  get(runId: string): RunRecord | null {
+  async get(runId: string): Promise<RunRecord | null> {
     const live = this.live.get(runId);
-    if (live) return { ...live.record, tools_used: [...live.record.tools_used], cost: { ...live.record.cost } };
-    this.writes.flushFor(runKey(runId));
+    if (live) return copy(live.record);
     return this.options.store.get(runId);
   }
 
-  list(sessionId: string, limit: number): RunRecord[] {
-    this.writes.flush();
+  list(sessionId: string, limit: number): Promise<RunRecord[]> {
     return this.options.store.listBySession(sessionId, limit);
   }
 
@@ -149,53 +162,45 @@ export class RunRegistry {
   async whenFinished(runId: string): Promise<RunRecord | null> {
     const live = this.live.get(runId);
     if (live) return live.done;
-    this.writes.flushFor(runKey(runId));
     return this.options.store.get(runId);
   }
 
+  /** Resolves once the run's agent loop has unwound (at once when it has). */
+  async whenUnwound(runId: string): Promise<void> {
+    await this.loops.get(runId);
+  }
+
   /** Cancels a pending or running run: it ends at once as `cancelled`. */
-  cancel(runId: string): RunRecord {
+  async cancel(runId: string): Promise<RunRecord> {
     const live = this.live.get(runId);
+    if (live?.finished) throw runFinished(runId, live.record.status);
     if (!live) {
-      this.writes.flushFor(runKey(runId));
-      const stored = this.options.store.get(runId);
+      const stored = await this.options.store.get(runId);
       if (!stored) throw runNotFound(runId);
       throw runFinished(runId, stored.status);
     }
     live.controller.abort(new AgentError('cancelled', 'the run was cancelled'));
     this.finish(live, { status: 'cancelled' });
-    return this.get(runId)!;
+    return copy(live.record);
   }
 
   /**
-   * Replays the events after `afterId` and, for a live run, adds `viewer` for the rest. Both happen
-   * in one synchronous step, so no event can fall between the replay and the live feed.
+   * Replays the events after `afterId` and, for a live run, adds `viewer` for the rest. For a live
+   * run both happen in one synchronous step, so no event can fall between the replay and the feed.
    */
-  watch(runId: string, afterId: number, viewer: RunViewer): WatchResult {
-    const live = this.live.get(runId);
-    if (!live) {
-      this.writes.flushFor(runKey(runId));
-      if (!this.options.store.get(runId)) return { found: false };
-      return { found: true, replay: this.options.store.events(runId, afterId), finished: true, stop: () => {} };
-    }
-    if (live.viewers.size >= MAX_VIEWERS_PER_RUN) {
-      throw new AgentError('capacity', `run '${runId}' already has ${MAX_VIEWERS_PER_RUN} viewers`);
-    }
-    // Only committed events are replayed: a viewer is never shown an event the store does not
-    // have. The ones still queued reach it with everyone else's once they are committed.
-    live.viewers.add(viewer);
-    return {
-      found: true,
-      replay: live.events.filter((event) => event.id > afterId && event.id <= live.committed),
-      finished: false,
-      stop: () => void live.viewers.delete(viewer),
-    };
+  async watch(runId: string, afterId: number, viewer: RunViewer): Promise<WatchResult> {
+    const attached = this.attach(runId, afterId, viewer);
+    if (attached) return attached;
+    const stored = await this.options.store.get(runId);
+    if (!stored) return { found: false };
+    // It may have gone live → finished while the store was read; its log is stored by now.
+    return { found: true, replay: await this.options.store.events(runId, afterId), finished: true, stop: () => {} };
   }
 
   /**
    * Stops accepting runs and ends every run in flight as `error` ("interrupted by shutdown"), with
-   * its terminal event stored and sent; then waits (bounded) for the cancelled loops to unwind so
-   * nothing writes to the database after it closes.
+   * its terminal event stored and sent; then waits (bounded) for the cancelled loops to unwind.
+   * A loop still running after the bound is named in the log: the store will refuse its writes.
    */
   async close(): Promise<void> {
     this.closing = true;
@@ -203,13 +208,30 @@ export class RunRegistry {
       live.controller.abort(new AgentError('shutting_down', 'the service is shutting down'));
       this.finish(live, { status: 'error', error: 'interrupted by shutdown' });
     }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.loops]),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS))),
-    ]);
-    clearTimeout(timer);
-    this.writes.flush();
+    const settled = await settleWithin([...this.live.values()].map((live) => live.done), [...this.loops.values()], this.options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+    if (!settled) {
+      const stuck = [...this.loops.keys()];
+      if (stuck.length > 0) {
+        this.options.log.error(`shutdown: ${stuck.length} agent loop(s) did not stop within the grace period (runs ${stuck.join(', ')}); they were marked interrupted and their later writes are refused`);
+      }
+    }
+  }
+
+  private attach(runId: string, afterId: number, viewer: RunViewer): WatchResult | null {
+    const live = this.live.get(runId);
+    if (!live) return null;
+    if (live.viewers.size >= MAX_VIEWERS_PER_RUN) {
+      throw new AgentError('capacity', `run '${runId}' already has ${MAX_VIEWERS_PER_RUN} viewers`);
+    }
+    // Only committed events are in `events`: a viewer is never shown an event the store does not
+    // have. The ones still being written reach it with everyone else's once they are committed.
+    live.viewers.add(viewer);
+    return {
+      found: true,
+      replay: live.events.filter((event) => event.id > afterId),
+      finished: false,
+      stop: () => void live.viewers.delete(viewer),
+    };
   }
 
   private async execute(live: LiveRun): Promise<void> {
@@ -245,20 +267,34 @@ export class RunRegistry {
   }
 
   private event(live: LiveRun, name: RunEventName, payload: Record<string, unknown>): RunEvent {
-    const event: RunEvent = { id: live.events.length + 1, name, data: JSON.stringify(payload) };
-    live.events.push(event);
-    return event;
+    return { id: live.nextId++, name, data: JSON.stringify(payload) };
   }
 
   /** A non-terminal event: stored, then sent to every viewer. Dropped once the run has finished. */
   private append(live: LiveRun, name: RunEventName, payload: Record<string, unknown>): void {
     if (live.finished) return;
     const event = this.event(live, name, payload);
-    this.writes.defer(() => this.options.store.appendEvent(live.record.run_id, event), () => this.broadcast(live, event), runKey(live.record.run_id));
+    this.deliver(live, event, this.options.store.appendEvent(live.record.run_id, event));
+  }
+
+  /** Sends `event` once `write` has committed; a failed write ends the run with `run.error`. */
+  private deliver(live: LiveRun, event: RunEvent, write: Promise<void>): void {
+    write.then(
+      () => {
+        if (live.broken) return;
+        live.events.push(event);
+        this.broadcast(live, event);
+      },
+      (err: unknown) => {
+        live.broken = true;
+        this.options.log.error(`could not store event ${event.id} of run ${live.record.run_id}: ${(err as Error)?.message ?? String(err)}`);
+        live.controller.abort(new AgentError('storage', 'the run could not be stored; see the service log'));
+        this.finish(live, { status: 'error', error: 'the run could not be stored; see the service log' });
+      },
+    );
   }
 
   private broadcast(live: LiveRun, event: RunEvent): void {
-    live.committed = event.id;
     for (const viewer of live.viewers) {
       try {
         viewer.send(event);
@@ -275,15 +311,14 @@ export class RunRegistry {
     record.status = 'running';
     record.started_at = isoNow(this.now);
     const start = this.event(live, 'run.start', { run_id: record.run_id, session_id: record.session_id, provider: record.resolved_provider });
-    const startedAt = record.started_at;
-    this.writes.defer(() => this.options.store.start(record.run_id, startedAt, start), () => this.broadcast(live, start), runKey(record.run_id));
+    this.deliver(live, start, this.options.store.start(record.run_id, record.started_at, start));
   }
 
   /** The run's one terminal transition; later calls are no-ops. */
   private finish(live: LiveRun, outcome: { status: RunOutcome['status']; response?: string; error?: string }): void {
     if (live.finished) return;
     // Cancelled or shut down before the agent began: the log still opens with run.start.
-    if (live.events.length === 0) this.begin(live);
+    if (live.nextId === 1) this.begin(live);
     live.finished = true;
     const { record } = live;
     record.status = outcome.status;
@@ -303,36 +338,34 @@ export class RunRegistry {
     const name: RunEventName = outcome.status === 'complete' ? 'run.complete' : outcome.status === 'error' ? 'run.error' : 'run.cancelled';
     const terminal = this.event(live, name, payload);
     const final: RunRecord = { ...record, tools_used: [...record.tools_used], cost };
-    // The run leaves the live map now: from here readers flush and read the store, which by then
-    // holds the terminal state; viewers get the terminal event once it is committed.
-    this.live.delete(record.run_id);
-    this.options.slots.release(record.session_id, record.run_id);
-    this.writes.defer(
+    // Queued in the same turn, so on SQLite the end state and its audit event share a commit.
+    const stored = this.options.store.finish(record.run_id, {
+      status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
+      tools_used: final.tools_used, cost,
+    }, terminal);
+    void this.audit(final);
+    stored.then(
       () => {
-        try {
-          this.options.store.finish(record.run_id, {
-            status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
-            tools_used: final.tools_used, cost,
-          }, terminal);
-        } catch (err) {
-          this.options.log.error(`could not store the end of run ${record.run_id}: ${(err as Error).message}`);
-        }
-        this.audit(final);
-      },
-      () => {
+        live.events.push(terminal);
         this.broadcast(live, terminal);
-        for (const viewer of live.viewers) viewer.end();
-        live.viewers.clear();
-        live.resolveDone(final);
       },
-      runKey(record.run_id),
-    );
+      (err: unknown) => {
+        this.options.log.error(`could not store the end of run ${record.run_id} (it will be marked interrupted at the next start): ${(err as Error)?.message ?? String(err)}`);
+      },
+    ).finally(() => {
+      for (const viewer of live.viewers) viewer.end();
+      live.viewers.clear();
+      // From here readers read the store, which holds the terminal state.
+      this.live.delete(record.run_id);
+      live.resolveDone(final);
+    });
   }
 
-  private audit(record: RunRecord): void {
+  /** Never rejects: a failure is logged. */
+  private async audit(record: RunRecord): Promise<void> {
     const summary = { run_id: record.run_id, resolved_provider: record.resolved_provider, tools_used: record.tools_used, cost: record.cost };
     try {
-      this.options.audit.emit(
+      await this.options.audit.emit(
         record.status === 'complete'
           ? { event_type: 'agent.run.complete', category: 'agent', result: 'allow', subsystem: 'agent', action: 'run', session_id: record.session_id, task_id: record.run_id, detail: summary }
           : {
@@ -342,7 +375,23 @@ export class RunRegistry {
             },
       );
     } catch (err) {
-      this.options.log.error(`could not audit the end of run ${record.run_id}: ${(err as Error).message}`);
+      this.options.log.error(`could not audit the end of run ${record.run_id}: ${(err as Error)?.message ?? String(err)}`);
     }
+  }
+}
+
+function copy(record: RunRecord): RunRecord {
+  return { ...record, tools_used: [...record.tools_used], cost: { ...record.cost } };
+}
+
+/** True when every promise settled within `ms`. */
+async function settleWithin(first: Promise<unknown>[], then: Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const all = Promise.allSettled(first).then(() => Promise.allSettled(then)).then(() => true as const);
+  try {
+    return await Promise.race([all, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

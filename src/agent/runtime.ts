@@ -4,22 +4,21 @@ import type { Logger } from '../log.js';
 import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { newId } from '../security/tokens.js';
-import type { Database } from '../storage/database.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop } from './agent-loop.js';
 import { CostMeter } from './cost-meter.js';
-import { SqliteCostStore, type CostStore, type CostTotals, type SessionSpend } from './cost-store.js';
 import { AgentError, sessionNotFound, shuttingDown } from './errors.js';
 import { RunRegistry, type RunViewer, type WatchResult } from './run-registry.js';
-import { SqliteRunStore } from './run-store.js';
 import { SessionSlots } from './session-slots.js';
-import { SessionStore } from './session-store.js';
+import type { CostStore, CostTotals, RunStore, SessionSpend, SessionStore } from './stores.js';
 import type { ApiSession, RunCost, RunRecord } from './types.js';
-import { WriteBatch } from './write-batch.js';
 
 export interface AgentRuntimeOptions {
-  db: Database;
   memory: TurnStore;
+  runs: RunStore;
+  costs: CostStore;
+  /** API sessions; its eviction asks `isBusy` of this runtime. */
+  sessions: SessionStore;
   tools: ToolRegistry;
   providers: ProviderRegistry;
   audit: AuditSink;
@@ -27,9 +26,8 @@ export interface AgentRuntimeOptions {
   log: Logger;
   now?: () => number;
   maxIterations?: number;
-  maxSessions?: number;
-  /** Forget a session's interactive-approval answers when it ends (the gateway's `endGatewaySession`). */
-  onSessionEnd?: (sessionId: string) => void;
+  /** How long shutdown waits for agent loops to unwind (tests shorten it). */
+  shutdownGraceMs?: number;
 }
 
 export interface TurnRequest {
@@ -67,28 +65,20 @@ export class AgentRuntime {
   readonly meter: CostMeter;
   private readonly slots = new SessionSlots();
   private readonly loop: AgentLoop;
-  private readonly writes: WriteBatch;
   private closing = false;
   /** Chats in flight, each settled once its turns are committed and its slot is free. */
   private readonly chats = new Set<Promise<void>>();
 
   constructor(private readonly options: AgentRuntimeOptions) {
     const { config } = options;
-    this.writes = new WriteBatch(options.db, (err) => options.log.error(`agent runtime write failed: ${(err as Error)?.message ?? String(err)}`));
-    this.costs = new SqliteCostStore(options.db);
+    this.costs = options.costs;
     this.meter = new CostMeter({
       costs: this.costs,
       maxSpendUsd: config.max_spend_usd,
       providerConfig: (name) => (name === 'anthropic' || name === 'openai' ? config.providers[name] : null),
       now: options.now,
-      writes: this.writes,
     });
-    this.sessions = new SessionStore({
-      max: options.maxSessions,
-      now: options.now,
-      isBusy: (id) => this.slots.busy(id),
-      onEnd: (id) => options.onSessionEnd?.(id),
-    });
+    this.sessions = options.sessions;
     this.loop = new AgentLoop({
       memory: options.memory,
       tools: options.tools,
@@ -97,19 +87,22 @@ export class AgentRuntime {
       maxIterations: options.maxIterations,
       now: options.now,
       log: options.log,
-      writes: this.writes,
       onTurnsStored: (id, count) => this.sessions.addTurns(id, count),
     });
     this.runs = new RunRegistry({
-      store: new SqliteRunStore(options.db),
+      store: options.runs,
       loop: this.loop,
       slots: this.slots,
       audit: options.audit,
       log: options.log,
       now: options.now,
-      writes: this.writes,
+      shutdownGraceMs: options.shutdownGraceMs,
     });
-    this.runs.recoverInterrupted();
+  }
+
+  /** Marks runs a previous process left unfinished; call once before serving. */
+  async start(): Promise<void> {
+    await this.runs.recoverInterrupted();
   }
 
   /** Runs and chats in flight. */
@@ -117,8 +110,13 @@ export class AgentRuntime {
     return this.slots.size;
   }
 
+  /** Whether a run or chat is in flight on the session (such a session is never evicted). */
+  isBusy(sessionId: string): boolean {
+    return this.slots.busy(sessionId);
+  }
+
   /** A new API session; its provider defaults to the registry default (unknown/unavailable: throws). */
-  createSession(input: { name?: string | null; provider?: string | null } = {}): ApiSession {
+  async createSession(input: { name?: string | null; provider?: string | null } = {}): Promise<ApiSession> {
     const provider = this.options.providers.resolve(input.provider ?? null);
     return this.sessions.create({ name: input.name ?? null, provider: provider.name });
   }
@@ -127,18 +125,18 @@ export class AgentRuntime {
    * Ends an API session: its run or chat in flight is cancelled, its approval answers forgotten.
    * Its turns stay in memory (only retention deletes turns). False when the session is unknown.
    */
-  endSession(sessionId: string): boolean {
-    if (!this.sessions.get(sessionId)) return false;
-    this.cancelInFlight(sessionId);
+  async endSession(sessionId: string): Promise<boolean> {
+    if (!(await this.sessions.get(sessionId))) return false;
+    await this.cancelInFlight(sessionId);
     return this.sessions.delete(sessionId);
   }
 
   /** Synchronous chat: blocks until the agent has answered. */
   async chat(request: TurnRequest): Promise<ChatReply> {
-    const { session, provider } = this.prepare(request);
+    const { session, provider } = await this.prepare(request);
     const chatId = newId('chat');
     const controller = this.slots.acquire(session.id, 'chat', chatId);
-    this.sessions.touch(session.id);
+    await this.sessions.touch(session.id);
     let settled!: () => void;
     const unwound = new Promise<void>((resolve) => (settled = resolve));
     this.chats.add(unwound);
@@ -146,7 +144,7 @@ export class AgentRuntime {
       const result = await this.loop.run({
         sessionId: session.id, runId: null, message: request.message, provider, signal: controller.signal,
       });
-      this.options.audit.emit({
+      await this.options.audit.emit({
         event_type: 'agent.run.complete', category: 'agent', result: 'allow', subsystem: 'agent', action: 'chat',
         session_id: session.id, task_id: chatId,
         detail: { chat_id: chatId, resolved_provider: result.resolvedProvider, tools_used: result.toolsUsed, cost: result.cost },
@@ -156,8 +154,7 @@ export class AgentRuntime {
       // Whatever the provider or a tool made of the abort, the reason is what the caller must see.
       throw controller.signal.aborted && controller.signal.reason instanceof AgentError ? controller.signal.reason : err;
     } finally {
-      // The answer is acknowledged only once its turns and costs are committed.
-      this.writes.flush();
+      // The loop has unwound (its turns and costs are committed, or failed): the session is free.
       this.slots.release(session.id, chatId);
       this.chats.delete(unwound);
       settled();
@@ -165,10 +162,10 @@ export class AgentRuntime {
   }
 
   /** Starts a background run on an API session (created when omitted); 409-style `session_busy` when one is in flight. */
-  startRun(request: TurnRequest): RunRecord {
-    const { session, provider } = this.prepare(request);
-    const run = this.runs.start({ sessionId: session.id, message: request.message, provider, requestedProvider: request.provider ?? null });
-    this.sessions.touch(session.id);
+  async startRun(request: TurnRequest): Promise<RunRecord> {
+    const { session, provider } = await this.prepare(request);
+    const run = await this.runs.start({ sessionId: session.id, message: request.message, provider, requestedProvider: request.provider ?? null });
+    await this.sessions.touch(session.id);
     return run;
   }
 
@@ -176,25 +173,25 @@ export class AgentRuntime {
    * Starts a run on a channel session with a stable id (`job:<id>`, a webhook sender): no API
    * session is involved, and the budget follows the id across restarts.
    */
-  startChannelRun(request: { sessionId: string; message: string; provider?: string | null }): RunRecord {
+  async startChannelRun(request: { sessionId: string; message: string; provider?: string | null }): Promise<RunRecord> {
     if (this.closing) throw shuttingDown();
     const provider = this.options.providers.resolve(request.provider ?? null);
     return this.runs.start({ sessionId: request.sessionId, message: request.message, provider, requestedProvider: request.provider ?? null });
   }
 
-  cancelRun(runId: string): RunRecord {
+  cancelRun(runId: string): Promise<RunRecord> {
     return this.runs.cancel(runId);
   }
 
-  getRun(runId: string): RunRecord | null {
+  getRun(runId: string): Promise<RunRecord | null> {
     return this.runs.get(runId);
   }
 
-  listRuns(sessionId: string, limit: number): RunRecord[] {
+  listRuns(sessionId: string, limit: number): Promise<RunRecord[]> {
     return this.runs.list(sessionId, limit);
   }
 
-  watchRun(runId: string, afterId: number, viewer: RunViewer): WatchResult {
+  watchRun(runId: string, afterId: number, viewer: RunViewer): Promise<WatchResult> {
     return this.runs.watch(runId, afterId, viewer);
   }
 
@@ -202,9 +199,9 @@ export class AgentRuntime {
     return this.runs.whenFinished(runId);
   }
 
-  costSummary(limit: number): CostSummary {
-    this.writes.flush();
-    return { totals: this.costs.totals(), sessions: this.costs.topSessions(limit), max_spend_usd: this.meter.maxSpendUsd };
+  async costSummary(limit: number): Promise<CostSummary> {
+    const [totals, sessions] = await Promise.all([this.costs.totals(), this.costs.topSessions(limit)]);
+    return { totals, sessions, max_spend_usd: this.meter.maxSpendUsd };
   }
 
   /** Refuses new work, ends every run and chat in flight, and waits for them to unwind. */
@@ -212,7 +209,7 @@ export class AgentRuntime {
     if (this.closing) return;
     this.closing = true;
     await this.runs.close();
-    for (const session of this.sessions.list(this.sessions.size)) this.cancelInFlight(session.id);
+    await Promise.all(this.slots.sessionIds().map((id) => this.cancelInFlight(id)));
     // Aborted chats answer their callers (503) before the listener and the database close.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -220,27 +217,26 @@ export class AgentRuntime {
       new Promise<void>((resolve) => (timer = setTimeout(resolve, CHAT_SHUTDOWN_GRACE_MS))),
     ]);
     clearTimeout(timer);
-    this.sessions.clear();
-    this.writes.close();
   }
 
-  private prepare(request: TurnRequest): { session: ApiSession; provider: ReturnType<ProviderRegistry['resolve']> } {
+  private async prepare(request: TurnRequest): Promise<{ session: ApiSession; provider: ReturnType<ProviderRegistry['resolve']> }> {
     if (this.closing) throw shuttingDown();
-    let session: ApiSession | undefined;
+    let session: ApiSession | null = null;
     if (request.sessionId !== undefined) {
-      session = this.sessions.get(request.sessionId);
+      session = await this.sessions.get(request.sessionId);
       if (!session) throw sessionNotFound(request.sessionId);
     }
     // Resolved before a session is created, so a refused provider leaves nothing behind.
     const provider = this.options.providers.resolve(request.provider ?? session?.provider ?? null);
-    session ??= this.sessions.create({ provider: this.options.providers.default });
+    session ??= await this.sessions.create({ provider: this.options.providers.default });
     return { session, provider };
   }
 
-  private cancelInFlight(sessionId: string): void {
+  private async cancelInFlight(sessionId: string): Promise<void> {
     const holder = this.slots.holder(sessionId);
     if (!holder) return;
-    if (holder.kind === 'run') this.runs.cancel(holder.id);
+    // A run that already finished but whose loop is still unwinding has nothing left to cancel.
+    if (holder.kind === 'run') await this.runs.cancel(holder.id).catch(() => undefined);
     else holder.controller.abort(this.closing ? shuttingDown() : new AgentError('cancelled', 'the chat was cancelled: its session was ended'));
   }
 }

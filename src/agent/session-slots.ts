@@ -48,4 +48,9 @@ export class SessionSlots {
   busy(sessionId: string): boolean {
     return this.slots.has(sessionId);
   }
+
+  /** Sessions with something in flight (shutdown cancels them). */
+  sessionIds(): string[] {
+    return [...this.slots.keys()];
+  }
 }

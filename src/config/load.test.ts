@@ -72,7 +72,7 @@ describe('config', () => {
   it('exports a JSON Schema that knows every section', () => {
     tmp();
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'max_spend_usd', 'memory', 'network', 'providers', 'webhook']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'max_spend_usd', 'memory', 'network', 'providers', 'retention', 'webhook']);
     expect(schema.additionalProperties).toBe(false);
   });
 });

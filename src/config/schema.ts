@@ -76,6 +76,15 @@ export const configSchema = z
       .object({ retention_days: z.number().int().min(0).default(0) })
       .strict()
       .prefault({}),
+    /** Age limits of the tables that only grow; 0 keeps forever. */
+    retention: z
+      .object({
+        runs_days: z.number().int().min(0).default(90),
+        costs_days: z.number().int().min(0).default(90),
+        audit_days: z.number().int().min(0).default(365),
+      })
+      .strict()
+      .prefault({}),
     webhook: z
       .object({
         enabled: z.boolean().default(false),

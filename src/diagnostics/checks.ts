@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
+import type { StorageHealth } from '../storage/types.js';
 import type { Check } from './types.js';
 
 /** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
@@ -19,7 +20,8 @@ export interface DiagnosticsInput {
   apiKeyFromEnv: boolean;
   providers: { name: string; model: string; available: boolean; is_default: boolean; reason: string | null }[];
   tools: string[];
-  memory: { turnCount: number; journalMode: string };
+  memory: { turnCount: number };
+  storage: StorageHealth;
   webhook: WebhookState | null;
   runtime: { nodeVersion: string; uptimeSeconds: number; sessions: number; runsInFlight: number };
   stdinIsTty: boolean;
@@ -87,11 +89,31 @@ export function memoryChecks(input: DiagnosticsInput): Check[] {
   const days = input.config.memory.retention_days;
   return [
     check('store', 'ok', `${input.memory.turnCount} turns stored`),
-    input.memory.journalMode === 'wal'
-      ? check('journal', 'ok', 'SQLite in WAL mode')
-      : check('journal', 'warn', `SQLite journal mode is ${input.memory.journalMode}`, 'the database file may be on a filesystem without WAL support'),
+    ...storageChecks(input.storage),
     check('retention', 'ok', days > 0 ? `unpinned turns older than ${days} days are removed daily` : 'turns are kept until deleted'),
+    dataRetention(input.config.retention),
   ];
+}
+
+function storageChecks(storage: StorageHealth): Check[] {
+  const megabytes = (storage.sizeBytes / 1_048_576).toFixed(1);
+  const out = [
+    check('database', 'ok', `SQLite file ${storage.location} (${megabytes} MB)`),
+    storage.journalMode === 'wal'
+      ? check('journal', 'ok', 'SQLite in WAL mode')
+      : check('journal', 'warn', `SQLite journal mode is ${storage.journalMode}`, 'the database file may be on a filesystem without WAL support'),
+  ];
+  if (storage.integrity !== null) {
+    out.push(storage.integrity === 'ok'
+      ? check('integrity', 'ok', 'database integrity check passed')
+      : check('integrity', 'error', `database integrity check failed: ${storage.integrity}`, 'stop the service, copy the database file aside and restore it from a backup'));
+  }
+  return out;
+}
+
+function dataRetention(retention: Config['retention']): Check {
+  const rule = (days: number, what: string) => (days > 0 ? `${what} ${days} days` : `${what} forever`);
+  return check('data_retention', 'ok', `kept: ${rule(retention.runs_days, 'runs')}, ${rule(retention.costs_days, 'cost records')}, ${rule(retention.audit_days, 'audit events')}`);
 }
 
 export function policyChecks(input: DiagnosticsInput): Check[] {

@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/index.js';
-import type { Database } from '../storage/database.js';
+import type { StorageHealth } from '../storage/types.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { DiagnosticsInput, WebhookState } from './checks.js';
 
@@ -11,8 +11,10 @@ export interface DiagnosticsParts {
   home: string;
   configPath: string | null;
   apiKeyFromEnv: boolean;
-  db: Database;
+  storage: { health(options?: { checkIntegrity?: boolean }): Promise<StorageHealth> };
   memory: TurnStore;
+  /** Run the (slow) integrity check: `agentd doctor` does, the polled endpoint does not. */
+  checkIntegrity?: boolean;
   providers: ProviderRegistry;
   tools: ToolRegistry;
   webhook: WebhookState | null;
@@ -20,8 +22,9 @@ export interface DiagnosticsParts {
 }
 
 /** Read-only facts for `runDiagnostics`, gathered the same way by the API and by `agentd doctor`. */
-export function collectDiagnosticsInput(parts: DiagnosticsParts): DiagnosticsInput {
+export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<DiagnosticsInput> {
   const { providers } = parts;
+  const [turnCount, storage] = await Promise.all([parts.memory.count(), parts.storage.health({ checkIntegrity: parts.checkIntegrity })]);
   return {
     config: parts.config,
     home: parts.home,
@@ -29,7 +32,8 @@ export function collectDiagnosticsInput(parts: DiagnosticsParts): DiagnosticsInp
     apiKeyFromEnv: parts.apiKeyFromEnv,
     providers: providers.list().map((info) => ({ ...info, reason: providers.get(info.name)?.unavailableReason() ?? null })),
     tools: parts.tools.list().map((t) => t.name),
-    memory: { turnCount: parts.memory.count(), journalMode: String(parts.db.db.pragma('journal_mode', { simple: true })) },
+    memory: { turnCount },
+    storage,
     webhook: parts.webhook,
     runtime: { nodeVersion: process.version, ...parts.runtime },
     stdinIsTty: Boolean(process.stdin.isTTY),

@@ -15,7 +15,8 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
   return {
     config: parseConfig(config), home: dir, configPath, apiKeyFromEnv: false,
     providers: [{ name: 'offline', model: 'offline', available: true, is_default: true, reason: null }],
-    tools: ['current_time', 'calculator'], memory: { turnCount: 3, journalMode: 'wal' }, webhook: null,
+    tools: ['current_time', 'calculator'], memory: { turnCount: 3 }, webhook: null,
+    storage: { backend: 'sqlite', location: join(dir, 'agentd.db'), sizeBytes: 4096, journalMode: 'wal', integrity: null },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     ...overrides,
   };

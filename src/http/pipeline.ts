@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { emitInBackground } from '../audit/log.js';
 import type { AuditSampler } from '../audit/sampler.js';
-import type { AuditSink } from '../audit/types.js';
+import type { AuditInput, AuditSink } from '../audit/types.js';
+import type { Logger } from '../log.js';
 import { clientIp } from '../security/client-ip.js';
 import { constantTimeEqual } from '../security/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
@@ -29,6 +31,7 @@ export interface PipelineOptions {
   rateLimiter: SlidingWindowRateLimiter;
   audit: AuditSink;
   auditSampler: AuditSampler;
+  log: Logger;
   /** Browser sessions; without it only the API key authenticates. */
   webSessions?: WebSessionStore;
   /** Name of the session cookie (`api.cookie_name`). */
@@ -57,8 +60,12 @@ export function installPipeline(app: FastifyInstance, options: PipelineOptions):
   app.decorateRequest('webSession', null);
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(SECURITY_HEADERS);
-    const refusal = rateLimit(request, options) ?? authenticate(request, options, keyMatches);
-    done(refusal ?? undefined);
+    const limited = rateLimit(request, options);
+    if (limited) return done(limited);
+    const refusal = authenticate(request, options, keyMatches);
+    // Only a cookie has to be looked up in the session store; a key is decided synchronously.
+    if (refusal instanceof Promise) refusal.then((error) => done(error ?? undefined), done);
+    else done(refusal ?? undefined);
   });
 }
 
@@ -69,7 +76,7 @@ function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError 
   if (decision.allowed) return null;
   const sample = options.auditSampler.take(`rate:${ip}`);
   if (sample) {
-    options.audit.emit({
+    refusal(options, {
       event_type: 'web.rate_limit', category: 'web', result: 'deny', subsystem: 'http', source: ip,
       action: `${request.method} ${pathOf(request)}`, detail: { ip, suppressed_since_last: sample.suppressed },
     });
@@ -77,49 +84,49 @@ function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError 
   return rateLimited(decision.retryAfterSeconds);
 }
 
-function authenticate(request: FastifyRequest, options: PipelineOptions, keyMatches: (offered: string | null) => boolean): ApiError | null {
+function authenticate(
+  request: FastifyRequest,
+  options: PipelineOptions,
+  keyMatches: (offered: string | null) => boolean,
+): ApiError | null | Promise<ApiError | null> {
   const offered = offeredApiKey(request.headers);
   // A valid key decides (no cookie parsing, no CSRF): the hot path stays one header compare.
   if (keyMatches(offered)) return null;
   const path = pathOf(request);
   // An unset key refuses everything, the login page and existing cookies included (spec).
-  if (options.apiKey !== '') {
-    if (options.isPublicPath?.(path)) return null;
-    // A wrong key is a failed authentication even next to a live cookie: the cookie is only the
-    // credential of requests that offer no key (the browser's).
-    const session = offered === null ? cookieSession(request, options) : null;
-    if (session !== null) {
-      request.webSession = session;
-      return UNSAFE_METHODS.has(request.method) ? checkCsrf(request, session, options, path) : null;
-    }
-  }
-  // Only attempts that offered a key are audited: a missing key is a misconfigured client, a
-  // wrong key is someone guessing.
-  if (offered !== null) {
-    const sample = options.auditSampler.take(`auth:${request.clientAddress}`);
-    if (sample) {
-      options.audit.emit({
-        event_type: 'web.auth', category: 'web', result: 'deny', subsystem: 'http', source: request.clientAddress,
-        action: `${request.method} ${path}`,
-        detail: { ip: request.clientAddress, reason: 'invalid API key', suppressed_since_last: sample.suppressed },
-      });
-    }
-  }
-  return unauthorized();
+  if (options.apiKey === '') return offered !== null ? wrongKey(request, options, path) : unauthorized();
+  if (options.isPublicPath?.(path)) return null;
+  // A wrong key is a failed authentication even next to a live cookie: the cookie is only the
+  // credential of requests that offer no key (the browser's).
+  if (offered !== null) return wrongKey(request, options, path);
+  const token = options.webSessions ? readCookie(request.headers.cookie, options.cookieName ?? 'service_operator_session') : null;
+  if (token === null || !options.webSessions) return unauthorized();
+  return options.webSessions.lookup(token).then((session) => {
+    if (session === null) return unauthorized();
+    request.webSession = session;
+    return UNSAFE_METHODS.has(request.method) ? checkCsrf(request, session, options, path) : null;
+  });
 }
 
-/** The live web session named by the request's cookie (parsed only when asked). */
-function cookieSession(request: FastifyRequest, options: PipelineOptions): WebSession | null {
-  if (options.webSessions === undefined) return null;
-  const token = readCookie(request.headers.cookie, options.cookieName ?? 'service_operator_session');
-  return token === null ? null : options.webSessions.lookup(token);
+function wrongKey(request: FastifyRequest, options: PipelineOptions, path: string): ApiError {
+  // Only attempts that offered a key are audited: a missing key is a misconfigured client, a
+  // wrong key is someone guessing.
+  const sample = options.auditSampler.take(`auth:${request.clientAddress}`);
+  if (sample) {
+    refusal(options, {
+      event_type: 'web.auth', category: 'web', result: 'deny', subsystem: 'http', source: request.clientAddress,
+      action: `${request.method} ${path}`,
+      detail: { ip: request.clientAddress, reason: 'invalid API key', suppressed_since_last: sample.suppressed },
+    });
+  }
+  return unauthorized();
 }
 
 function checkCsrf(request: FastifyRequest, session: WebSession, options: PipelineOptions, path: string): ApiError | null {
   const header = request.headers['x-csrf-token'];
   if (typeof header === 'string' && constantTimeEqual(header, session.csrfToken)) return null;
   // Every mismatch is recorded (the spec's rule); the per-IP rate limit already bounds the volume.
-  options.audit.emit({
+  refusal(options, {
     event_type: 'web.csrf', category: 'web', result: 'deny', severity: 'warning', subsystem: 'http',
     source: request.clientAddress, actor: 'operator', action: `${request.method} ${path}`,
     detail: {
@@ -135,7 +142,7 @@ function checkCsrf(request: FastifyRequest, session: WebSession, options: Pipeli
  * the cookie read now (a request with a valid key skipped it). For routes that act on the browser
  * session itself (console page, logout).
  */
-export function webSessionOf(request: FastifyRequest, store: WebSessionStore, cookieName: string): WebSession | null {
+export async function webSessionOf(request: FastifyRequest, store: WebSessionStore, cookieName: string): Promise<WebSession | null> {
   if (request.webSession !== null) return request.webSession;
   const token = readCookie(request.headers.cookie, cookieName);
   return token === null ? null : store.lookup(token);
@@ -150,4 +157,12 @@ export function pathOf(request: FastifyRequest): string {
   const url = request.raw.url ?? '/';
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
+}
+
+/**
+ * Refusals are recorded without holding up the answer: a 401, 403 or 429 acknowledges nothing,
+ * and the rate limit must stay cheap under a flood.
+ */
+function refusal(options: PipelineOptions, input: AuditInput): void {
+  emitInBackground(options.audit, input, (error) => options.log.error(`could not audit a refused request: ${(error as Error)?.message ?? String(error)}`));
 }

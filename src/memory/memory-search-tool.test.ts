@@ -1,25 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Database } from '../storage/database.js';
+import { beforeEach, expect, it } from 'vitest';
+import { memoryStorage } from '../../test/helpers/storage.js';
 import { createMemorySearchTool } from './memory-search-tool.js';
-import { SqliteTurnStore } from './sqlite-turn-store.js';
+import type { TurnStore } from './types.js';
 
-let dir: string;
-let database: Database;
-let store: SqliteTurnStore;
+let store: TurnStore;
 const context = (sessionId: string) => ({ sessionId, signal: new AbortController().signal });
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'agentd-memtool-'));
-  database = new Database(join(dir, 'agentd.db'));
-  store = new SqliteTurnStore(database);
-});
-
-afterEach(() => {
-  database.close();
-  rmSync(dir, { recursive: true, force: true });
+  store = memoryStorage().turns;
 });
 
 it('declares its name and JSON schema', () => {
@@ -38,21 +26,21 @@ it('declares its name and JSON schema', () => {
 });
 
 it('lists matching turns as text, best first, optionally only this session', async () => {
-  const mine = store.add({ session_id: 'sess_me', role: 'user', provider: 'offline', content: 'the launch code word is tangerine' });
-  store.add({ session_id: 'sess_other', role: 'assistant', provider: 'offline', content: 'tangerine tangerine orchard' });
+  const [mine] = await store.addMany([{ session_id: 'sess_me', role: 'user', provider: 'offline', content: 'the launch code word is tangerine' }]);
+  await store.addMany([{ session_id: 'sess_other', role: 'assistant', provider: 'offline', content: 'tangerine tangerine orchard' }]);
   const tool = createMemorySearchTool(store);
 
   const all = await tool.run({ query: 'tangerine' }, context('sess_me'));
   const lines = all.split('\n');
   expect(lines[0]).toBe('2 stored turn(s) match "tangerine", best first:');
   expect(lines[1]).toContain('assistant in session sess_other');
-  expect(lines[2]).toContain(`user in session sess_me (turn ${mine.id})`);
+  expect(lines[2]).toContain(`user in session sess_me (turn ${mine!.id})`);
   expect(lines[2]).toContain('the launch code word is tangerine');
 
   const own = await tool.run({ query: 'tangerine', session_only: true, limit: 1 }, context('sess_me'));
   expect(own.split('\n')).toHaveLength(2);
   expect(own).toContain('in this session');
-  expect(own).toContain(mine.id);
+  expect(own).toContain(mine!.id);
 
   expect(await tool.run({ query: 'NEAR(kumquat*)' }, context('sess_me'))).toBe('No stored turns match "NEAR(kumquat*)".');
 });

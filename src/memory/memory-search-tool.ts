@@ -1,6 +1,6 @@
 import type { ToolContext, ToolDefinition } from '../tools/types.js';
-import { queryWords } from './query.js';
-import { MAX_QUERY_WORDS } from './search.js';
+import { MAX_QUERY_WORDS, queryWords } from './query.js';
+
 import type { SearchResult, TurnStore } from './types.js';
 
 const DEFAULT_LIMIT = 5;
@@ -30,7 +30,7 @@ export function createMemorySearchTool(store: TurnStore): ToolDefinition {
     },
     async run(args: Record<string, unknown>, context: ToolContext): Promise<string> {
       const { query, limit, sessionOnly } = parseArgs(args);
-      const results = store.search(query, { limit, sessionId: sessionOnly ? context.sessionId : undefined });
+      const results = await store.search(query, { limit, sessionId: sessionOnly ? context.sessionId : undefined });
       const where = sessionOnly ? ' in this session' : '';
       if (results.length === 0) return `No stored turns match ${JSON.stringify(query)}${where}.`;
       const lines = results.map((result, index) => formatResult(result, index + 1));

@@ -15,6 +15,12 @@ export function foldWord(word: string): string {
 }
 
 /**
+ * Each word costs a bounded frequency count (up to ~2 ms for a word in most turns), so the number
+ * of words is bounded too; all words are required, so dropping some would silently widen a search.
+ */
+export const MAX_QUERY_WORDS = 32;
+
+/**
  * The distinct words of a query in first-seen order (duplicates by folded form dropped; the text
  * is kept as typed so FTS5 folds it itself). Punctuation alone gives none.
  */

@@ -30,6 +30,8 @@ export interface NewTurn {
   role: TurnRole;
   content: string;
   provider: string | null;
+  /** The run that stored the turn (not part of the API resource; lets a delete reach the run's copies). */
+  run_id?: string | null;
   /** Defaults to now. */
   timestamp?: string;
 }
@@ -41,31 +43,30 @@ export interface SearchOptions {
   sessionId?: string;
 }
 
-/** Conversation memory. Implemented on SQLite + FTS5 (`SqliteTurnStore`). */
+/**
+ * Conversation memory. Every backend implements it and passes `describeTurnStore` (the contract
+ * suite); a write's promise settles once it has been committed.
+ */
 export interface TurnStore {
-  add(turn: NewTurn): Turn;
-  /** Store several turns in one transaction (e.g. a user turn and its answer): all or none. */
-  addMany(turns: readonly NewTurn[]): Turn[];
-  /** Insert a turn with a caller-chosen id, or replace that turn's fields (pinned state kept). */
-  upsert(turn: NewTurn & { id: string }): Turn;
-  get(id: string): Turn | null;
+  /** Store turns in one transaction (e.g. a user turn and its answer): all or none. */
+  addMany(turns: readonly NewTurn[]): Promise<Turn[]>;
+  get(id: string): Promise<Turn | null>;
   /** The most recent `limit` turns of a session, oldest first. */
-  history(sessionId: string, limit: number): Turn[];
+  history(sessionId: string, limit: number): Promise<Turn[]>;
   /**
-   * Full-text search: every word of `query` required, any order, best bm25 first. Query text is
-   * never FTS5 syntax; a query without words gives no results.
+   * Full-text search: every word of `query` required, any order, best first. Query text is never
+   * the backend's query syntax; a query without words gives no results.
    */
-  search(query: string, options: SearchOptions): SearchResult[];
+  search(query: string, options: SearchOptions): Promise<SearchResult[]>;
   /** The updated turn, or null when the id is unknown. */
-  setPinned(id: string, pinned: boolean): Turn | null;
-  /** Remove the turn and its index entry; false when the id is unknown. */
-  delete(id: string): boolean;
-  count(): number;
+  setPinned(id: string, pinned: boolean): Promise<Turn | null>;
   /**
-   * Delete unpinned turns of the given (ended) sessions; returns how many went. Batched like the
-   * age cleanup, so ending a long-lived session never blocks requests.
+   * Remove the turn and its index entry, and erase its text wherever the store kept a copy (the
+   * response and event log of the run that stored it) and from the files behind the store. The
+   * deleted turn, or null when the id is unknown.
    */
-  cleanupSessions(sessionIds: readonly string[], options?: { signal?: AbortSignal }): Promise<number>;
-  /** Delete unpinned turns older than `days`; batched so requests are not blocked; returns how many went. */
+  delete(id: string): Promise<Turn | null>;
+  count(): Promise<number>;
+  /** Delete unpinned turns older than `days`, in slices that never block requests; returns how many went. */
   cleanupOlderThan(days: number, options?: { signal?: AbortSignal }): Promise<number>;
 }

@@ -6,7 +6,7 @@ import { InteractiveApproval, type ApprovalOptions } from './approval.js';
 /** Records what would be audited; the audit log itself is exercised in the gateway tests. */
 class RecordingSink implements AuditSink {
   readonly events: AuditInput[] = [];
-  emit(input: AuditInput): AuditEvent {
+  async emit(input: AuditInput): Promise<AuditEvent> {
     this.events.push(input);
     return { ...input, id: String(this.events.length), timestamp: '', severity: 'info', actor: null, source: null, subsystem: null, action: null, session_id: null, task_id: null, detail: input.detail ?? {} };
   }

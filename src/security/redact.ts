@@ -1,3 +1,4 @@
+import { isAbsoluteUrl, redactUrl } from './redact-url.js';
 import { censor, REDACTED } from './secrets.js';
 
 const SENSITIVE_KEYS = [
@@ -17,9 +18,13 @@ export function isSensitiveKey(key: string): boolean {
 
 const MAX_DEPTH = 20;
 
-/** Deep copy of `value` with sensitive keys and detected secrets replaced by `[REDACTED]`. */
+/**
+ * Deep copy of `value` with sensitive keys and detected secrets replaced by `[REDACTED]`; a string
+ * that is a URL loses its credentials and query values, as the gateway's own events show URLs
+ * (a tool argument such as `https://host/x?api_key=…` is as secret as a header).
+ */
 export function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return censor(value);
+  if (typeof value === 'string') return isAbsoluteUrl(value) ? censor(redactUrl(value)) : censor(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));

@@ -5,6 +5,8 @@ import { createApp, type App, type CreateAppOptions } from '../../src/app.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { createMemoryLogger } from '../../src/log.js';
 import { randomToken } from '../../src/security/tokens.js';
+import { SqliteStorage } from '../../src/storage/sqlite/index.js';
+import type { SqliteDatabase } from '../../src/storage/sqlite/database.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
 
@@ -64,4 +66,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       if (!options.home) rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** The SQLite connection behind a test app, for assertions on what was stored. */
+export function sqliteOf(app: App): SqliteDatabase {
+  if (!(app.storage instanceof SqliteStorage)) throw new Error('the app does not run on SQLite');
+  return app.storage.database.db;
 }

@@ -1,3 +1,4 @@
+import { emitInBackground } from '../../audit/log.js';
 import { AuditSampler } from '../../audit/sampler.js';
 import type { AuditInput, AuditSink } from '../../audit/types.js';
 import type { Logger } from '../../log.js';
@@ -47,11 +48,12 @@ export class WebhookAudit {
    * error is being answered; it is logged instead.
    */
   private write(build: () => AuditInput | null): void {
+    const failed = (error: unknown) => this.log.error(`webhook: audit write failed: ${(error as Error)?.name ?? 'error'}`);
     try {
       const input = build();
-      if (input !== null) this.sink?.emit(input);
+      if (input !== null) emitInBackground(this.sink, input, failed);
     } catch (error) {
-      this.log.error(`webhook: audit write failed: ${(error as Error).name}`);
+      failed(error);
     }
   }
 }

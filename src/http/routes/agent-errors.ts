@@ -15,6 +15,7 @@ const STATUS: Record<AgentErrorCode, number> = {
   iteration_limit: 502,
   capacity: 503,
   shutting_down: 503,
+  storage: 500,
 };
 
 /**
@@ -77,9 +78,9 @@ function characterCount(text: string): number {
 }
 
 /** The spec's audit trail of refused starts: `web.run` deny (and `web.chat` deny for chats). */
-export function auditBusy(audit: AuditSink, err: unknown, source: string, sessionId: string | null, kind: 'run' | 'chat'): void {
+export async function auditBusy(audit: AuditSink, err: unknown, source: string, sessionId: string | null, kind: 'run' | 'chat'): Promise<void> {
   if (!(err instanceof AgentError) || err.code !== 'session_busy') return;
-  audit.emit({
+  await audit.emit({
     event_type: kind === 'run' ? 'web.run' : 'web.chat', category: 'web', result: 'deny', subsystem: 'agent',
     action: kind, source: source || null, session_id: sessionId, detail: { reason: 'a run is already in flight on the session' },
   });

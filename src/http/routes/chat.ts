@@ -39,7 +39,7 @@ export function chatRoutes(app: FastifyInstance, ctx: ChatRoutesContext): void {
     try {
       return ok(await ctx.agent.chat({ message: body.message, sessionId: body.session_id, provider: body.provider }));
     } catch (err) {
-      auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'chat');
+      await auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'chat');
       throw toApiError(err);
     }
   });

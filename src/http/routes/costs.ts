@@ -52,6 +52,6 @@ export function costRoutes(app: FastifyInstance, ctx: { agent: AgentRuntime }): 
     },
   }, async (request) => {
     const limit = parseLimit((request.query as { limit?: string }).limit, DEFAULT_LIMIT, MAX_LIMIT);
-    return ok(ctx.agent.costSummary(limit));
+    return ok(await ctx.agent.costSummary(limit));
   });
 }

@@ -4,7 +4,7 @@ import { ok, okSchema } from '../envelope.js';
 
 const statusSchema = { type: 'string', enum: ['ok', 'warn', 'error'] };
 
-export function diagnosticsRoutes(app: FastifyInstance, ctx: { diagnostics: () => DiagnosticsReport }): void {
+export function diagnosticsRoutes(app: FastifyInstance, ctx: { diagnostics: () => Promise<DiagnosticsReport> }): void {
   app.get('/api/v1/diagnostics', {
     schema: {
       summary: 'Section-by-section health checks (same data as agentd doctor)',
@@ -39,5 +39,5 @@ export function diagnosticsRoutes(app: FastifyInstance, ctx: { diagnostics: () =
         }),
       },
     },
-  }, async () => ok(ctx.diagnostics()));
+  }, async () => ok(await ctx.diagnostics()));
 }

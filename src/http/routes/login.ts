@@ -39,11 +39,11 @@ export function loginRoutes(app: FastifyInstance, ctx: LoginRoutesContext): void
       hide: true,
       body: { type: 'object', properties: { api_key: { type: 'string', maxLength: 4096 } } },
     },
-  }, (request, reply) => {
+  }, async (request, reply) => {
     const offered = (request.body as { api_key?: string } | undefined)?.api_key ?? null;
     if (!keyMatches(offered)) {
       // Every failed login is recorded (the spec's rule); the per-IP rate limit bounds the volume.
-      ctx.audit.emit({
+      await ctx.audit.emit({
         event_type: 'web.login', category: 'web', result: 'deny', severity: 'warning', subsystem: 'http',
         source: request.clientAddress, action: 'POST /login',
         detail: { ip: request.clientAddress, reason: 'key mismatch' },
@@ -52,10 +52,10 @@ export function loginRoutes(app: FastifyInstance, ctx: LoginRoutesContext): void
     }
     // A browser that logs in again gives up the session it had, so one browser holds one session.
     const previous = readCookie(request.headers.cookie, ctx.cookieName);
-    if (previous !== null) ctx.sessions.revoke(previous);
-    const { token, session } = ctx.sessions.create();
+    if (previous !== null) await ctx.sessions.revoke(previous);
+    const { token, session } = await ctx.sessions.create();
     reply.header('set-cookie', cookie(ctx.cookieName, token, ctx.sessions.ttlSeconds, overHttps(request, ctx.trustProxy)));
-    ctx.audit.emit({
+    await ctx.audit.emit({
       event_type: 'web.login', category: 'web', result: 'allow', subsystem: 'http', actor: 'operator',
       source: request.clientAddress, action: 'POST /login', detail: { ip: request.clientAddress, web_session: session.id },
     });
@@ -75,13 +75,13 @@ export function loginRoutes(app: FastifyInstance, ctx: LoginRoutesContext): void
         200: okSchema({ type: 'object', required: ['logged_out'], properties: { logged_out: { type: 'boolean' } } }),
       },
     },
-  }, (request, reply) => {
-    const session = webSessionOf(request, ctx.sessions, ctx.cookieName);
+  }, async (request, reply) => {
+    const session = await webSessionOf(request, ctx.sessions, ctx.cookieName);
     const token = readCookie(request.headers.cookie, ctx.cookieName);
-    const revoked = session !== null && token !== null && ctx.sessions.revoke(token);
+    const revoked = session !== null && token !== null && (await ctx.sessions.revoke(token));
     reply.header('set-cookie', cookie(ctx.cookieName, '', 0, overHttps(request, ctx.trustProxy)));
     if (revoked) {
-      ctx.audit.emit({
+      await ctx.audit.emit({
         event_type: 'web.logout', category: 'web', result: 'allow', subsystem: 'http', actor: 'operator',
         source: request.clientAddress, action: 'POST /logout', detail: { ip: request.clientAddress, web_session: session.id },
       });
@@ -89,8 +89,8 @@ export function loginRoutes(app: FastifyInstance, ctx: LoginRoutesContext): void
     return reply.send(ok({ logged_out: revoked }));
   });
 
-  app.get('/', { schema: { hide: true } }, (request, reply) => {
-    const session = webSessionOf(request, ctx.sessions, ctx.cookieName);
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const session = await webSessionOf(request, ctx.sessions, ctx.cookieName);
     if (session === null) return reply.redirect('/login', 303);
     return sendHtml(reply, consolePlaceholderPage(session.csrfToken));
   });

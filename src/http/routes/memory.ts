@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditSink } from '../../audit/types.js';
-import { queryWords } from '../../memory/query.js';
-import { MAX_QUERY_WORDS } from '../../memory/search.js';
+import { MAX_QUERY_WORDS, queryWords } from '../../memory/query.js';
+
 import type { TurnStore } from '../../memory/types.js';
 import { ok, okSchema } from '../envelope.js';
 import { badRequest, notFound } from '../errors.js';
@@ -63,7 +63,7 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
     const query = request.query as { q: string; limit?: string; session_id?: string };
     const limit = parseLimit(query.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
     if (queryWords(query.q).length > MAX_QUERY_WORDS) throw badRequest(`q must have at most ${MAX_QUERY_WORDS} distinct words`);
-    const results = ctx.memory.search(query.q, { limit, sessionId: query.session_id });
+    const results = await ctx.memory.search(query.q, { limit, sessionId: query.session_id });
     return ok({ results });
   });
 
@@ -105,9 +105,9 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
   }, async (request) => {
     const { id } = request.params as { id: string };
     const pinned = (request.body as { pinned?: boolean }).pinned ?? true;
-    const turn = ctx.memory.setPinned(id, pinned);
+    const turn = await ctx.memory.setPinned(id, pinned);
     if (!turn) throw notFound('Turn not found');
-    ctx.audit.emit({
+    await ctx.audit.emit({
       event_type: 'web.memory', category: 'web', result: 'allow', subsystem: 'memory',
       action: pinned ? 'pin' : 'unpin', source: request.clientAddress || null,
       session_id: turn.session_id, detail: { turn_id: turn.id, pinned },
@@ -118,7 +118,7 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
   app.delete('/api/v1/memory/turns/:id', {
     schema: {
       summary: 'Delete a turn permanently',
-      description: 'Removes the turn and its full-text index entry in one transaction; the text does not remain in the database file.',
+      description: 'Removes the turn and its full-text index entry in one transaction, and erases its text from the run that stored it (response and event log); the text does not remain in the database files.',
       tags: ['memory'],
       params: turnIdParams,
       response: {
@@ -131,9 +131,9 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
     },
   }, async (request) => {
     const { id } = request.params as { id: string };
-    const turn = ctx.memory.get(id);
-    if (!turn || !ctx.memory.delete(id)) throw notFound('Turn not found');
-    ctx.audit.emit({
+    const turn = await ctx.memory.delete(id);
+    if (!turn) throw notFound('Turn not found');
+    await ctx.audit.emit({
       event_type: 'web.memory', category: 'web', result: 'allow', subsystem: 'memory',
       action: 'delete', source: request.clientAddress || null,
       session_id: turn.session_id, detail: { turn_id: id },

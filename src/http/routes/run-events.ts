@@ -62,7 +62,7 @@ export function runEventRoutes(app: FastifyInstance, ctx: RunEventRoutesContext)
     const viewer = new SseViewer(reply.raw, ctx);
     let watch;
     try {
-      watch = ctx.agent.watchRun(id, afterId, viewer);
+      watch = await ctx.agent.watchRun(id, afterId, viewer);
     } catch (err) {
       throw toApiError(err);
     }
@@ -76,9 +76,7 @@ export function runEventRoutes(app: FastifyInstance, ctx: RunEventRoutesContext)
       watch.stop();
       open.delete(viewer);
     });
-    viewer.open();
-    for (const event of watch.replay) viewer.send(event);
-    if (watch.finished) viewer.end();
+    viewer.start(watch.replay, watch.finished);
   });
 
   return {

@@ -33,10 +33,10 @@ export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
   }, async (request, reply) => {
     const body = request.body as { message: string; session_id?: string; provider?: string };
     try {
-      const run = agent.startRun({ message: body.message, sessionId: body.session_id, provider: body.provider });
+      const run = await agent.startRun({ message: body.message, sessionId: body.session_id, provider: body.provider });
       return reply.code(202).send(ok(run));
     } catch (err) {
-      auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'run');
+      await auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'run');
       throw toApiError(err);
     }
   });
@@ -61,7 +61,7 @@ export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
   }, async (request) => {
     const query = request.query as { session_id: string; limit?: string };
     const limit = parseLimit(query.limit, LIST_DEFAULT, LIST_MAX);
-    return ok({ runs: agent.listRuns(query.session_id, limit) });
+    return ok({ runs: await agent.listRuns(query.session_id, limit) });
   });
 
   app.get('/api/v1/runs/:id', {
@@ -73,7 +73,7 @@ export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
       response: { 200: okSchema(runSchema) },
     },
   }, async (request) => {
-    const run = agent.getRun((request.params as { id: string }).id);
+    const run = await agent.getRun((request.params as { id: string }).id);
     if (!run) throw notFound('Run not found');
     return ok(run);
   });

@@ -20,8 +20,8 @@ const HISTORY_MAX = 500;
 /** API sessions: in-memory conversation handles (spec: Sessions). */
 export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): void {
   const { agent } = ctx;
-  const sessionFound = (id: string) => {
-    const session = agent.sessions.get(id);
+  const sessionFound = async (id: string) => {
+    const session = await agent.sessions.get(id);
     if (!session) throw notFound('Session not found');
     return session;
   };
@@ -59,12 +59,12 @@ export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): 
     },
   }, async (request) => {
     const limit = parseLimit((request.query as { limit?: string }).limit, LIST_DEFAULT, LIST_MAX);
-    return ok({ sessions: agent.sessions.list(limit) });
+    return ok({ sessions: await agent.sessions.list(limit) });
   });
 
   app.get('/api/v1/sessions/:id', {
     schema: { summary: 'One API session', tags: ['sessions'], params: idParams, response: { 200: okSchema(sessionSchema) } },
-  }, async (request) => ok(sessionFound((request.params as { id: string }).id)));
+  }, async (request) => ok(await sessionFound((request.params as { id: string }).id)));
 
   app.delete('/api/v1/sessions/:id', {
     schema: {
@@ -82,7 +82,7 @@ export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): 
     },
   }, async (request) => {
     const { id } = request.params as { id: string };
-    if (!agent.endSession(id)) throw notFound('Session not found');
+    if (!(await agent.endSession(id))) throw notFound('Session not found');
     return ok({ id, ended: true });
   });
 
@@ -100,7 +100,7 @@ export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): 
   }, async (request) => {
     const { id } = request.params as { id: string };
     const limit = parseLimit((request.query as { limit?: string }).limit, HISTORY_DEFAULT, HISTORY_MAX);
-    sessionFound(id);
-    return ok({ turns: ctx.memory.history(id, limit) });
+    await sessionFound(id);
+    return ok({ turns: await ctx.memory.history(id, limit) });
   });
 }

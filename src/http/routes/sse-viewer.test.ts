@@ -26,6 +26,25 @@ async function connection(): Promise<{ res: ServerResponse; socket: Socket }> {
 const event = (id: number, size = 10): RunEvent => ({ id, name: 'tool.result', data: JSON.stringify({ pad: 'x'.repeat(size) }) });
 
 describe('SseViewer', () => {
+  it('holds what the run sends before the stream opens, then writes it after the replay, once', async () => {
+    const { res, socket } = await connection();
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const viewer = new SseViewer(res);
+    // Attached to a live run while the handler still reads the stored log.
+    viewer.send(event(2));
+    viewer.send(event(3));
+    viewer.end();
+    expect(res.headersSent).toBe(false);
+    viewer.start([event(1), event(2)], false);
+    // The response is complete when its last (empty) chunk has arrived.
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => received.endsWith('0\r\n\r\n') && (clearInterval(check), resolve()), 2);
+    });
+    expect([...received.matchAll(/^id: (\d+)$/gm)].map((m) => m[1])).toEqual(['1', '2', '3']);
+    expect(received).toContain('content-type: text/event-stream');
+  });
+
   it('frames an event once and shares the text', () => {
     const e = event(7);
     expect(sseFrame(e)).toBe(`id: 7\nevent: tool.result\ndata: ${e.data}\n\n`);
@@ -38,7 +57,7 @@ describe('SseViewer', () => {
     const viewer = new SseViewer(res, { maxBufferedBytes: 256 * 1024, maxBufferedEvents: 1_000_000 });
     let closed = false;
     viewer.whenClosed(() => (closed = true));
-    viewer.open();
+    viewer.start([], false);
     // The kernel's socket buffers take a few hundred KiB first; then Node's buffer grows to the bound.
     for (let id = 1; id <= 2000 && !closed; id++) viewer.send(event(id, 16 * 1024));
     await new Promise((resolve) => setImmediate(resolve));
@@ -51,7 +70,7 @@ describe('SseViewer', () => {
     const { res, socket } = await connection();
     socket.pause();
     const viewer = new SseViewer(res, { maxBufferedEvents: 3, maxBufferedBytes: 1 << 30 });
-    viewer.open();
+    viewer.start([], false);
     for (let id = 1; id <= 5000 && !res.destroyed; id++) viewer.send(event(id, 4096));
     expect(res.destroyed).toBe(true);
     expect(() => viewer.send(event(9999))).not.toThrow();
@@ -64,7 +83,7 @@ describe('SseViewer', () => {
     const viewer = new SseViewer(res, { pingIntervalMs: 5 });
     let closed = false;
     viewer.whenClosed(() => (closed = true));
-    viewer.open();
+    viewer.start([], false);
     await new Promise<void>((resolve) => {
       const check = setInterval(() => received.includes(': ping') && (clearInterval(check), resolve()), 2);
     });

@@ -45,6 +45,11 @@ export class SseViewer implements RunViewer {
   private ping: NodeJS.Timeout | undefined;
   private closed = false;
   private onClose: (() => void)[] = [];
+  /**
+   * What the run sent before the stream was opened: the viewer is attached to a live run before
+   * the handler (which awaits the store for the replay) opens the response. Null once open.
+   */
+  private early: { events: RunEvent[]; ended: boolean } | null = { events: [], ended: false };
 
   constructor(private readonly res: ServerResponse, options: SseViewerOptions = {}) {
     this.maxEvents = options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
@@ -56,7 +61,7 @@ export class SseViewer implements RunViewer {
    * Sends the head (with the security headers: a hijacked reply skips Fastify's hooks' headers)
    * and the retry hint, and starts the keep-alive pings.
    */
-  open(): void {
+  private open(): void {
     // A client that left while the request was being handled gets no 'close' event any more.
     if (!this.res.socket || this.res.socket.destroyed) {
       this.cleanup();
@@ -76,6 +81,20 @@ export class SseViewer implements RunViewer {
     }, this.pingIntervalMs);
   }
 
+  /** Opens the stream, writes `replay`, then what arrived meanwhile; ends it if the run ended. */
+  start(replay: readonly RunEvent[], finished: boolean): void {
+    const early = this.early!;
+    this.early = null;
+    this.open();
+    let last = 0;
+    for (const event of replay) {
+      this.send(event);
+      last = event.id;
+    }
+    for (const event of early.events) if (event.id > last) this.send(event);
+    if (finished || early.ended) this.end();
+  }
+
   /** Runs once when the connection ends, whichever side ends it. */
   whenClosed(fn: () => void): void {
     if (this.closed) fn();
@@ -83,6 +102,10 @@ export class SseViewer implements RunViewer {
   }
 
   send(event: RunEvent): void {
+    if (this.early) {
+      this.early.events.push(event);
+      return;
+    }
     if (this.closed) return;
     // Judged on what was already waiting: one frame larger than the byte bound (a long reply) must
     // still reach a viewer that keeps up, or every reconnect would fail on the same event.
@@ -97,6 +120,10 @@ export class SseViewer implements RunViewer {
   }
 
   end(): void {
+    if (this.early) {
+      this.early.ended = true;
+      return;
+    }
     if (this.closed) return;
     this.res.end();
     this.cleanup();

@@ -15,7 +15,7 @@ export interface StatusSnapshot {
 
 export interface SystemRoutesContext {
   version: string;
-  status: () => StatusSnapshot;
+  status: () => Promise<StatusSnapshot>;
   openapi: OpenApiCollector;
 }
 
@@ -59,7 +59,7 @@ export function systemRoutes(app: FastifyInstance, ctx: SystemRoutesContext): vo
         }),
       },
     },
-  }, async () => ok(ctx.status()));
+  }, async () => ok(await ctx.status()));
 
   app.get('/api/v1/openapi.json', {
     schema: { summary: 'This OpenAPI 3.1 document', tags: ['system'] },

@@ -1,8 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { excerpt } from './preview.js';
-import { ftsString, matchExpression, queryWords } from './query.js';
-import { bm25Score, idf, readVarints, wordCounter } from './ranking.js';
-import type { SearchOptions, SearchResult, Turn } from './types.js';
+import { excerpt } from '../../memory/preview.js';
+import { ftsString, matchExpression, MAX_QUERY_WORDS, queryWords } from '../../memory/query.js';
+import type { SearchOptions, SearchResult, Turn } from '../../memory/types.js';
+import { bm25Score, idf, readVarints, wordCounter } from './turn-ranking.js';
 
 /** Knobs of the search; the defaults are what bench/memory.ts measured on a million turns. */
 export interface SearchTuning {
@@ -32,11 +32,6 @@ export const DEFAULT_SEARCH_TUNING: SearchTuning = {
   countedChars: 20_000,
 };
 
-/**
- * Each word costs a bounded frequency count (up to ~2 ms for a word in most turns), so the number
- * of words is bounded too; all words are required, so dropping some would silently widen a search.
- */
-export const MAX_QUERY_WORDS = 32;
 
 /** A row of `turns`: the Turn with its rowid and SQLite's integer boolean. */
 export type TurnRow = Omit<Turn, 'pinned'> & { seq: number; pinned: number };

@@ -1,10 +1,11 @@
-import { newId } from '../security/tokens.js';
-import { AgentError } from './errors.js';
-import { isoNow, type ApiSession } from './types.js';
+import { AgentError } from '../../agent/errors.js';
+import type { SessionStore } from '../../agent/stores.js';
+import { isoNow, type ApiSession } from '../../agent/types.js';
+import { newId } from '../../security/tokens.js';
 
 export const MAX_API_SESSIONS = 10_000;
 
-export interface SessionStoreOptions {
+export interface InMemorySessionStoreOptions {
   /** Most sessions kept; past it the least recently used idle session is ended. */
   max?: number;
   now?: () => number;
@@ -19,25 +20,25 @@ export interface SessionStoreOptions {
  * insertion order is kept as recency order — every use moves a session to the end — so the least
  * recently used session is the first key and "most recent first" is the map read backwards.
  */
-export class SessionStore {
+export class InMemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, ApiSession>();
   private readonly max: number;
   private readonly now: () => number;
   private readonly isBusy: (sessionId: string) => boolean;
   private readonly onEnd: (sessionId: string) => void;
 
-  constructor(options: SessionStoreOptions = {}) {
+  constructor(options: InMemorySessionStoreOptions = {}) {
     this.max = options.max ?? MAX_API_SESSIONS;
     this.now = options.now ?? Date.now;
     this.isBusy = options.isBusy ?? (() => false);
     this.onEnd = options.onEnd ?? (() => {});
   }
 
-  get size(): number {
+  async count(): Promise<number> {
     return this.sessions.size;
   }
 
-  create(input: { name?: string | null; provider: string }): ApiSession {
+  async create(input: { name?: string | null; provider: string }): Promise<ApiSession> {
     if (this.sessions.size >= this.max) this.evictOne();
     const at = isoNow(this.now);
     const session: ApiSession = {
@@ -49,15 +50,15 @@ export class SessionStore {
       turn_count: 0,
     };
     this.sessions.set(session.id, session);
-    return session;
+    return { ...session };
   }
 
-  get(id: string): ApiSession | undefined {
-    return this.sessions.get(id);
+  async get(id: string): Promise<ApiSession | null> {
+    const session = this.sessions.get(id);
+    return session ? { ...session } : null;
   }
 
-  /** Marks the session used now (a chat or run started on it). */
-  touch(id: string): void {
+  async touch(id: string): Promise<void> {
     const session = this.sessions.get(id);
     if (!session) return;
     session.last_used_at = isoNow(this.now);
@@ -65,36 +66,32 @@ export class SessionStore {
     this.sessions.set(id, session);
   }
 
-  /** Counts turns stored through the session; a no-op once it has ended. */
-  addTurns(id: string, count: number): void {
+  async addTurns(id: string, count: number): Promise<void> {
     const session = this.sessions.get(id);
     if (session) session.turn_count += count;
   }
 
-  /** Most recently used first. */
-  list(limit: number): ApiSession[] {
+  async list(limit: number): Promise<ApiSession[]> {
     const all = [...this.sessions.values()];
     const out: ApiSession[] = [];
-    for (let i = all.length - 1; i >= 0 && out.length < limit; i--) out.push(all[i]!);
+    for (let i = all.length - 1; i >= 0 && out.length < limit; i--) out.push({ ...all[i]! });
     return out;
   }
 
-  /** Ends the session; false when it is unknown. */
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
+    return this.end(id);
+  }
+
+  private end(id: string): boolean {
     if (!this.sessions.delete(id)) return false;
     this.onEnd(id);
     return true;
   }
 
-  /** Ends every session (shutdown). */
-  clear(): void {
-    for (const id of [...this.sessions.keys()]) this.delete(id);
-  }
-
   private evictOne(): void {
     for (const id of this.sessions.keys()) {
       if (this.isBusy(id)) continue;
-      this.delete(id);
+      this.end(id);
       return;
     }
     throw new AgentError('capacity', `all ${this.max} API sessions are busy; try again when a run has finished`);

@@ -1,35 +1,8 @@
-import type { Database } from '../storage/database.js';
-import type { RunCost, RunEvent, RunEventName, RunRecord, RunStatus } from './types.js';
-
-/** What a finished run records, besides its terminal event. */
-export interface RunOutcome {
-  status: Extract<RunStatus, 'complete' | 'error' | 'cancelled'>;
-  finished_at: string;
-  response: string | null;
-  error: string | null;
-  tools_used: string[];
-  cost: RunCost;
-}
-
-/** Runs and their event logs. Implemented on SQLite (`SqliteRunStore`). */
-export interface RunStore {
-  create(run: RunRecord): void;
-  /** Status `running` and the `run.start` event, together. */
-  start(runId: string, startedAt: string, event: RunEvent): void;
-  appendEvent(runId: string, event: RunEvent): void;
-  /** The outcome and the terminal event, together: a stored run is finished iff its log is. */
-  finish(runId: string, outcome: RunOutcome, event: RunEvent): void;
-  get(runId: string): RunRecord | null;
-  /** Newest first. */
-  listBySession(sessionId: string, limit: number): RunRecord[];
-  /** Events with an id above `afterId`, in order. */
-  events(runId: string, afterId: number): RunEvent[];
-  /**
-   * Marks every run left `pending` or `running` (by a process that died) as `error` with `message`
-   * and appends a terminal `run.error` event to its log, so a stream of it ends. Returns their ids.
-   */
-  recoverInterrupted(finishedAt: string, message: string): string[];
-}
+import type { RunOutcome, RunStore } from '../../agent/stores.js';
+import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
+import type { Database } from './database.js';
+import { removeInSlices } from './slices.js';
+import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /** A row of `runs`: the API record flattened (id, tools_used as JSON, cost as three columns). */
 type RunRow = Omit<RunRecord, 'run_id' | 'tools_used' | 'cost'> & {
@@ -60,12 +33,16 @@ function toRecord(row: RunRow): RunRecord {
   };
 }
 
+/** Runs and their event logs on the service's SQLite file; writes go through the unit of work. */
 export class SqliteRunStore implements RunStore {
   private readonly stmt;
   private readonly startTx: (runId: string, startedAt: string, event: RunEvent) => void;
   private readonly finishTx: (runId: string, outcome: RunOutcome, event: RunEvent) => void;
 
-  constructor(private readonly database: Database) {
+  constructor(
+    private readonly database: Database,
+    private readonly uow: SqliteUnitOfWork,
+  ) {
     const db = database.db;
     this.stmt = {
       insert: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @session_id, @status, @provider,
@@ -81,6 +58,9 @@ export class SqliteRunStore implements RunStore {
       events: db.prepare('SELECT id, name, data FROM run_events WHERE run_id = ? AND id > ? ORDER BY id'),
       lastEventId: db.prepare('SELECT coalesce(max(id), 0) AS id FROM run_events WHERE run_id = ?').pluck(),
       unfinished: db.prepare(`SELECT id FROM runs WHERE status IN ('pending', 'running') ORDER BY seq`).pluck(),
+      // run_events go with their run (ON DELETE CASCADE).
+      pruneBatch: db.prepare(`DELETE FROM runs WHERE seq IN (
+          SELECT seq FROM runs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?)`),
     };
     this.startTx = db.transaction((runId: string, startedAt: string, event: RunEvent) => {
       this.stmt.start.run(startedAt, runId);
@@ -102,8 +82,8 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  create(run: RunRecord): void {
-    this.stmt.insert.run({
+  create(run: RunRecord): Promise<void> {
+    return this.write(() => this.stmt.insert.run({
       id: run.run_id,
       session_id: run.session_id,
       status: run.status,
@@ -118,39 +98,45 @@ export class SqliteRunStore implements RunStore {
       prompt_tokens: run.cost.prompt_tokens,
       completion_tokens: run.cost.completion_tokens,
       cost_usd: run.cost.cost_usd,
-    });
+    }));
   }
 
-  start(runId: string, startedAt: string, event: RunEvent): void {
-    this.startTx(runId, startedAt, event);
+  start(runId: string, startedAt: string, event: RunEvent): Promise<void> {
+    return this.write(() => this.startTx(runId, startedAt, event));
   }
 
-  appendEvent(runId: string, event: RunEvent): void {
-    this.stmt.appendEvent.run(runId, event.id, event.name, event.data);
+  appendEvent(runId: string, event: RunEvent): Promise<void> {
+    return this.write(() => this.stmt.appendEvent.run(runId, event.id, event.name, event.data));
   }
 
-  finish(runId: string, outcome: RunOutcome, event: RunEvent): void {
-    this.finishTx(runId, outcome, event);
+  finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
+    return this.write(() => this.finishTx(runId, outcome, event));
   }
 
-  get(runId: string): RunRecord | null {
-    const row = this.stmt.get.get(runId) as RunRow | undefined;
-    return row ? toRecord(row) : null;
+  async get(runId: string): Promise<RunRecord | null> {
+    return this.read(runId);
   }
 
-  listBySession(sessionId: string, limit: number): RunRecord[] {
+  async listBySession(sessionId: string, limit: number): Promise<RunRecord[]> {
     return (this.stmt.list.all(sessionId, limit) as RunRow[]).map(toRecord);
   }
 
-  events(runId: string, afterId: number): RunEvent[] {
+  async events(runId: string, afterId: number): Promise<RunEvent[]> {
     return this.stmt.events.all(runId, afterId) as { id: number; name: RunEventName; data: string }[];
   }
 
-  recoverInterrupted(finishedAt: string, message: string): string[] {
-    return this.database.transaction(() => {
+  async pruneFinishedBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+    return removeInSlices(
+      (limit) => this.stmt.pruneBatch.run(cutoff, limit).changes,
+      { signal: options.signal, isOpen: () => this.database.open },
+    );
+  }
+
+  recoverInterrupted(finishedAt: string, message: string): Promise<string[]> {
+    return this.uow.run(() => {
       const ids = this.stmt.unfinished.all() as string[];
       for (const id of ids) {
-        const current = this.get(id)!;
+        const current = this.read(id)!;
         let lastId = this.stmt.lastEventId.get(id) as number;
         if (lastId === 0) {
           // Never started (still pending): its log opens with run.start like every other.
@@ -171,5 +157,14 @@ export class SqliteRunStore implements RunStore {
       }
       return ids;
     });
+  }
+
+  private read(runId: string): RunRecord | null {
+    const row = this.stmt.get.get(runId) as RunRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  private async write(write: () => unknown): Promise<void> {
+    await this.uow.run(write);
   }
 }

@@ -31,6 +31,33 @@ export class Database {
     return this.db.transaction(fn)();
   }
 
+  /**
+   * Copies the WAL into the main file and truncates it to zero bytes, so that page versions still
+   * holding deleted text are gone from disk. Waits (busy timeout) for the checkpoint worker; false
+   * when a reader kept the WAL from being reset.
+   */
+  eraseWal(): boolean {
+    if (this.path === ':memory:' || !this.db.open) return true;
+    const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return result?.busy === 0;
+  }
+
+  /** Bytes of the database file and its WAL (diagnostics). */
+  get sizeBytes(): number {
+    const pages = this.db.pragma('page_count', { simple: true }) as number;
+    const pageSize = this.db.pragma('page_size', { simple: true }) as number;
+    return pages * pageSize;
+  }
+
+  /** `PRAGMA quick_check`: "ok" or the first problem found. */
+  quickCheck(): string {
+    return String(this.db.pragma('quick_check', { simple: true }));
+  }
+
+  get journalMode(): string {
+    return String(this.db.pragma('journal_mode', { simple: true }));
+  }
+
   get open(): boolean {
     return this.db.open;
   }

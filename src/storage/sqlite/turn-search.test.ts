@@ -1,28 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Database } from '../storage/database.js';
-import { readVarints, wordCounter } from './ranking.js';
-import { SqliteTurnStore } from './sqlite-turn-store.js';
+import { SqliteStorage } from './index.js';
+import { readVarints, wordCounter } from './turn-ranking.js';
+import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
 
-let dir: string;
-let database: Database;
+let storage: SqliteStorage;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'agentd-search-'));
-  database = new Database(join(dir, 'agentd.db'));
+  storage = new SqliteStorage(':memory:');
 });
 
-afterEach(() => {
-  database.close();
-  rmSync(dir, { recursive: true, force: true });
+afterEach(async () => {
+  await storage.close();
 });
+
+/** A store on the shared database with other search knobs: both read the same turns. */
+const tuned = (search: SqliteTurnStoreOptions['search'] = {}) => new SqliteTurnStore(storage.database, storage.uow, { search });
 
 /** A small corpus with uneven lengths and repeats, so every part of bm25 matters. */
-function seed(store: SqliteTurnStore): void {
+async function seed(store: SqliteTurnStore): Promise<void> {
   const words = ['river', 'stone', 'Café', 'lamp', 'river', 'cloud', 'stone', 'river', 'ember', 'lamp'];
-  store.addMany(Array.from({ length: 80 }, (_, i) => ({
+  await store.addMany(Array.from({ length: 80 }, (_, i) => ({
     session_id: `sess_${i % 4}`,
     role: 'user' as const,
     provider: null,
@@ -37,26 +34,26 @@ describe('ranking computed here agrees with FTS5 bm25()', () => {
     ['cafe river', undefined],
     ['ember', 'sess_2'],
     ['river cloud', 'sess_1'],
-  ])('%s (session %s)', (query, sessionId) => {
-    const fts = new SqliteTurnStore(database);
-    seed(fts);
+  ])('%s (session %s)', async (query, sessionId) => {
+    const fts = tuned();
+    await seed(fts);
     // Every word counts as "common" here, so the second path ranks; a sample larger than the
     // corpus makes its frequencies exact, so its scores must be FTS5's.
-    const here = new SqliteTurnStore(database, { search: { ftsRankMaxDocs: 0, frequencySampleHits: 1_000 } });
-    const expected = fts.search(query, { limit: 100, sessionId });
-    const actual = here.search(query, { limit: 100, sessionId });
+    const here = tuned({ ftsRankMaxDocs: 0, frequencySampleHits: 1_000 });
+    const expected = await fts.search(query, { limit: 100, sessionId });
+    const actual = await here.search(query, { limit: 100, sessionId });
     expect(expected.length).toBeGreaterThan(0);
     expect(actual.map((r) => r.id)).toEqual(expected.map((r) => r.id));
     actual.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i]!.score, 9));
     expect(actual.map((r) => r.preview)).toEqual(expected.map((r) => r.preview));
   });
 
-  it('estimates frequencies from the newest matches and still returns every match in the candidate set', () => {
-    const store = new SqliteTurnStore(database, { search: { ftsRankMaxDocs: 2, frequencySampleHits: 3 } });
-    seed(store);
-    const exact = new SqliteTurnStore(database);
-    const expected = exact.search('river', { limit: 100 }).map((r) => r.id).sort();
-    expect(store.search('river', { limit: 100 }).map((r) => r.id).sort()).toEqual(expected);
+  it('estimates frequencies from the newest matches and still returns every match in the candidate set', async () => {
+    const store = tuned({ ftsRankMaxDocs: 2, frequencySampleHits: 3 });
+    await seed(store);
+    const expected = (await tuned().search('river', { limit: 100 })).map((r) => r.id).sort();
+    expect(expected.length).toBeGreaterThan(3);
+    expect((await store.search('river', { limit: 100 })).map((r) => r.id).sort()).toEqual(expected);
   });
 });
 

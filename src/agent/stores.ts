@@ -1,0 +1,102 @@
+import type { ApiSession, RunCost, RunEvent, RunRecord, RunStatus } from './types.js';
+
+/**
+ * The agent's storage, as interfaces: every backend implements them and passes their contract
+ * suites (`src/storage/contract/`). A write's promise settles once it has been committed.
+ */
+
+/** What a finished run records, besides its terminal event. */
+export interface RunOutcome {
+  status: Extract<RunStatus, 'complete' | 'error' | 'cancelled'>;
+  finished_at: string;
+  response: string | null;
+  error: string | null;
+  tools_used: string[];
+  cost: RunCost;
+}
+
+/** Runs and their event logs. */
+export interface RunStore {
+  create(run: RunRecord): Promise<void>;
+  /** Status `running` and the `run.start` event, together. */
+  start(runId: string, startedAt: string, event: RunEvent): Promise<void>;
+  appendEvent(runId: string, event: RunEvent): Promise<void>;
+  /** The outcome and the terminal event, together: a stored run is finished iff its log is. */
+  finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void>;
+  get(runId: string): Promise<RunRecord | null>;
+  /** Newest first. */
+  listBySession(sessionId: string, limit: number): Promise<RunRecord[]>;
+  /** Events with an id above `afterId`, in order. */
+  events(runId: string, afterId: number): Promise<RunEvent[]>;
+  /**
+   * Marks every run left `pending` or `running` (by a process that died) as `error` with `message`
+   * and appends a terminal `run.error` event to its log, so a stream of it ends. Returns their ids.
+   */
+  recoverInterrupted(finishedAt: string, message: string): Promise<string[]>;
+  /** Deletes finished runs (and their logs) that finished before `cutoff` (ISO 8601), in slices. */
+  pruneFinishedBefore(cutoff: string, options?: { signal?: AbortSignal }): Promise<number>;
+}
+
+/** One provider call's usage and price, as stored. */
+export interface CostEntry {
+  session_id: string;
+  run_id: string | null;
+  provider: string;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  timestamp: string;
+}
+
+export interface SessionSpend {
+  session_id: string;
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  last_call_at: string;
+}
+
+export interface CostTotals {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  /** Sessions with at least one call. */
+  sessions: number;
+}
+
+/** Spend per provider call and per session. */
+export interface CostStore {
+  record(entry: CostEntry): Promise<void>;
+  /** Everything the session has spent, across restarts (the sum is by session id). */
+  sessionSpend(sessionId: string): Promise<number>;
+  totals(): Promise<CostTotals>;
+  /** Sessions by spend, most first (ties: most recent call first). */
+  topSessions(limit: number): Promise<SessionSpend[]>;
+  /**
+   * Deletes call records older than `cutoff` (ISO 8601), and the totals of sessions whose last
+   * call is older: such a session's budget starts again from zero. In slices; returns the calls removed.
+   */
+  pruneBefore(cutoff: string, options?: { signal?: AbortSignal }): Promise<number>;
+}
+
+/**
+ * API sessions. In memory on the embedded backend (the spec's rule: a restart forgets them, their
+ * turns persist); shared where several replicas serve one API.
+ */
+export interface SessionStore {
+  /** A new session; past the store's bound the least recently used idle session is ended first. */
+  create(input: { name?: string | null; provider: string }): Promise<ApiSession>;
+  get(id: string): Promise<ApiSession | null>;
+  /** Marks the session used now (a chat or run started on it). */
+  touch(id: string): Promise<void>;
+  /** Counts turns stored through the session; a no-op once it has ended. */
+  addTurns(id: string, count: number): Promise<void>;
+  /** Most recently used first. */
+  list(limit: number): Promise<ApiSession[]>;
+  count(): Promise<number>;
+  /** Ends the session; false when it is unknown. */
+  delete(id: string): Promise<boolean>;
+}

@@ -1,0 +1,85 @@
+import { redact } from '../security/redact.js';
+import { newId } from '../security/tokens.js';
+import { PRUNED_EVENT_TYPE, type AuditEvent, type AuditInput, type AuditSink, type AuditStore, type ChainVerdict } from './types.js';
+
+const DEFAULT_SEVERITY = { allow: 'info', deny: 'warning', error: 'error' } as const;
+const DAY_MS = 86_400_000;
+
+function optionalText(value: string | null | undefined): string | null {
+  return value === undefined || value === null ? null : String(redact(value));
+}
+
+/**
+ * The audit log: every event is redacted before it reaches the store (so no secret is ever
+ * written) and stored hash-chained to the previous one. `emit` resolves once the event has been
+ * committed.
+ */
+export class AuditLog implements AuditSink {
+  constructor(
+    private readonly store: AuditStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async emit(input: AuditInput): Promise<AuditEvent> {
+    const event = this.build(input);
+    await this.store.append(event);
+    return event;
+  }
+
+  /** Walks the chain from the oldest kept event (`agentd audit verify`, diagnostics). */
+  verify(): Promise<ChainVerdict> {
+    return this.store.verify();
+  }
+
+  count(): Promise<number> {
+    return this.store.count();
+  }
+
+  /**
+   * Removes events older than `days`; the chain records each removed range in an `audit.pruned`
+   * event, so it still verifies from the oldest kept event. Returns how many went.
+   */
+  prune(days: number, options: { signal?: AbortSignal } = {}): Promise<number> {
+    const cutoff = new Date(this.now() - days * DAY_MS).toISOString();
+    return this.store.pruneBefore(
+      cutoff,
+      (range) => this.build({
+        event_type: PRUNED_EVENT_TYPE, category: 'audit', result: 'allow', subsystem: 'audit', action: 'retention',
+        detail: { ...range, retention_days: days },
+      }),
+      options,
+    );
+  }
+
+  private build(input: AuditInput): AuditEvent {
+    return {
+      id: newId('evt'),
+      timestamp: new Date(this.now()).toISOString(),
+      event_type: input.event_type,
+      category: input.category,
+      result: input.result,
+      severity: input.severity ?? DEFAULT_SEVERITY[input.result],
+      actor: optionalText(input.actor),
+      source: optionalText(input.source),
+      subsystem: optionalText(input.subsystem),
+      action: optionalText(input.action),
+      session_id: optionalText(input.session_id),
+      task_id: optionalText(input.task_id),
+      detail: redact(input.detail ?? {}) as Record<string, unknown>,
+    };
+  }
+}
+
+/**
+ * Records an event without waiting for it, from code that cannot wait (a sampled refusal, a
+ * synchronous callback). A failure is reported to `onError`, never thrown or left unhandled: the
+ * answer being sent does not depend on it.
+ */
+export function emitInBackground(sink: AuditSink | undefined, input: AuditInput, onError: (error: unknown) => void): void {
+  if (sink === undefined) return;
+  try {
+    Promise.resolve(sink.emit(input)).catch(onError);
+  } catch (error) {
+    onError(error);
+  }
+}

@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../agent/types.js';
+import { SqliteStorage } from './index.js';
+
+/** What only the SQLite run store has: its keys, its cascade and its slices. */
+let storage: SqliteStorage;
+
+beforeEach(() => {
+  storage = new SqliteStorage(':memory:');
+});
+
+afterEach(async () => {
+  await storage.close();
+});
+
+const record = (id: string): RunRecord => ({
+  run_id: id, session_id: 'ses_1', status: 'pending', provider: null, resolved_provider: 'offline',
+  created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+});
+const count = (table: string) => (storage.database.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+async function finished(id: string, finishedAt: string): Promise<void> {
+  await storage.runs.create(record(id));
+  await storage.runs.start(id, '2026-01-01T00:00:00.000Z', { id: 1, name: 'run.start', data: '{}' });
+  await storage.runs.finish(id, {
+    status: 'complete', finished_at: finishedAt, response: 'r', error: null, tools_used: [],
+    cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+  }, { id: 2, name: 'run.complete', data: '{}' });
+}
+
+describe('SqliteRunStore', () => {
+  it('refuses a second event with the same id in a run (primary key) and keeps the first', async () => {
+    await storage.runs.create(record('run_a'));
+    await storage.runs.appendEvent('run_a', { id: 1, name: 'run.start', data: '{"first":true}' });
+    await expect(storage.runs.appendEvent('run_a', { id: 1, name: 'run.start', data: '{"second":true}' })).rejects.toThrow(/UNIQUE|PRIMARY/);
+    expect(await storage.runs.events('run_a', 0)).toEqual([{ id: 1, name: 'run.start', data: '{"first":true}' }]);
+  });
+
+  it('refuses an event for an unknown run (foreign key)', async () => {
+    await expect(storage.runs.appendEvent('run_none', { id: 1, name: 'run.start', data: '{}' })).rejects.toThrow(/FOREIGN KEY/);
+    expect(count('run_events')).toBe(0);
+  });
+
+  it('pruning deletes the event rows with their run (ON DELETE CASCADE)', async () => {
+    await finished('old', '2026-01-01T00:00:00.000Z');
+    await finished('new', '2026-03-01T00:00:00.000Z');
+    expect(count('run_events')).toBe(4);
+    expect(await storage.runs.pruneFinishedBefore('2026-02-01T00:00:00.000Z')).toBe(1);
+    expect(count('run_events')).toBe(2);
+    expect(count('runs')).toBe(1);
+  });
+
+  it('pruning stops between slices when aborted', async () => {
+    for (let i = 0; i < 40; i++) await finished(`old_${i}`, `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`);
+    const controller = new AbortController();
+    const running = storage.runs.pruneFinishedBefore('2026-02-01T00:00:00.000Z', { signal: controller.signal });
+    // The first slice ran before the call returned; the abort stops the rest.
+    controller.abort();
+    const removed = await running;
+    expect(removed).toBeGreaterThan(0);
+    expect(removed).toBeLessThan(40);
+    expect(count('runs')).toBe(40 - removed);
+    // Oldest first: what is left is the newest.
+    expect((await storage.runs.get('old_39'))!.status).toBe('complete');
+    expect(await storage.runs.get('old_0')).toBeNull();
+  });
+});

@@ -1,0 +1,43 @@
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** What stands where a deleted turn's text was. */
+export const ERASED_TEXT = '[deleted]';
+
+/**
+ * Erases the copies of a deleted turn's text that its run keeps: the run's `response` and every
+ * string in its event log equal to the text (the terminal event's `response`, a tool argument that
+ * repeated the message). Events are stored as the exact JSON sent on the wire, so an event holding
+ * the text is parsed, rewritten and stored again; the others are left byte for byte.
+ */
+export class RunTextEraser {
+  private readonly stmt;
+
+  constructor(db: BetterSqlite3.Database) {
+    this.stmt = {
+      response: db.prepare('UPDATE runs SET response = ? WHERE id = ? AND response = ?'),
+      events: db.prepare('SELECT id, data FROM run_events WHERE run_id = ? AND instr(data, ?) > 0'),
+      rewrite: db.prepare('UPDATE run_events SET data = ? WHERE run_id = ? AND id = ?'),
+    };
+  }
+
+  /** Call inside the transaction that deletes the turn. */
+  erase(runId: string, text: string): void {
+    if (text === '') return;
+    this.stmt.response.run(ERASED_TEXT, runId, text);
+    // The text as it appears inside a JSON string: a cheap filter before parsing.
+    const encoded = JSON.stringify(text).slice(1, -1);
+    for (const event of this.stmt.events.all(runId, encoded) as { id: number; data: string }[]) {
+      const rewritten = JSON.stringify(replaceStrings(JSON.parse(event.data) as unknown, text));
+      if (rewritten !== JSON.stringify(JSON.parse(event.data))) this.stmt.rewrite.run(rewritten, runId, event.id);
+    }
+  }
+}
+
+function replaceStrings(value: unknown, text: string): unknown {
+  if (typeof value === 'string') return value === text ? ERASED_TEXT : value;
+  if (Array.isArray(value)) return value.map((item) => replaceStrings(item, text));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceStrings(item, text)]));
+  }
+  return value;
+}

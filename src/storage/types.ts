@@ -1,0 +1,33 @@
+import type { CostStore, RunStore } from '../agent/stores.js';
+import type { AuditStore } from '../audit/types.js';
+import type { TurnStore } from '../memory/types.js';
+
+/** What the doctor reports about the store behind the service. */
+export interface StorageHealth {
+  backend: 'sqlite';
+  /** Where the data lives (a file path; never a URL with credentials). */
+  location: string;
+  sizeBytes: number;
+  /** SQLite journal mode (`wal` expected). */
+  journalMode: string;
+  /** "ok" or the first problem an integrity check found; null when not checked. */
+  integrity: string | null;
+}
+
+/**
+ * One backend's stores, built by `app.ts` and injected into the domain: nothing outside
+ * `src/storage/` sees a database handle.
+ */
+export interface Storage {
+  readonly turns: TurnStore;
+  readonly runs: RunStore;
+  readonly costs: CostStore;
+  readonly audit: AuditStore;
+  /**
+   * Size and state of the store. The integrity check reads every page (seconds on a large file),
+   * so only `agentd doctor` asks for it, not the polled diagnostics endpoint.
+   */
+  health(options?: { checkIntegrity?: boolean }): Promise<StorageHealth>;
+  /** Commits what is queued and closes; safe to call twice. */
+  close(): Promise<void>;
+}
