@@ -7,7 +7,7 @@ import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from 
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
 import { agentRoutes, diagnosticsRoutes, loginRoutes, memoryRoutes, systemRoutes, WEB_PUBLIC_PATHS } from './http/routes/index.js';
-import { createClient, endGatewaySession, installGateway } from './gateway/index.js';
+import { Gateway } from './gateway/index.js';
 import { createHttpServer } from './http/server.js';
 import { WebSessionStore } from './http/web-sessions.js';
 import { createLogger, type Logger } from './log.js';
@@ -58,6 +58,8 @@ export interface App {
   /** Sessions, chat, runs and costs; the scheduler and webhook start runs through it. */
   readonly agent: AgentRuntime;
   readonly http: ReturnType<typeof createHttpServer>['app'];
+  /** The outbound gateway: this app's network policy, approval memory and connection pool. */
+  readonly gateway: Gateway;
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
   /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
@@ -129,11 +131,11 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
   const startedAt = now();
 
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
-  installGateway({ policy, audit, log: (message) => log.warn(message) });
-  const gatewayClientFactory: GatewayClientFactory = (o) => createClient({ ...o, policy, audit });
+  const gateway = new Gateway({ policy, audit, log: (message) => log.warn(message) });
+  const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;
   const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
-  const agent = new AgentRuntime({ db, memory, tools, providers, audit, config, log, now, onSessionEnd: endGatewaySession });
+  const agent = new AgentRuntime({ db, memory, tools, providers, audit, config, log, now, onSessionEnd: (id) => gateway.endSession(id) });
   const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent }) : null;
   const stopRetention = startRetention(memory, config.memory.retention_days, log);
 
@@ -210,6 +212,7 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
         await http.close();
         await stopRetention();
       } finally {
+        await gateway.close();
         await checkpointer.stop();
         db.close();
         releaseLock();
@@ -229,6 +232,7 @@ function assemble({ options, env, log, now, loaded, policy, db, releaseLock }: A
     tools,
     agent,
     http,
+    gateway,
     webhook,
     diagnostics,
     bootstrapKey: loaded.bootstrapKey,
