@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { AuditLog } from '../src/audit/log.js';
-import { createClient } from '../src/gateway/client.js';
-import { KEEP_ALIVE_TIMEOUT_MS, POOL_CONNECTIONS } from '../src/gateway/connector.js';
+import { Gateway } from '../src/gateway/gateway.js';
+import { KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS } from '../src/gateway/pool.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { startChildServer } from './servers.js';
@@ -14,8 +14,8 @@ import type { ScenarioResult } from './types.js';
 
 /**
  * Latency of one sequential GET through the gateway (URL check, policy, REST rules, pinned
- * connection, bounded read, audit event) against raw undici `request` on an agent with the same
- * pool settings, both to a bare node:http server in its own process. The sides alternate in blocks
+ * pooled connection, bounded read, audit event) against raw undici `request` on an agent with the
+ * same keep-alive settings, both to a bare node:http server in its own process. The sides alternate in blocks
  * so that drift on a shared machine hits all of them equally; figures are medians.
  *
  * The goal is on the gateway's own path (`ratio`: the audit event is built but handed to a sink
@@ -57,17 +57,18 @@ export async function gatewayScenario(): Promise<ScenarioResult> {
   const storage = new SqliteStorage(join(home, 'audit.db'));
   const policy = NetworkPolicy.fromConfig({ allowed_hosts: [`127.0.0.1:${port}`] });
   const auditLog = new AuditLog(storage.audit);
-  const common = { category: 'tool', sessionId: 'bench', taskId: 'bench', policy, log: () => undefined } as const;
-  const client = createClient({ ...common, audit: discardingSink });
-  const audited = createClient({ ...common, audit: auditLog });
-  const agent = new Agent({ connections: POOL_CONNECTIONS, pipelining: 1, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS });
-  const through = (c: typeof client) => async (): Promise<void> => {
-    const response = await c.get(url);
+  const common = { category: 'tool', sessionId: 'bench', taskId: 'bench' } as const;
+  // One gateway per audit sink, as an app has one; a client per request, as providers and tools do.
+  const gateway = new Gateway({ policy, audit: discardingSink, log: () => undefined });
+  const auditedGateway = new Gateway({ policy, audit: auditLog, log: () => undefined });
+  const agent = new Agent({ connections: MAX_CONNECTIONS, pipelining: 1, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS });
+  const through = (g: Gateway) => async (): Promise<void> => {
+    const response = await g.client(common).get(url);
     if (response.status !== 200) throw new Error(`gateway got ${response.status}`);
     response.text();
   };
-  const viaGateway = through(client);
-  const viaAuditedGateway = through(audited);
+  const viaGateway = through(gateway);
+  const viaAuditedGateway = through(auditedGateway);
   const viaUndici = async (): Promise<void> => {
     const response = await request(url, { dispatcher: agent });
     if (response.statusCode !== 200) throw new Error(`undici got ${response.statusCode}`);
@@ -107,7 +108,7 @@ export async function gatewayScenario(): Promise<ScenarioResult> {
       met: ratio <= 1.15,
     };
   } finally {
-    await Promise.all([client.close(), audited.close(), agent.close(), server.close()]);
+    await Promise.all([gateway.close(), auditedGateway.close(), agent.close(), server.close()]);
     await storage.close();
     rmSync(home, { recursive: true, force: true });
   }

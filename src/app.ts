@@ -7,7 +7,7 @@ import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from 
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
 import { agentRoutes, diagnosticsRoutes, loginRoutes, memoryRoutes, systemRoutes, WEB_PUBLIC_PATHS } from './http/routes/index.js';
-import { createClient, endGatewaySession, installGateway } from './gateway/index.js';
+import { Gateway } from './gateway/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
 import type { TurnStore } from './memory/types.js';
@@ -61,6 +61,8 @@ export interface App {
   /** Sessions, chat, runs and costs; the scheduler and webhook start runs through it. */
   readonly agent: AgentRuntime;
   readonly http: ReturnType<typeof createHttpServer>['app'];
+  /** The outbound gateway: this app's network policy, approval memory and connection pool. */
+  readonly gateway: Gateway;
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
   /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
@@ -134,12 +136,12 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
   const startedAt = now();
 
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
-  installGateway({ policy, audit, log: (message) => log.warn(message) });
-  const gatewayClientFactory: GatewayClientFactory = (o) => createClient({ ...o, policy, audit });
+  const gateway = new Gateway({ policy, audit, log: (message) => log.warn(message) });
+  const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;
   const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
   // Eviction never ends a session with work in flight; an ended session's approval answers go.
-  const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: endGatewaySession });
+  const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
   const agent: AgentRuntime = new AgentRuntime({
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs,
@@ -218,6 +220,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
         await http.close();
         await stopRetention();
       } finally {
+        await gateway.close();
         await storage.close();
         releaseLock();
       }
@@ -236,6 +239,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
     tools,
     agent,
     http,
+    gateway,
     webhook,
     diagnostics,
     bootstrapKey: loaded.bootstrapKey,

@@ -10,14 +10,17 @@ export type { RunViewer } from './agent/run-registry.js';
 export { WebhookChannel, computeSignature, type WebhookChannelOptions, type WebhookMessage } from './channels/webhook/index.js';
 export {
   createClient,
-  installGateway,
+  Gateway,
   GatewayError,
   InvalidUrlError,
   PolicyViolationError,
+  RequestTimeoutError,
   ResponseTooLargeError,
   type GatewayClient,
+  type GatewayOptions,
   type GatewayResponse,
   type ClientOptions,
   type RequestOptions,
+  type StandaloneClientOptions,
 } from './gateway/index.js';
 export { NetworkPolicy, InteractiveApproval } from './policy/index.js';

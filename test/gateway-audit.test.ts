@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, type ClientOptions, type GatewayClient } from '../src/gateway/client.js';
-import { InvalidUrlError, PolicyViolationError, ResponseTooLargeError } from '../src/gateway/errors.js';
+import type { GatewayClient } from '../src/gateway/client.js';
+import { createClient, type StandaloneClientOptions } from '../src/gateway/gateway.js';
+import { InvalidUrlError, PolicyViolationError, RequestTimeoutError, ResponseTooLargeError } from '../src/gateway/errors.js';
 import { InteractiveApproval } from '../src/policy/approval.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { loopbackPolicy, startHttp, tempAudit, type HttpServer, type TempAudit } from './gateway-support.js';
@@ -33,7 +34,7 @@ afterEach(async () => {
   log.close();
 });
 
-function client(options: Partial<ClientOptions> = {}): GatewayClient {
+function client(options: Partial<StandaloneClientOptions> = {}): GatewayClient {
   const c = createClient({
     category: 'tool',
     sessionId: 'session-1',
@@ -142,10 +143,10 @@ describe('gateway audit events', () => {
     const missing = Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
     await expect(client({ policy, resolver: async () => Promise.reject(missing) }).get('http://nowhere.example/')).rejects.toBe(missing);
     const slow = () => new Promise<string[]>(() => undefined);
-    await expect(client({ policy, resolver: slow, timeout: 50 }).get('http://nowhere.example/')).rejects.toThrow(/timed out/);
+    await expect(client({ policy, resolver: slow, timeout: 50 }).get('http://nowhere.example/')).rejects.toBeInstanceOf(RequestTimeoutError);
     expect(log.events().map((e) => [e.event_type, e.detail.code ?? e.detail.error])).toEqual([
       ['network_error', 'ENOTFOUND'],
-      ['network_error', 'GatewayError'],
+      ['network_error', 'RequestTimeoutError'],
     ]);
   });
 

@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type GatewayClient } from '../src/gateway/client.js';
+import type { GatewayClient } from '../src/gateway/client.js';
+import { createClient } from '../src/gateway/gateway.js';
 import { PolicyViolationError } from '../src/gateway/errors.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { startFakeAnthropic } from './fakes/anthropic-server.js';

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type GatewayClient } from '../src/gateway/client.js';
+import type { GatewayClient } from '../src/gateway/client.js';
+import { createClient } from '../src/gateway/gateway.js';
 import { ResponseTooLargeError } from '../src/gateway/errors.js';
 import { loopbackPolicy, startHttp, startSink, type HttpServer, type Sink } from './gateway-support.js';
 

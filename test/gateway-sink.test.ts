@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type GatewayClient } from '../src/gateway/client.js';
+import type { GatewayClient } from '../src/gateway/client.js';
+import { createClient, Gateway } from '../src/gateway/gateway.js';
 import { InvalidUrlError, PolicyViolationError } from '../src/gateway/errors.js';
-import { installGateway, uninstallGateway } from '../src/gateway/install.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { loopbackPolicy, startSink, type Sink } from './gateway-support.js';
 
@@ -21,7 +21,6 @@ afterAll(async () => {
 });
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
-  uninstallGateway();
 });
 
 function client(policy: NetworkPolicy, resolver?: (host: string) => Promise<string[]>, timeout = 5_000): GatewayClient {
@@ -119,26 +118,23 @@ describe('refused requests open no connection', () => {
     expect(sink.connections()).toBe(before);
   });
 
-  it('with nothing installed the gateway denies everything', async () => {
-    uninstallGateway();
+  it('a client created without a policy denies everything', async () => {
     const before = sink.connections();
     const c = createClient({ category: 'provider', log: quiet });
     clients.push(c);
     await expect(c.get(`http://127.0.0.1:${port()}/`)).rejects.toBeInstanceOf(PolicyViolationError);
+    await expect(c.fetch(`http://127.0.0.1:${port()}/`)).rejects.toBeInstanceOf(PolicyViolationError);
     expect(sink.connections()).toBe(before);
   });
 
-  it('an installed policy reaches clients created before and after the install', async () => {
-    const early = createClient({ category: 'tool', log: quiet });
-    clients.push(early);
-    installGateway({ policy: loopbackPolicy([port()]), log: quiet });
-    const late = createClient({ category: 'tool', log: quiet });
-    clients.push(late);
-    expect((await early.get(`http://127.0.0.1:${port()}/`)).status).toBe(200);
-    expect((await late.get(`http://127.0.0.1:${port()}/`)).status).toBe(200);
-    installGateway({ policy: NetworkPolicy.denyAll(), log: quiet });
-    const before = sink.connections();
-    await expect(early.get(`http://127.0.0.1:${port()}/`)).rejects.toBeInstanceOf(PolicyViolationError);
-    expect(sink.connections()).toBe(before);
+  it('a gateway created without a policy denies everything', async () => {
+    const gateway = new Gateway({ log: quiet });
+    try {
+      const before = sink.connections();
+      await expect(gateway.client({ category: 'tool' }).get(`http://127.0.0.1:${port()}/`)).rejects.toBeInstanceOf(PolicyViolationError);
+      expect(sink.connections()).toBe(before);
+    } finally {
+      await gateway.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 describe('library surface', () => {
   it('exports what decisions.md promises from the built entry', async () => {
     const lib = (await import('agentd')) as Record<string, unknown>;
-    for (const name of ['createApp', 'WebhookChannel', 'createClient', 'PolicyViolationError', 'ResponseTooLargeError', 'InvalidUrlError', 'loadConfig']) {
+    for (const name of ['createApp', 'WebhookChannel', 'createClient', 'Gateway', 'PolicyViolationError', 'ResponseTooLargeError', 'RequestTimeoutError', 'InvalidUrlError', 'loadConfig']) {
       expect(typeof lib[name], name).toBe('function');
     }
     const { PolicyViolationError, createClient, NetworkPolicy } = lib as {
@@ -15,5 +15,9 @@ describe('library surface', () => {
     const client = createClient({ category: 'tool', policy: NetworkPolicy.denyAll() });
     await expect(client.get('http://example.com/')).rejects.toBeInstanceOf(PolicyViolationError);
     await client.close();
+    // No policy at all: the client's private gateway fails closed.
+    const unconfigured = createClient({ category: 'tool', log: () => undefined });
+    await expect(unconfigured.get('http://example.com/')).rejects.toBeInstanceOf(PolicyViolationError);
+    await unconfigured.close();
   });
 });

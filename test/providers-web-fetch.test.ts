@@ -44,6 +44,17 @@ const pages: Record<string, (res: ServerResponse) => void> = {
     res.writeHead(302, { location: '/plain' });
     res.end();
   },
+  '/drip': (res) => {
+    // 30 bytes, one every 100 ms: 3 s in all, each gap far shorter than the tool's deadline below.
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '30' });
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed || ++sent > 30) return clearInterval(timer);
+      res.write('z');
+      if (sent === 30) res.end();
+    }, 100);
+    res.on('close', () => clearInterval(timer));
+  },
   '/missing': (res) => {
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('nope');
@@ -64,7 +75,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function tools(allowed: boolean, limits: { maxResponseBytes?: number; maxOutputChars?: number } = {}): ToolRegistry {
+function tools(allowed: boolean, limits: { maxResponseBytes?: number; maxOutputChars?: number; timeoutMs?: number } = {}): ToolRegistry {
   const policy = NetworkPolicy.fromConfig({ tool_allowed_hosts: allowed ? [new URL(origin).host] : [] });
   const factory = (o: Parameters<typeof createClient>[0]) => createClient({ ...o, policy, log: () => {} });
   const registry = new ToolRegistry();
@@ -105,6 +116,13 @@ describe('web_fetch', () => {
     const long = await fetchPage(tools(true, { maxOutputChars: 100 }), '/long');
     expect(long.isError).toBe(false);
     expect(long.output).toContain(`${'y'.repeat(100)}\n[truncated: 200 more characters]`);
+  });
+
+  it('gives up on a trickling page at its deadline and says it timed out', async () => {
+    const started = Date.now();
+    const result = await fetchPage(tools(true, { timeoutMs: 400 }), '/drip');
+    expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/^fetching .*\/drip was cancelled or timed out$/) });
+    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('reports redirects and HTTP errors instead of following or hiding them', async () => {

@@ -22,16 +22,15 @@ export interface DeniedRequest {
 
 export class GatewayAudit {
   constructor(
-    /** Read per event, so a sink installed after the client was created is used. */
-    private readonly sink: () => AuditSink | undefined,
+    private readonly sink: AuditSink | undefined,
     private readonly category: GatewayCategory,
     private readonly sessionId: string | null,
     private readonly taskId: string | null,
     private readonly log: (message: string) => void,
   ) {}
 
-  completed(method: string, url: URL, status: number, approved: boolean): void {
-    this.emit({
+  completed(method: string, url: URL, status: number, approved: boolean): Promise<void> {
+    return this.emit({
       event_type: 'network_request',
       result: 'allow',
       action: method,
@@ -45,8 +44,8 @@ export class GatewayAudit {
     });
   }
 
-  denied(denial: DeniedRequest): void {
-    this.emit({
+  denied(denial: DeniedRequest): Promise<void> {
+    return this.emit({
       event_type: 'network_denied',
       result: 'deny',
       action: denial.method,
@@ -62,9 +61,9 @@ export class GatewayAudit {
     });
   }
 
-  failed(method: string, url: URL, error: unknown): void {
+  failed(method: string, url: URL, error: unknown): Promise<void> {
     const err = error as { name?: unknown; code?: unknown };
-    this.emit({
+    return this.emit({
       event_type: 'network_error',
       result: 'error',
       action: method,
@@ -79,11 +78,15 @@ export class GatewayAudit {
     });
   }
 
-  private emit(event: { event_type: string; result: 'allow' | 'deny' | 'error'; action: string; detail: Record<string, unknown> }): void {
-    const sink = this.sink();
+  /**
+   * Resolves once the event is recorded (the sink may write asynchronously), and never rejects:
+   * a broken audit log must not hide the request's own outcome.
+   */
+  private async emit(event: { event_type: string; result: 'allow' | 'deny' | 'error'; action: string; detail: Record<string, unknown> }): Promise<void> {
+    const sink = this.sink;
     if (!sink) return;
     try {
-      sink.emit({
+      await sink.emit({
         ...event,
         category: 'network',
         subsystem: 'gateway',
@@ -92,7 +95,7 @@ export class GatewayAudit {
         task_id: this.taskId,
       });
     } catch (error) {
-      // A broken audit log must not hide the request's own outcome; say so where the operator looks.
+      // Say so where the operator looks.
       this.log(`gateway: audit event ${event.event_type} could not be written (${(error as Error)?.name ?? 'error'})`);
     }
   }

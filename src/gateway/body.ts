@@ -40,7 +40,11 @@ export function readBounded(body: Readable, limit: number): Promise<Buffer> {
  * The body as a WHATWG stream for `client.fetch`, so SDKs can consume server-sent events as they
  * arrive. Pull-based: a chunk is read from the socket only when the consumer asks for one.
  */
-export function boundedWebStream(body: Readable, limit: number, onTooLarge: (error: ResponseTooLargeError) => void): ReadableStream<Uint8Array> {
+export function boundedWebStream(
+  body: Readable,
+  limit: number,
+  onTooLarge: (error: ResponseTooLargeError) => Promise<void>,
+): ReadableStream<Uint8Array> {
   const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let size = 0;
   return new ReadableStream<Uint8Array>({
@@ -54,8 +58,8 @@ export function boundedWebStream(body: Readable, limit: number, onTooLarge: (err
         size += next.value.length;
         if (size > limit) {
           const error = new ResponseTooLargeError(limit, null);
-          body.destroy();
-          onTooLarge(error);
+          body.destroy(error);
+          await onTooLarge(error);
           controller.error(error);
           return;
         }

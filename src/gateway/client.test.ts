@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkPolicy } from '../policy/network-policy.js';
-import { createClient } from './client.js';
+import { createClient } from './gateway.js';
 import { GatewayError } from './errors.js';
 
 let server: Server;

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { AuditSink } from '../audit/types.js';
 import type { InteractiveApproval } from '../policy/approval.js';
 import { evaluateDestination, type Denial, type DestinationDecision, type Resolver } from '../policy/destination.js';
@@ -7,11 +7,12 @@ import { hostOf } from '../policy/host.js';
 import type { GatewayCategory, NetworkPolicy } from '../policy/network-policy.js';
 import { GatewayAudit } from './audit.js';
 import { boundedWebStream, declaredOverLimit, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from './body.js';
-import { createAgent, PinnedAddresses, pinKey } from './connector.js';
+import { Deadline } from './deadline.js';
 import { GatewayError, InvalidUrlError, PolicyViolationError, ResponseTooLargeError } from './errors.js';
 import { headerRecord, prepareFetch, toWebResponse, type FetchBody } from './fetch-adapter.js';
-import { installedGateway, type Logger } from './install.js';
+import type { Logger } from './gateway.js';
 import { allowedOptions, encodeBody, methodOf, outgoingHeaders, timeoutOf, type OutgoingHeaders, type RequestOptions } from './options.js';
+import type { ConnectionPool } from './pool.js';
 import { GatewayResponse } from './response.js';
 import { targetUrl } from './url.js';
 
@@ -19,16 +20,23 @@ export interface ClientOptions {
   category: GatewayCategory;
   sessionId?: string | null;
   taskId?: string | null;
-  /** Milliseconds for each wait (connect, response headers, gap between body chunks); default 30 s. */
+  /**
+   * Milliseconds for the whole request — DNS, waiting for a connection, connecting, headers and
+   * the entire body (for `fetch`, until the body has been read); default 30 s.
+   */
   timeout?: number;
   /** Largest response body accepted; default 50 MiB. */
   maxResponseBytes?: number;
-  /** Explicit setup for tests and embedders; otherwise what `installGateway` installed is used. */
-  policy?: NetworkPolicy;
-  audit?: AuditSink;
-  approval?: InteractiveApproval;
-  resolver?: Resolver;
-  log?: Logger;
+}
+
+/** What a client uses of the gateway that made it (see `Gateway`). */
+export interface GatewayParts {
+  readonly policy: NetworkPolicy;
+  readonly audit: AuditSink | undefined;
+  readonly approval: InteractiveApproval | undefined;
+  readonly resolver: Resolver;
+  readonly log: Logger;
+  readonly pool: ConnectionPool;
 }
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -60,36 +68,34 @@ interface Outgoing {
 interface Opened {
   response: Dispatcher.ResponseData;
   approved: boolean;
+  /** Runs until the body is over; the caller ends it. */
+  deadline: Deadline;
 }
 
 /**
  * The single outbound HTTP client. Each request runs the spec's flow in order: URL check →
- * network policy → REST rules → (DNS, address check) → send on a pinned connection without
+ * network policy → REST rules → (DNS, address check) → send on a pinned, pooled connection without
  * following redirects → size limit → audit → return. The option allowlist is applied first of all
  * (it is pure, and `query` is part of the URL being checked); every refusal happens before the
- * refused I/O.
+ * refused I/O. Clients are cheap: the connections belong to the gateway's pool.
  */
-class Client implements GatewayClient {
-  private readonly pins = new PinnedAddresses();
-  private readonly agent: Agent;
+export class Client implements GatewayClient {
   private readonly audit: GatewayAudit;
   private readonly timeout: number;
   private readonly maxResponseBytes: number;
   private closed = false;
 
-  constructor(private readonly options: ClientOptions) {
+  constructor(
+    private readonly gateway: GatewayParts,
+    private readonly options: ClientOptions,
+    /** Runs once on close: a standalone client closes the private gateway it owns. */
+    private readonly onClose?: () => Promise<void>,
+  ) {
     this.timeout = timeoutOf(options.timeout, DEFAULT_TIMEOUT_MS);
     const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (!Number.isSafeInteger(max) || max < 0) throw new TypeError('maxResponseBytes must be a non-negative integer');
     this.maxResponseBytes = max;
-    this.agent = createAgent(this.pins, this.timeout);
-    this.audit = new GatewayAudit(
-      () => options.audit ?? installedGateway().audit,
-      options.category,
-      options.sessionId ?? null,
-      options.taskId ?? null,
-      (message) => this.log(message),
-    );
+    this.audit = new GatewayAudit(gateway.audit, options.category, options.sessionId ?? null, options.taskId ?? null, gateway.log);
   }
 
   async request(method: string, url: string | URL, options?: RequestOptions): Promise<GatewayResponse> {
@@ -115,12 +121,14 @@ class Client implements GatewayClient {
   }
 
   readonly fetch: FetchFunction = async (input, init) => {
-    const prepared = await prepareFetch(input, init, (message) => this.log(message));
-    const url = this.checkedUrl(prepared.method, prepared.url);
+    const prepared = await prepareFetch(input, init, this.gateway.log);
+    const url = await this.checkedUrl(prepared.method, prepared.url);
     const outgoing = outgoingHeaders(headerRecord(prepared.headers));
     const request: Outgoing = { ...prepared, url, headers: outgoing.headers, timeout: this.timeout };
-    const { response, approved } = await this.open(request);
-    this.audit.completed(request.method, url, response.statusCode, approved);
+    const { response, approved, deadline } = await this.open(request);
+    // The deadline covers the body too: it ends when the body closes, read or not.
+    response.body.once('close', () => deadline.end());
+    await this.audit.completed(request.method, url, response.statusCode, approved);
     const stream =
       request.method === 'HEAD'
         ? (response.body.resume(), null)
@@ -131,39 +139,38 @@ class Client implements GatewayClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.agent.close();
+    await this.onClose?.();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
 
-  private log(message: string): void {
-    (this.options.log ?? installedGateway().log)(message);
-  }
-
   private async send(method: string, input: string | URL, rawOptions: RequestOptions | undefined): Promise<GatewayResponse> {
-    const options = allowedOptions(rawOptions, (message) => this.log(message));
-    const url = this.checkedUrl(method, input, options);
+    const log = this.gateway.log;
+    const options = allowedOptions(rawOptions, log);
+    const url = await this.checkedUrl(method, input, options);
     const { headers, dropped } = outgoingHeaders(options.headers);
-    if (dropped.length > 0) this.log(`gateway: dropped request header(s) the gateway sets itself: ${dropped.join(', ')}`);
+    if (dropped.length > 0) log(`gateway: dropped request header(s) the gateway sets itself: ${dropped.join(', ')}`);
     const body = encodeBody(options, headers);
     const request: Outgoing = { method, url, headers, body, signal: options.signal, timeout: timeoutOf(options.timeout, this.timeout) };
-    const { response, approved } = await this.open(request);
+    const { response, approved, deadline } = await this.open(request);
     let bytes: Buffer;
     try {
       bytes = await readBounded(response.body, this.maxResponseBytes);
     } catch (error) {
-      if (error instanceof ResponseTooLargeError) this.deniedSize(request, error);
-      else this.audit.failed(method, url, error);
+      if (error instanceof ResponseTooLargeError) await this.deniedSize(request, error);
+      else await this.audit.failed(method, url, error);
       throw error;
+    } finally {
+      deadline.end();
     }
-    this.audit.completed(method, url, response.statusCode, approved);
+    await this.audit.completed(method, url, response.statusCode, approved);
     return new GatewayResponse(response.statusCode, response.statusText ?? '', response.headers, bytes, url.href);
   }
 
   /** Step 1: a bad URL is refused (and audited) before anything else happens. */
-  private checkedUrl(method: string, input: string | URL, options?: RequestOptions): URL {
+  private async checkedUrl(method: string, input: string | URL, options?: RequestOptions): Promise<URL> {
     if (this.closed) throw new GatewayError('the gateway client is closed');
     try {
       return targetUrl(input, options?.query);
@@ -175,63 +182,81 @@ class Client implements GatewayClient {
         } catch {
           // no host to report
         }
-        this.audit.denied({ method, url: String(input), host, stage: 'url', rule: null, reason: error.message });
+        await this.audit.denied({ method, url: String(input), host, stage: 'url', rule: null, reason: error.message });
       }
       throw error;
     }
   }
 
-  /** Steps 2–4: policy, then the request on a pinned connection; returns once headers arrived. */
+  /**
+   * Steps 2–4: policy, then the request on a pinned connection; returns once headers arrived. The
+   * deadline starts with the first network step (DNS, or the connection for an IP literal), so an
+   * operator's time at an approval prompt is not taken from the request.
+   */
   private async open(request: Outgoing): Promise<Opened> {
-    const setup = installedGateway();
-    const policy = this.options.policy ?? setup.policy;
-    const approval = this.options.approval ?? setup.approval;
+    const { policy, approval, resolver } = this.gateway;
+    const host = hostOf(request.url);
+    let deadline: Deadline | undefined;
+    const begin = (): Deadline => (deadline ??= new Deadline(host, request.timeout, request.signal));
+    try {
+      return await this.openWithin(request, policy, approval, resolver, begin);
+    } catch (error) {
+      deadline?.end();
+      throw error;
+    }
+  }
+
+  private async openWithin(
+    request: Outgoing,
+    policy: NetworkPolicy,
+    approval: InteractiveApproval | undefined,
+    resolver: Resolver,
+    begin: () => Deadline,
+  ): Promise<Opened> {
     let decision: DestinationDecision;
     try {
       decision = await evaluateDestination(
         policy,
         { url: request.url, method: request.method, category: this.options.category },
         {
-          resolver: withTimeout(this.options.resolver ?? setup.resolver, request.timeout),
+          resolver: (hostname) => begin().race(resolver(hostname)),
           approve: policy.interactiveApproval && approval ? (denial) => this.askOperator(approval, denial) : undefined,
         },
       );
     } catch (error) {
-      // DNS failed (no such name, timeout): nothing was sent, but the attempt is still on record.
-      this.audit.failed(request.method, request.url, error);
+      // DNS failed (no such name, deadline): nothing was sent, but the attempt is still on record.
+      await this.audit.failed(request.method, request.url, error);
       throw error;
     }
     if (!decision.allowed) {
-      this.audit.denied({ method: request.method, url: request.url, host: decision.host, stage: decision.stage, rule: decision.rule, reason: decision.reason });
+      await this.audit.denied({ method: request.method, url: request.url, host: decision.host, stage: decision.stage, rule: decision.rule, reason: decision.reason });
       throw new PolicyViolationError(decision.host, this.options.category, decision.stage, decision.rule, decision.reason);
     }
-    const { url } = request;
-    this.pins.set(pinKey(url.protocol, url.hostname, url.port), decision.addresses);
+    const deadline = begin();
     let response: Dispatcher.ResponseData;
     try {
-      response = await this.agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
+      response = await this.gateway.pool.request({
+        url: request.url,
+        addresses: decision.addresses,
         method: request.method as Dispatcher.HttpMethod,
         headers: request.headers,
         body: request.body as string | Uint8Array | Readable | null,
-        signal: request.signal,
-        headersTimeout: request.timeout,
-        bodyTimeout: request.timeout,
+        timeoutMs: request.timeout,
+        signal: deadline.signal,
       });
     } catch (error) {
-      this.audit.failed(request.method, url, error);
+      await this.audit.failed(request.method, request.url, error);
       throw error;
     }
     // Step 5, the cheap half: a declared size over the limit is refused without reading the body.
     const declared = request.method === 'HEAD' ? null : declaredOverLimit(response.headers['content-length'], this.maxResponseBytes);
     if (declared !== null) {
-      response.body.destroy();
       const error = new ResponseTooLargeError(this.maxResponseBytes, declared);
-      this.deniedSize(request, error);
+      response.body.destroy(error);
+      await this.deniedSize(request, error);
       throw error;
     }
-    return { response, approved: decision.approved };
+    return { response, approved: decision.approved, deadline };
   }
 
   private askOperator(approval: InteractiveApproval, denial: Denial): Promise<boolean> {
@@ -245,8 +270,8 @@ class Client implements GatewayClient {
     return approval.promptUser(action, detail, sessionId);
   }
 
-  private deniedSize(request: Outgoing, error: ResponseTooLargeError): void {
-    this.audit.denied({
+  private deniedSize(request: Outgoing, error: ResponseTooLargeError): Promise<void> {
+    return this.audit.denied({
       method: request.method,
       url: request.url,
       host: hostOf(request.url),
@@ -255,27 +280,4 @@ class Client implements GatewayClient {
       reason: error.message,
     });
   }
-}
-
-/** A lookup that takes longer than the request's timeout fails like a connection would. */
-function withTimeout(resolver: Resolver, timeoutMs: number): Resolver {
-  return (hostname) =>
-    new Promise<string[]>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new GatewayError(`DNS lookup for ${hostname} timed out after ${timeoutMs} ms`)), timeoutMs);
-      resolver(hostname).then(
-        (addresses) => {
-          clearTimeout(timer);
-          resolve(addresses);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
-}
-
-/** Create a gateway client. Close it (or use `await using`) to release its connections. */
-export function createClient(options: ClientOptions): GatewayClient {
-  return new Client(options);
 }

@@ -46,3 +46,19 @@ export class ResponseTooLargeError extends GatewayError {
     );
   }
 }
+
+/**
+ * The request did not finish within its timeout. The timeout is one deadline for the whole
+ * request — DNS, waiting for a pooled connection, connecting, headers and the entire body — so a
+ * server that trickles bytes cannot keep a request (and its connection) alive past it.
+ */
+export class RequestTimeoutError extends GatewayError {
+  override name = 'RequestTimeoutError';
+
+  constructor(
+    readonly host: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`request to ${host} did not complete within ${timeoutMs} ms`);
+  }
+}

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { Logger } from './install.js';
+import type { Logger } from './gateway.js';
 import { methodOf } from './options.js';
 import { toHeaders, type IncomingHttpHeaders } from './response.js';
 

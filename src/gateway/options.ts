@@ -21,7 +21,7 @@ export interface RequestOptions {
   body?: RequestBody;
   /** Serialised as JSON; sets `content-type: application/json` unless a content type is given. */
   json?: unknown;
-  /** Milliseconds for each wait (connect, response headers, gap between body chunks). */
+  /** Milliseconds for this whole request (DNS, connection, headers and body); overrides the client's. */
   timeout?: number;
   signal?: AbortSignal;
 }

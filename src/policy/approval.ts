@@ -82,11 +82,11 @@ export class InteractiveApproval {
    * Ask the operator; resolves `true` when the request may proceed. Prompts run one at a time.
    * Without a session id an `a` answer counts as `y`: there is no session whose end would clear it.
    */
-  promptUser(action: string, detail: string, sessionId?: string | null): Promise<boolean> {
-    if (!this.isTTY) return Promise.resolve(false);
+  async promptUser(action: string, detail: string, sessionId?: string | null): Promise<boolean> {
+    if (!this.isTTY) return false;
     if (this.pending >= this.maxPending) {
-      this.record(action, detail, sessionId, 'deny', 'too many prompts waiting');
-      return Promise.resolve(false);
+      await this.record(action, detail, sessionId, 'deny', 'too many prompts waiting');
+      return false;
     }
     this.pending++;
     const run = this.queue.then(() => this.ask(action, detail, sessionId));
@@ -113,7 +113,7 @@ export class InteractiveApproval {
     const answer = line === null ? 'timeout' : parseAnswer(line);
     if (answer === 'timeout') this.output.write(`\n[agentd] no answer within ${Math.round(this.timeoutMs / 1000)} s: denied\n`);
     if (answer === 'always' && sessionId) this.remember(sessionId, pairHash(action, detail));
-    this.record(action, detail, sessionId, answer);
+    await this.record(action, detail, sessionId, answer);
     return answer === 'once' || answer === 'always';
   }
 
@@ -167,10 +167,11 @@ export class InteractiveApproval {
     set.add(hash);
   }
 
-  private record(action: string, detail: string, sessionId: string | null | undefined, answer: ApprovalAnswer, note?: string): void {
+  /** Resolves once the answer is on record (the sink may write asynchronously); never rejects. */
+  private async record(action: string, detail: string, sessionId: string | null | undefined, answer: ApprovalAnswer, note?: string): Promise<void> {
     const allowed = answer === 'once' || answer === 'always';
     try {
-      this.audit?.emit({
+      await this.audit?.emit({
         event_type: 'approval_answer',
         category: 'policy',
         result: allowed ? 'allow' : 'deny',

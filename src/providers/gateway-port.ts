@@ -1,7 +1,7 @@
 /**
  * What the providers and tools need from the outbound gateway. Declared structurally here so that
- * both can be built and tested against the gateway's `createClient` without this layer knowing how
- * policy is loaded; the app passes `createClient` (or a wrapper binding the app-wide policy).
+ * both can be built and tested against the gateway without this layer knowing how policy is
+ * loaded; the app passes its `Gateway`'s `clientFactory`, whose clients share one connection pool.
  */
 export type GatewayCategory = 'provider' | 'tool' | 'discord';
 
@@ -47,12 +47,13 @@ export function headerValue(headers: GatewayResponseLike['headers'], name: strin
   return undefined;
 }
 
-export type GatewayErrorKind = 'policy' | 'too_large' | 'invalid_url';
+export type GatewayErrorKind = 'policy' | 'too_large' | 'invalid_url' | 'timeout';
 
 const GATEWAY_ERRORS: Record<string, GatewayErrorKind> = {
   PolicyViolationError: 'policy',
   ResponseTooLargeError: 'too_large',
   InvalidUrlError: 'invalid_url',
+  RequestTimeoutError: 'timeout',
 };
 
 /**

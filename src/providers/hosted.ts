@@ -11,7 +11,10 @@ export interface HostedProviderOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The gateway's client factory: every request is policy-checked and audited there. */
   clientFactory: GatewayClientFactory;
-  /** Per-request limit; the SDKs default to ten minutes, far too long for a chat call. */
+  /**
+   * Per-request limit, a deadline for the whole call including a streamed body; the SDKs default
+   * to ten minutes, far too long for a chat call.
+   */
   timeoutMs?: number;
   /** Where SDK warnings go (default: the SDK's own console output). */
   logger?: SdkLogger;
@@ -40,7 +43,8 @@ const PLACEHOLDER_KEY = 'unused';
 /**
  * What the Anthropic and OpenAI providers share: availability from the key variable or a
  * self-hosted base_url, one gateway client per request (so audit events carry the session and
- * run), and error translation that never lets the key through.
+ * run; the connections are the gateway's pool, reused across requests), and error translation
+ * that never lets the key through.
  */
 export abstract class HostedProvider implements Provider {
   protected readonly timeoutMs: number;

@@ -46,6 +46,9 @@ export function toProviderError(
         'allow the host with network.presets or network.provider_allowed_hosts',
     );
   }
+  if (gateway?.kind === 'timeout') {
+    return new ProviderRequestError(provider, 'timeout', `provider '${provider}' did not answer in time (${context.host})`);
+  }
   if (gateway) {
     return new ProviderRequestError(provider, 'invalid_response', `provider '${provider}' request to ${context.host} failed: ${scrub(gateway.error.message)}`);
   }

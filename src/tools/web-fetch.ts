@@ -128,7 +128,7 @@ function explain(err: unknown, url: URL, maxBytes: number): Error {
   }
   if (gatewayError?.kind === 'too_large') return new Error(`${url.href} is larger than the ${maxBytes}-byte limit`);
   if (gatewayError?.kind === 'invalid_url') return new Error(`invalid URL: ${gatewayError.error.message}`);
-  if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')) {
+  if (gatewayError?.kind === 'timeout' || (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'))) {
     return new Error(`fetching ${url.href} was cancelled or timed out`);
   }
   return err instanceof Error ? err : new Error(String(err));
