@@ -76,7 +76,9 @@ async function offlineRuns(options: AgentBenchOptions): Promise<ScenarioResult> 
 
 async function sseViewers(options: AgentBenchOptions): Promise<ScenarioResult> {
   const viewers = options.viewers ?? 1000;
-  const perRun = options.viewersPerRun ?? 10;
+  // 50 viewers on each of 20 runs: the gateway keeps at most 20 upstream connections (the spec's
+  // pool bound), so 20 runs are what can be held in flight at the upstream at once.
+  const perRun = options.viewersPerRun ?? 50;
   const runs = Math.ceil(viewers / perRun);
   const upstream = await startSlowUpstream(options.upstreamDelayMs ?? 5000);
   const key = 'sk-bench-0123456789abcdefghijklmnop';

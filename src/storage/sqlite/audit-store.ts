@@ -4,24 +4,8 @@ import type { Database } from './database.js';
 import { removeInSlices } from './slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
-export interface AuditRow {
-  seq: number;
-  id: string;
-  timestamp: string;
-  event_type: string;
-  category: string;
-  result: AuditEvent['result'];
-  severity: AuditEvent['severity'];
-  actor: string | null;
-  source: string | null;
-  subsystem: string | null;
-  action: string | null;
-  session_id: string | null;
-  task_id: string | null;
-  detail: string;
-  prev_hash: string;
-  hash: string;
-}
+/** A row of `audit_events`: the event with its order, its detail as JSON and its chain links. */
+export type AuditRow = Omit<AuditEvent, 'detail'> & { seq: number; detail: string; prev_hash: string; hash: string };
 
 /** A stored row as the event it records (tests read rows this way too). */
 export function rowToEvent(row: AuditRow): AuditEvent {
