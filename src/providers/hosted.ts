@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../config/schema.js';
 import { ProviderUnavailableError } from './errors.js';
 import { isSelfHosted, OFFICIAL_BASE_URLS, type HostedProviderName } from './endpoints.js';
-import type { GatewayClientFactory, GatewayClientLike } from './gateway-port.js';
+import type { GatewayClientFactory, GatewayClientLike } from '../contracts/gateway-port.js';
 import type { CompletionRequest, CompletionResult, Provider } from './types.js';
 import { toProviderError } from './upstream-errors.js';
 

@@ -7,5 +7,5 @@ export { AnthropicProvider } from './anthropic.js';
 export { OpenAIProvider } from './openai.js';
 export { costUsd, lookupModelPrice, priceFor, unknownPriceMessage, PRICE_TABLE, type ModelPrice } from './prices.js';
 export { isSelfHosted, OFFICIAL_BASE_URLS } from './endpoints.js';
-export type { GatewayClientFactory, GatewayClientLike, GatewayClientOptions } from './gateway-port.js';
+export type { GatewayClientFactory, GatewayClientLike, GatewayClientOptions } from '../contracts/gateway-port.js';
 export { estimateTokens } from './estimate.js';

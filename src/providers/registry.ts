@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
 import { AnthropicProvider } from './anthropic.js';
 import { ProviderUnavailableError, UnknownProviderError } from './errors.js';
-import type { GatewayClientFactory } from './gateway-port.js';
+import type { GatewayClientFactory } from '../contracts/gateway-port.js';
 import type { SdkLogger } from './hosted.js';
 import { OfflineProvider } from './offline.js';
 import { OpenAIProvider } from './openai.js';

@@ -1,3 +1,5 @@
+import type { ToolSpec } from '../contracts/tool-spec.js';
+
 /**
  * The provider contract the agent loop depends on. A provider turns a conversation (and the tools
  * it may call) into either a final text or tool calls, and reports real token usage.
@@ -15,12 +17,7 @@ export type ChatMessage =
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; name: string; content: string; isError: boolean };
 
-export interface ToolSpec {
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments object. */
-  schema: Record<string, unknown>;
-}
+export type { ToolSpec };
 
 export interface Usage {
   prompt_tokens: number;

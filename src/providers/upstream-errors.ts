@@ -1,6 +1,6 @@
 import { censor, REDACTED } from '../security/secrets.js';
 import { ProviderRequestError } from './errors.js';
-import { findGatewayError } from './gateway-port.js';
+import { findGatewayError } from '../contracts/gateway-port.js';
 
 /** Removes the key itself and anything that looks like a credential from upstream text. */
 export function scrubSecrets(text: string, apiKey: string | null): string {

@@ -1,4 +1,4 @@
-import type { GatewayClientFactory } from '../providers/gateway-port.js';
+import type { GatewayClientFactory } from '../contracts/gateway-port.js';
 import { createCalculatorTool } from './calculator.js';
 import { createCurrentTimeTool } from './current-time.js';
 import { ToolRegistry } from './registry.js';

@@ -84,6 +84,39 @@ describe('ToolRegistry', () => {
     expect((await registry.execute('typed', { n: 1, maybe: 3 }, context())).output).toMatch(/'maybe' must be string or null/);
   });
 
+  it('enforces every JSON Schema keyword, naming the argument', async () => {
+    const registry = new ToolRegistry();
+    registry.register(tool({
+      name: 'strict',
+      schema: {
+        type: 'object',
+        properties: {
+          code: { type: 'string', pattern: '^[A-Z]{3}$' },
+          count: { type: 'integer', minimum: 1, maximum: 10 },
+          target: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'object', required: ['id'], properties: { id: { type: 'string' } } }] },
+          nested: { type: 'object', properties: { mode: { enum: ['fast', 'slow'] } } },
+        },
+      },
+      run: async () => 'ran',
+    }));
+    const output = async (args: unknown) => (await registry.execute('strict', args, context())).output;
+    expect(await output({ code: 'ABC', count: 3, target: { id: 'x' }, nested: { mode: 'fast' } })).toBe('ran');
+    expect(await output({ code: 'abcd' })).toBe('invalid arguments for strict: argument \'code\' must match pattern "^[A-Z]{3}$"');
+    expect(await output({ count: 0 })).toBe('invalid arguments for strict: argument \'count\' must be >= 1');
+    expect(await output({ count: 11 })).toBe('invalid arguments for strict: argument \'count\' must be <= 10');
+    expect(await output({ target: 5 })).toBe("invalid arguments for strict: argument 'target' must be string, got integer");
+    expect(await output({ target: {} })).toBe("invalid arguments for strict: argument 'target' must be string, got object");
+    expect(await output({ target: '' })).toBe("invalid arguments for strict: argument 'target' must NOT have fewer than 1 characters");
+    expect(await output({ nested: { mode: 'warp' } })).toBe('invalid arguments for strict: argument \'nested.mode\' must be one of "fast", "slow"');
+  });
+
+  it('refuses at registration a schema whose keywords it does not know', () => {
+    const registry = new ToolRegistry();
+    expect(() => registry.register(tool({ name: 'typo', schema: { type: 'object', properties: { a: { type: 'string', maxLenght: 3 } } }, run: async () => '' })))
+      .toThrow(/tool 'typo' has an invalid argument schema: .*maxLenght/);
+    expect(registry.has('typo')).toBe(false);
+  });
+
   it('does not run a tool once the run is cancelled, and cuts oversized output', async () => {
     const registry = new ToolRegistry();
     let ran = false;

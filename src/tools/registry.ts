@@ -1,7 +1,7 @@
 import { censor } from '../security/secrets.js';
-import type { ToolSpec } from '../providers/types.js';
+import type { ToolSpec } from '../contracts/tool-spec.js';
 import type { ToolContext, ToolDefinition } from './types.js';
-import { validateArgs } from './validate-args.js';
+import { argsValidatorCompiler, type ArgsValidator } from './validate-args.js';
 
 export interface ToolResult {
   /** Text fed back to the model (the error message when `isError`). */
@@ -26,12 +26,21 @@ function errorMessage(err: unknown): string {
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
+  private readonly validators = new Map<string, ArgsValidator>();
+  private readonly compile = argsValidatorCompiler();
 
   register(tool: ToolDefinition): void {
     // The name goes to provider APIs that accept only this alphabet (both Anthropic and OpenAI).
     if (!TOOL_NAME.test(tool.name)) throw new Error(`invalid tool name '${tool.name}': use 1-64 letters, digits, _ or -`);
     if (this.tools.has(tool.name)) throw new Error(`tool '${tool.name}' is already registered`);
+    let validator: ArgsValidator;
+    try {
+      validator = this.compile(tool.schema);
+    } catch (err) {
+      throw new Error(`tool '${tool.name}' has an invalid argument schema: ${(err as Error).message}`);
+    }
     this.tools.set(tool.name, tool);
+    this.validators.set(tool.name, validator);
   }
 
   get(name: string): ToolDefinition | undefined {
@@ -66,7 +75,7 @@ export class ToolRegistry {
       const known = [...this.tools.keys()].join(', ') || 'none';
       return done(`unknown tool '${String(name).slice(0, 64)}'; available tools: ${known}`, true);
     }
-    const problem = validateArgs(args, tool.schema);
+    const problem = this.validators.get(name)!(args);
     if (problem) return done(`invalid arguments for ${name}: ${problem}`, true);
     if (context.signal.aborted) return done(`${name} was cancelled`, true);
     try {

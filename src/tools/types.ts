@@ -1,4 +1,4 @@
-import type { ToolSpec } from '../providers/types.js';
+import type { ToolSpec } from '../contracts/tool-spec.js';
 
 export interface ToolContext {
   sessionId: string;

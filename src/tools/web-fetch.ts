@@ -1,4 +1,4 @@
-import { findGatewayError, headerValue, type GatewayClientFactory } from '../providers/gateway-port.js';
+import { findGatewayError, headerValue, type GatewayClientFactory } from '../contracts/gateway-port.js';
 import { htmlToText } from './html-text.js';
 import type { ToolDefinition } from './types.js';
 
@@ -75,7 +75,7 @@ export function createWebFetchTool(options: WebFetchOptions): ToolDefinition {
         });
         return await describe(parsed.href, response, maxBytes, maxChars);
       } catch (err) {
-        throw explain(err, parsed, maxBytes);
+        throw explain(err, parsed, maxBytes, context.signal.aborted);
       } finally {
         await client.close();
       }
@@ -118,7 +118,7 @@ async function describe(
   return `url: ${url}\nstatus: ${status}\ncontent_type: ${mediaType || 'unknown'}\n\n${body}`;
 }
 
-function explain(err: unknown, url: URL, maxBytes: number): Error {
+function explain(err: unknown, url: URL, maxBytes: number, cancelled: boolean): Error {
   const gatewayError = findGatewayError(err);
   if (gatewayError?.kind === 'policy') {
     return new Error(
@@ -128,7 +128,7 @@ function explain(err: unknown, url: URL, maxBytes: number): Error {
   }
   if (gatewayError?.kind === 'too_large') return new Error(`${url.href} is larger than the ${maxBytes}-byte limit`);
   if (gatewayError?.kind === 'invalid_url') return new Error(`invalid URL: ${gatewayError.error.message}`);
-  if (gatewayError?.kind === 'timeout' || (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'))) {
+  if (gatewayError?.kind === 'timeout' || cancelled) {
     return new Error(`fetching ${url.href} was cancelled or timed out`);
   }
   return err instanceof Error ? err : new Error(String(err));

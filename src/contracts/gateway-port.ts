@@ -1,9 +1,12 @@
-/**
- * What the providers and tools need from the outbound gateway. Declared structurally here so that
- * both can be built and tested against the gateway without this layer knowing how policy is
- * loaded; the app passes its `Gateway`'s `clientFactory`, whose clients share one connection pool.
+import { InvalidUrlError, PolicyViolationError, RequestTimeoutError, ResponseTooLargeError } from '../gateway/errors.js';
+import type { GatewayCategory } from '../policy/network-policy.js';
+
+/*
+ * What the providers and tools need from the outbound gateway. Declared structurally here, apart
+ * from both, so that either can be built and tested against the gateway without knowing how
+ * policy is loaded, and neither has to import the other for it; the app passes its `Gateway`'s
+ * `clientFactory`, whose clients share one connection pool.
  */
-export type GatewayCategory = 'provider' | 'tool' | 'discord';
 
 export interface GatewayClientOptions {
   /** Recorded on the gateway's audit events; null when the call belongs to no session or run. */
@@ -49,23 +52,23 @@ export function headerValue(headers: GatewayResponseLike['headers'], name: strin
 
 export type GatewayErrorKind = 'policy' | 'too_large' | 'invalid_url' | 'timeout';
 
-const GATEWAY_ERRORS: Record<string, GatewayErrorKind> = {
-  PolicyViolationError: 'policy',
-  ResponseTooLargeError: 'too_large',
-  InvalidUrlError: 'invalid_url',
-  RequestTimeoutError: 'timeout',
-};
+function kindOf(error: Error): GatewayErrorKind | null {
+  if (error instanceof PolicyViolationError) return 'policy';
+  if (error instanceof ResponseTooLargeError) return 'too_large';
+  if (error instanceof InvalidUrlError) return 'invalid_url';
+  if (error instanceof RequestTimeoutError) return 'timeout';
+  return null;
+}
 
 /**
  * Finds a gateway error in `err` or its `cause` chain. SDKs wrap whatever their fetch throws (the
  * OpenAI and Anthropic SDKs raise APIConnectionError with the original as `cause`), so a policy
- * denial has to be dug out to be reported as one. Matched by name so that this layer does not
- * depend on the gateway's module identity.
+ * denial has to be dug out to be reported as one.
  */
 export function findGatewayError(err: unknown): { kind: GatewayErrorKind; error: Error; reason: string } | null {
   let current: unknown = err;
   for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
-    const kind = GATEWAY_ERRORS[current.name] ?? GATEWAY_ERRORS[current.constructor.name];
+    const kind = kindOf(current);
     if (kind) return { kind, error: current, reason: reasonOf(current) };
     current = (current as { cause?: unknown }).cause;
   }
