@@ -6,7 +6,7 @@ import { WebhookService } from './channels/webhook-service.js';
 import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
-import { agentRoutes, diagnosticsRoutes, loginRoutes, memoryRoutes, systemRoutes, WEB_PUBLIC_PATHS } from './http/routes/index.js';
+import { API_PREFIX, apiRoutes, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
 import { Gateway } from './gateway/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
@@ -174,12 +174,15 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
     isPublicPath: (path) => WEB_PUBLIC_PATHS.has(path),
     requestTimeoutMs: options.requestTimeoutMs,
   });
-  loginRoutes(http, {
-    apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name,
-    trustProxy: config.api.trust_proxy, audit,
-  });
-
-  systemRoutes(http, {
+  const diagnostics = async (): Promise<DiagnosticsReport> =>
+    runDiagnostics(
+      await collectDiagnosticsInput({
+        config, home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
+        webhook: webhook?.state() ?? null,
+        runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
+      }),
+    );
+  const context: RouteContext = {
     version: VERSION,
     openapi,
     status: async () => ({
@@ -191,18 +194,17 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
       session_count: await sessions.count(),
       memory: { present: true, turn_count: await memory.count() },
     }),
-  });
-  memoryRoutes(http, { memory, audit });
-  const diagnostics = async (): Promise<DiagnosticsReport> =>
-    runDiagnostics(
-      await collectDiagnosticsInput({
-        config, home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
-        webhook: webhook?.state() ?? null,
-        runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
-      }),
-    );
-  diagnosticsRoutes(http, { diagnostics });
-  const streams = agentRoutes(http, { agent, providers, tools, memory, audit, pingIntervalMs: options.ssePingIntervalMs });
+    diagnostics,
+    agent,
+    providers,
+    tools,
+    memory,
+    audit,
+    web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy },
+    pingIntervalMs: options.ssePingIntervalMs,
+  };
+  void http.register(webRoutes, { context });
+  void http.register(apiRoutes, { prefix: API_PREFIX, context });
 
   let url = '';
   let port = 0;
@@ -216,7 +218,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
         const webhookStopped = webhook?.stop();
         await agent.close();
         await webhookStopped;
-        streams.closeAll();
+        // Also ends the open run event streams (a hook of the routes), which would hold it open.
         await http.close();
         await stopRetention();
       } finally {

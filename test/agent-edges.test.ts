@@ -63,6 +63,6 @@ describe('run and chat edges', () => {
     expect((await fetch(`${t.url}/api/v1/runs/${longId}`)).status).toBe(401);
     const found = await t.request(`/api/v1/runs/${longId}`);
     expect(found.status).toBe(404);
-    expect(await found.json()).toEqual({ status: 'error', error: expect.stringContaining('not found') });
+    expect(await found.json()).toEqual({ status: 'error', error: expect.stringContaining('not found'), code: 'AGENTD_RUN_NOT_FOUND' });
   });
 });

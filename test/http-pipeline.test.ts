@@ -95,7 +95,7 @@ describe('security headers and envelopes', () => {
     expect(await expectEnvelopeError(await post('null'), 400)).toMatch(/body/);
     expect(await expectEnvelopeError(await post('{"message": 5}'), 400)).toMatch(/message/);
     expect(await expectEnvelopeError(await post('{}'), 400)).toMatch(/"message" is required/);
-    expect(await expectEnvelopeError(await post('{"message":"a","extra":1}'), 400)).toBe('body: field "extra" is not allowed');
+    expect(await expectEnvelopeError(await post('{"message":"a","extra":1}'), 400)).toBe('field "extra" is not allowed');
     expect(await expectEnvelopeError(await post('{"message": "a"'), 400)).toMatch(/not valid JSON/);
     expect(await expectEnvelopeError(await post(Buffer.from([0x7b, 0x22, 0x6d, 0xff, 0xfe, 0x22, 0x7d])), 400)).toMatch(/UTF-8/);
     expect(await expectEnvelopeError(await post('{"message":"a","__proto__":{"polluted":1}}'), 400)).toBe('field "__proto__" is not allowed');
@@ -114,7 +114,7 @@ describe('security headers and envelopes', () => {
     const stalled = await rawExchange(t.app.port, head);
     expect(stalled).toMatch(/^HTTP\/1\.1 408/);
     expect(stalled).toContain('x-content-type-options: nosniff');
-    expect(stalled).toContain('{"status":"error","error":"Request timed out"}');
+    expect(stalled).toContain('{"status":"error","error":"Request timed out","code":"AGENTD_REQUEST_TIMEOUT"}');
 
     // The client gives up half-way and half-closes: it still gets an answer.
     const halfClosed = await rawExchange(t.app.port, head, { end: true });
@@ -124,7 +124,7 @@ describe('security headers and envelopes', () => {
     const badUrl = await rawExchange(t.app.port, `GET /api/v1/%zz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\n\r\n`);
     expect(badUrl).toMatch(/^HTTP\/1\.1 400/);
     expect(badUrl).toContain('x-content-type-options: nosniff');
-    expect(badUrl).toContain('{"status":"error","error":"Invalid URL encoding"}');
+    expect(badUrl).toContain('{"status":"error","error":"Invalid URL encoding","code":"AGENTD_BAD_REQUEST"}');
 
     const hostless = await rawExchange(t.app.port, `GET /api/v1/health HTTP/1.1\r\nAuthorization: Bearer ${t.apiKey}\r\nConnection: close\r\n\r\n`);
     expect(hostless).toMatch(/^HTTP\/1\.1 200/);
@@ -133,10 +133,12 @@ describe('security headers and envelopes', () => {
     const tunnel = await rawExchange(t.app.port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     expect(tunnel).toMatch(/^HTTP\/1\.1 405/);
     expect(tunnel).toContain('x-frame-options: DENY');
+    expect(tunnel).toContain('"code":"AGENTD_METHOD_NOT_ALLOWED"');
 
     const garbage = await rawExchange(t.app.port, 'THIS IS NOT HTTP\r\n\r\n');
     expect(garbage).toMatch(/^HTTP\/1\.1 400/);
     expect(garbage).toContain('"status":"error"');
+    expect(garbage).toContain('"code":"AGENTD_BAD_REQUEST"');
     expect(garbage).toContain('x-frame-options: DENY');
   });
 });

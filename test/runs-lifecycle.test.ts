@@ -51,7 +51,7 @@ describe('one run in flight per session', () => {
 
     const second = await postJson(t, '/api/v1/runs', { message: 'another', session_id: run.session_id });
     expect(second.status).toBe(409);
-    expect((await json(second)).error).toMatch(/already in flight/);
+    expect(await json(second)).toEqual({ status: 'error', error: expect.stringMatching(/already in flight/), code: 'AGENTD_RUN_BUSY' });
     expect(auditCount(t, 'web.run', 'deny')).toBe(1);
     const chat = await postJson(t, '/api/v1/chat', { message: 'and a chat', session_id: run.session_id });
     expect(chat.status).toBe(409);

@@ -180,7 +180,7 @@ describe('CSRF', () => {
     const missing = await createSession(t, { cookie });
     expect(missing.status).toBe(403);
     expectSecurityHeaders(missing);
-    expect(await missing.json()).toEqual({ status: 'error', error: 'CSRF token missing or invalid' });
+    expect(await missing.json()).toEqual({ status: 'error', error: 'CSRF token missing or invalid', code: 'AGENTD_FORBIDDEN' });
     const wrong = await createSession(t, { cookie, 'x-csrf-token': csrf.slice(0, -1) + (csrf.endsWith('A') ? 'B' : 'A') });
     expect(wrong.status).toBe(403);
     const rows = auditRows(t, 'web.csrf');
@@ -237,7 +237,7 @@ describe('expiry and bounds', () => {
     now += 1_000;
     const expired = await anon(t, '/api/v1/status', { headers: { cookie } });
     expect(expired.status).toBe(401);
-    expect(await expired.json()).toEqual({ status: 'error', error: 'Unauthorized' });
+    expect(await expired.json()).toEqual({ status: 'error', error: 'Unauthorized', code: 'AGENTD_UNAUTHORIZED' });
     const page = await anon(t, '/', { headers: { cookie } });
     expect(page.status).toBe(303);
     expect(page.headers.get('location')).toBe('/login');

@@ -54,7 +54,7 @@ describe('webhook channel: body size', () => {
     expect(Buffer.byteLength(body)).toBe(1_048_577);
     const reply = await post(channel.port, body);
     expect(reply.status).toBe(413);
-    expect(JSON.parse(reply.body)).toEqual({ status: 'error', error: 'Request body too large (limit 1 MiB)' });
+    expect(JSON.parse(reply.body)).toEqual({ status: 'error', error: 'Request body too large (limit 1 MiB)', code: 'AGENTD_PAYLOAD_TOO_LARGE' });
     expect(channel.pending).toBe(0);
   });
 });
@@ -138,7 +138,7 @@ describe('webhook channel: body memory', () => {
       const probe = async () => (await post(channel.port, '{"prompt":"probe"}')).status;
       await vi.waitFor(async () => expect(await probe()).toBe(503), { timeout: 5000 });
       const refused = await post(channel.port, '{"prompt":"probe"}');
-      expect(JSON.parse(refused.body)).toEqual({ status: 'error', error: 'Too many request bodies in flight, retry later' });
+      expect(JSON.parse(refused.body)).toEqual({ status: 'error', error: 'Too many request bodies in flight, retry later', code: 'AGENTD_AT_CAPACITY' });
 
       stalled.pop()?.destroy();
       await vi.waitFor(async () => expect(await probe()).toBe(202), { timeout: 5000 });

@@ -1,9 +1,10 @@
+import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { censor } from '../security/secrets.js';
 
 /**
- * Errors of the agent runtime. Each has a `code` the HTTP layer maps to a status (one table in
- * `src/http/routes/agent-errors.ts`), and a message written for the operator, because it reaches
- * them verbatim (an error envelope or a `run.error` event).
+ * Errors of the agent runtime. Each has a `code` the HTTP layer maps to a catalogue code and status
+ * (one table in `src/http/error-mapping.ts`), and a message written for the operator, because it
+ * reaches them verbatim (an error envelope or a `run.error` event).
  */
 export type AgentErrorCode =
   | 'session_not_found'
@@ -47,8 +48,8 @@ function truncate(id: string): string {
  */
 export function failureMessage(err: unknown): { message: string; expected: boolean } {
   if (err instanceof AgentError) return { message: err.message, expected: true };
-  if (err instanceof Error && EXPECTED_ERRORS.has(err.name)) return { message: censor(err.message), expected: true };
+  if (EXPECTED_ERRORS.some((type) => err instanceof type)) return { message: censor((err as Error).message), expected: true };
   return { message: 'internal error while running the agent (details are in the service log)', expected: false };
 }
 
-const EXPECTED_ERRORS = new Set(['ProviderRequestError', 'ProviderUnavailableError', 'UnknownProviderError']);
+const EXPECTED_ERRORS = [ProviderRequestError, ProviderUnavailableError, UnknownProviderError];

@@ -1,3 +1,5 @@
+import type { ErrorCode } from './errors.js';
+
 /** The two response shapes of the REST API. */
 export interface OkEnvelope<T> {
   status: 'ok';
@@ -7,10 +9,16 @@ export interface OkEnvelope<T> {
 export interface ErrorEnvelope {
   status: 'error';
   error: string;
+  /** The catalogue code (`src/http/errors.ts`), stable across releases unlike the message. */
+  code: ErrorCode;
 }
 
 export const ok = <T>(data: T): OkEnvelope<T> => ({ status: 'ok', data });
-export const errorBody = (error: string): ErrorEnvelope => ({ status: 'error', error });
+export const errorBody = (error: { message: string; code: ErrorCode }): ErrorEnvelope => ({
+  status: 'error',
+  error: error.message,
+  code: error.code,
+});
 
 /** JSON Schema of a success envelope around `data`, for route `response` schemas and OpenAPI. */
 export function okSchema(data: Record<string, unknown>): Record<string, unknown> {
@@ -20,9 +28,3 @@ export function okSchema(data: Record<string, unknown>): Record<string, unknown>
     properties: { status: { type: 'string', const: 'ok' }, data },
   };
 }
-
-export const errorSchema = {
-  type: 'object',
-  required: ['status', 'error'],
-  properties: { status: { type: 'string', const: 'error' }, error: { type: 'string' } },
-} as const;

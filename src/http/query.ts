@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { invalidField } from './errors.js';
 
 /**
  * Parse a `limit`-style query value: absent → `fallback`; not an integer → 400; otherwise clamped
@@ -6,7 +6,7 @@ import { badRequest } from './errors.js';
  */
 export function parseLimit(raw: unknown, fallback: number, max: number, name = 'limit'): number {
   if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw.trim())) throw badRequest(`${name} must be an integer`);
+  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw.trim())) throw invalidField(`${name} must be an integer`);
   const value = Number.parseInt(raw, 10);
   return Math.min(Math.max(value, 1), max);
 }
@@ -14,7 +14,7 @@ export function parseLimit(raw: unknown, fallback: number, max: number, name = '
 /** Parse an `offset`: absent → 0; not a non-negative integer → 400. */
 export function parseOffset(raw: unknown, name = 'offset'): number {
   if (raw === undefined || raw === '') return 0;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim())) throw badRequest(`${name} must be a non-negative integer`);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim())) throw invalidField(`${name} must be a non-negative integer`);
   return Math.min(Number.parseInt(raw, 10), Number.MAX_SAFE_INTEGER);
 }
 
@@ -22,4 +22,4 @@ export function parseOffset(raw: unknown, name = 'offset'): number {
 export const limitParam = (fallback: number, max: number) => ({
   type: 'string',
   description: `integer, default ${fallback}, clamped to 1..${max}`,
-});
+}) as const;

@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import type { Logger } from '../log.js';
 import { SECURITY_HEADERS } from '../security/headers.js';
 import { answerAndClose, rawErrorResponse } from '../security/raw-error.js';
 import { errorBody } from './envelope.js';
-import { ApiError, GENERIC_500, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
+import { asApiError } from './error-mapping.js';
+import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
 import { installPipeline, pathOf, type PipelineOptions } from './pipeline.js';
 import { RouteTable } from './route-table.js';
@@ -50,7 +51,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         handler,
       );
       // Node hands CONNECT to a 'connect' listener and drops the socket when there is none.
-      server.on('connect', (_request, socket: Socket) => answerAndClose(socket, rawErrorResponse(405, 'Method not allowed')));
+      server.on('connect', (_request, socket: Socket) => answerAndClose(socket, rawErrorResponse(new ApiError('AGENTD_METHOD_NOT_ALLOWED'))));
       return server;
     },
     // Idle keep-alive sockets are closed on shutdown so `close()` never hangs on a browser tab;
@@ -65,15 +66,17 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // so the headers and the envelope are added here.
     frameworkErrors: (error, _request, reply) => {
       reply.headers(SECURITY_HEADERS);
-      sendError(reply, new ApiError(400, error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
+      sendError(reply, badRequest(error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
   const routes = new RouteTable();
   const openapi = new OpenApiCollector({ title: 'agentd', version: options.version });
+  // Routes registered under a prefix arrive here with their full URL.
   app.addHook('onRoute', (route) => {
     routes.add(route);
     openapi.add(route);
+    allowOmittedBody(route);
   });
 
   installJsonParser(app);
@@ -85,18 +88,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     sendError(reply, allowed.length > 0 ? methodNotAllowed(allowed) : notFound());
   });
 
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) return sendError(reply, error);
-    if ((error as FastifyError).validation) {
-      const context = (error as FastifyError).validationContext ?? 'body';
-      return sendError(reply, new ApiError(400, `${context}: ${describeValidation(error as FastifyError)}`));
-    }
-    const status = (error as FastifyError).statusCode;
-    if (status !== undefined && status >= 400 && status < 500) {
-      return sendError(reply, new ApiError(status, clientErrorMessage(error as FastifyError)));
-    }
+  app.setErrorHandler((error: Error, request, reply) => {
+    const known = asApiError(error);
+    if (known) return sendError(reply, known);
     log.error(`unhandled error on ${request.method} ${pathOf(request)}: ${error.stack ?? error.message}`);
-    return sendError(reply, new ApiError(500, GENERIC_500));
+    return sendError(reply, internalError());
   });
 
   return { app, openapi };
@@ -104,32 +100,20 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8');
-  return reply.send(errorBody(error.message));
+  return reply.send(errorBody(error));
 }
 
-function describeValidation(error: FastifyError): string {
-  const first = error.validation?.[0];
-  if (!first) return error.message;
-  const field = first.instancePath ? first.instancePath.slice(1).replace(/\//g, '.') : '';
-  const params = first.params as { missingProperty?: string; additionalProperty?: string };
-  const prefix = field ? `${field}.` : '';
-  if (params.missingProperty) return `field "${prefix}${params.missingProperty}" is required`;
-  if (params.additionalProperty) return `field "${prefix}${params.additionalProperty}" is not allowed`;
-  return field ? `field "${field}" ${first.message ?? 'is invalid'}` : (first.message ?? 'is invalid');
-}
-
-/** Fastify's own 4xx errors, reworded for API clients. */
-function clientErrorMessage(error: FastifyError): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'Request body too large (limit 1 MiB)';
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Content-Type must be application/json';
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return 'Request body size did not match Content-Length';
-    default:
-      return error.message;
-  }
+/**
+ * A body schema with no required field may be omitted altogether (as the OpenAPI document says):
+ * the absent body is validated, defaulted and typed as `{}`. Fastify would validate it as null.
+ */
+function allowOmittedBody(route: RouteOptions): void {
+  const body = (route.schema as { body?: { required?: unknown[] } } | undefined)?.body;
+  if (!body || (Array.isArray(body.required) && body.required.length > 0)) return;
+  const substitute = async (request: FastifyRequest): Promise<void> => {
+    if (request.body === undefined) request.body = {};
+  };
+  route.preValidation = [substitute, ...(route.preValidation === undefined ? [] : [route.preValidation].flat())];
 }
 
 /**
@@ -146,14 +130,14 @@ function installJsonParser(app: FastifyInstance): void {
     try {
       text = decoder.decode(body);
     } catch {
-      return done(new ApiError(400, 'Request body is not valid UTF-8'), undefined);
+      return done(badRequest('Request body is not valid UTF-8'), undefined);
     }
     let value: unknown;
     try {
       // The reviver (slower) runs only when a dangerous key could be present at all.
       value = DANGEROUS_KEY_HINT.test(text) ? JSON.parse(text, refuseDangerousKeys) : JSON.parse(text);
     } catch (error) {
-      return done(error instanceof ApiError ? error : new ApiError(400, 'Request body is not valid JSON'), undefined);
+      return done(error instanceof ApiError ? error : badRequest('Request body is not valid JSON'), undefined);
     }
     done(null, value);
   });
@@ -167,7 +151,7 @@ const DANGEROUS_KEY_HINT = /__proto__|constructor/;
  */
 function refuseDangerousKeys(key: string, value: unknown): unknown {
   if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && 'prototype' in value)) {
-    throw new ApiError(400, `field "${key}" is not allowed`);
+    throw invalidField(`field "${key}" is not allowed`);
   }
   return value;
 }
@@ -186,7 +170,7 @@ function installFormParser(app: FastifyInstance): void {
     try {
       text = decoder.decode(body);
     } catch {
-      return done(new ApiError(400, 'Request body is not valid UTF-8'), undefined);
+      return done(badRequest('Request body is not valid UTF-8'), undefined);
     }
     const fields = new Map<string, string>();
     for (const pair of text === '' ? [] : text.split('&')) {
@@ -198,9 +182,9 @@ function installFormParser(app: FastifyInstance): void {
         name = decodeURIComponent((eq === -1 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
         value = eq === -1 ? '' : decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
       } catch {
-        return done(new ApiError(400, 'Request body is not valid form encoding'), undefined);
+        return done(badRequest('Request body is not valid form encoding'), undefined);
       }
-      if (fields.has(name)) return done(new ApiError(400, `field "${name.slice(0, 64)}" is repeated`), undefined);
+      if (fields.has(name)) return done(invalidField(`field "${name.slice(0, 64)}" is repeated`), undefined);
       fields.set(name, value);
     }
     done(null, Object.fromEntries(fields));
@@ -211,9 +195,9 @@ function installFormParser(app: FastifyInstance): void {
 function clientErrorHandler(log: Logger) {
   return function onClientError(error: Error & { code?: string }, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerAndClose(socket, rawErrorResponse(408, 'Request timed out'));
-    else if (error.code === 'HPE_HEADER_OVERFLOW') answerAndClose(socket, rawErrorResponse(431, 'Request headers too large'));
-    else answerAndClose(socket, rawErrorResponse(400, 'Malformed HTTP request'));
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerAndClose(socket, rawErrorResponse(new ApiError('AGENTD_REQUEST_TIMEOUT')));
+    else if (error.code === 'HPE_HEADER_OVERFLOW') answerAndClose(socket, rawErrorResponse(new ApiError('AGENTD_HEADERS_TOO_LARGE')));
+    else answerAndClose(socket, rawErrorResponse(badRequest('Malformed HTTP request')));
     log.warn(`client error: ${error.code ?? error.message}`);
   };
 }

@@ -2,14 +2,23 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { SECURITY_HEADERS } from './headers.js';
 
+/** What the raw answer needs of an error: the shape of the HTTP error catalogue's `ApiError`. */
+export interface RawError {
+  statusCode: number;
+  code: string;
+  message: string;
+  headers: Readonly<Record<string, string>>;
+}
+
 /**
  * The error envelope as raw HTTP/1.1 bytes, with the security headers, for sockets whose request
  * Node could not parse (or hands over without a response object, such as CONNECT). Shared by the
  * REST listener and the webhook channel.
  */
-export function rawErrorResponse(status: number, message: string, extraHeaders: Readonly<Record<string, string>> = {}): string {
-  const body = JSON.stringify({ status: 'error', error: message });
-  const headers = { ...SECURITY_HEADERS, ...extraHeaders };
+export function rawErrorResponse(error: RawError): string {
+  const status = error.statusCode;
+  const body = JSON.stringify({ status: 'error', error: error.message, code: error.code });
+  const headers = { ...SECURITY_HEADERS, ...error.headers };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n${lines}` +

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { clientIp } from '../../security/client-ip.js';
 import type { WebhookAudit } from './audit.js';
+import { ApiError } from '../../http/errors.js';
 import { answerAndClose, rawErrorResponse } from '../../security/raw-error.js';
 
 interface ClientErrorDeps {
@@ -19,11 +20,11 @@ export function createClientErrorHandler(deps: ClientErrorDeps) {
   return function onClientError(error: Error & { code?: string }, socket: Duplex): void {
     const tcp = socket as Socket;
     if (error.code === 'ECONNRESET' || tcp.destroyed || !tcp.writable) return void tcp.destroy();
-    const [status, reason, extra] = describe(error.code, failedLine(error as { rawPacket?: Buffer; bytesParsed?: number }));
+    const refusal = describe(error.code, failedLine(error as { rawPacket?: Buffer; bytesParsed?: number }));
     const answer = () => {
       if (!tcp.writable) return void tcp.destroy();
-      deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), status, reason);
-      answerAndClose(tcp, rawErrorResponse(status, reason, extra));
+      deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), refusal.statusCode, refusal.message);
+      answerAndClose(tcp, rawErrorResponse(refusal));
     };
 
     const current = deps.inflight.get(tcp);
@@ -61,31 +62,33 @@ const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/\d\.\d\r?\n/;
  * Status and message for a request Node's parser refused. A well-formed request line whose method
  * the parser does not know is still "a method other than POST": 405 with Allow, like GET or CONNECT.
  */
-function describe(code: string | undefined, line: string): [number, string, Record<string, string>?] {
+function describe(code: string | undefined, line: string): ApiError {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'ERR_HTTP_HEADERS_TIMEOUT':
-      return [408, 'Request timed out'];
+      return new ApiError('AGENTD_REQUEST_TIMEOUT');
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'Request headers too large'];
+      return new ApiError('AGENTD_HEADERS_TOO_LARGE');
     case 'HPE_INVALID_EOF_STATE':
-      return [400, 'Request body shorter than Content-Length'];
+      return new ApiError('AGENTD_BAD_REQUEST', 'Request body shorter than Content-Length');
     case 'HPE_INVALID_METHOD':
-      return REQUEST_LINE.test(line)
-        ? [405, 'Method not allowed', { allow: 'POST' }]
-        : [400, 'Malformed HTTP request'];
+      return REQUEST_LINE.test(line) ? postOnly() : malformed();
     default:
-      return [400, 'Malformed HTTP request'];
+      return malformed();
   }
 }
+
+const malformed = () => new ApiError('AGENTD_BAD_REQUEST', 'Malformed HTTP request');
+const postOnly = () => new ApiError('AGENTD_METHOD_NOT_ALLOWED', undefined, { allow: 'POST' });
 
 /** CONNECT is a well-formed request for a method we do not serve: 405 like any other. */
 export function createConnectHandler(deps: { audit: WebhookAudit }) {
   return function onConnect(_req: IncomingMessage, socket: Duplex): void {
     const tcp = socket as Socket;
     tcp.on('error', () => {});
-    deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), 405, 'Method not allowed');
-    answerAndClose(tcp, rawErrorResponse(405, 'Method not allowed', { allow: 'POST' }));
+    const refusal = postOnly();
+    deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), refusal.statusCode, refusal.message);
+    answerAndClose(tcp, rawErrorResponse(refusal));
   };
 }
 

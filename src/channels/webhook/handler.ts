@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { ApiError, internalError, payloadTooLarge, rateLimited, unauthorized, unsupportedMediaType } from '../../http/errors.js';
 import type { Logger } from '../../log.js';
 import { clientIp } from '../../security/client-ip.js';
 import type { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
@@ -56,7 +57,7 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
     handle(deps, req, res, ip, expectContinue).catch((error: unknown) => {
       deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
       deps.audit.rejected(ip, 500, 'internal error');
-      if (!res.headersSent) sendError(res, 500, 'Internal server error', {}, true);
+      if (!res.headersSent) sendError(res, internalError(), true);
       else req.socket.destroy();
     });
   };
@@ -88,30 +89,28 @@ async function handle(
   expectContinue: boolean,
 ): Promise<void> {
   let bodyRead = false;
-  const refuse = (status: number, reason: string, headers: Record<string, string> = {}) => {
+  const refuse = (error: ApiError) => {
     // Keeping the connection would mean reading and discarding a body we just refused (up to any
     // size for a 413): close it after the answer instead.
-    sendError(res, status, reason, headers, !bodyRead && hasRequestBody(req.headers));
-    deps.audit.rejected(ip, status, reason);
+    sendError(res, error, !bodyRead && hasRequestBody(req.headers));
+    deps.audit.rejected(ip, error.statusCode, error.message);
   };
 
-  if (req.method !== 'POST') return refuse(405, 'Method not allowed', { allow: 'POST' });
-  if (!deps.limiter.hit(ip).allowed) {
-    return refuse(429, 'Rate limit exceeded', { 'retry-after': String(RETRY_AFTER_SECONDS) });
-  }
-  if (!isJsonContentType(req.headers['content-type'])) return refuse(415, 'Content-Type must be application/json');
+  if (req.method !== 'POST') return refuse(new ApiError('AGENTD_METHOD_NOT_ALLOWED', undefined, { allow: 'POST' }));
+  if (!deps.limiter.hit(ip).allowed) return refuse(rateLimited(RETRY_AFTER_SECONDS));
+  if (!isJsonContentType(req.headers['content-type'])) return refuse(unsupportedMediaType());
   const declared = parseContentLength(req.headers, MAX_BODY_BYTES);
   switch (declared.kind) {
     case 'missing':
-      return refuse(400, 'Content-Length is required (chunked bodies are not accepted)');
+      return refuse(new ApiError('AGENTD_BAD_REQUEST', 'Content-Length is required (chunked bodies are not accepted)'));
     case 'invalid':
-      return refuse(400, 'Content-Length must be a non-negative integer');
+      return refuse(new ApiError('AGENTD_BAD_REQUEST', 'Content-Length must be a non-negative integer'));
     case 'too-large':
-      return refuse(413, 'Request body too large (limit 1 MiB)');
+      return refuse(payloadTooLarge('Request body too large (limit 1 MiB)'));
   }
 
   if (!deps.bodyBytes.tryReserve(declared.bytes)) {
-    return refuse(503, 'Too many request bodies in flight, retry later', { 'retry-after': '1' });
+    return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Too many request bodies in flight, retry later', { 'retry-after': '1' }));
   }
   if (expectContinue) res.writeContinue();
   const body = await readBody(req, declared.bytes, deps.deadlines);
@@ -123,11 +122,12 @@ async function handle(
     return;
   }
   if (body.kind !== 'body') {
-    const [status, reason] =
-      body.kind === 'timeout' ? [408, 'Request body not received in time'] : [400, 'Request body longer than Content-Length'];
+    const error = body.kind === 'timeout'
+      ? new ApiError('AGENTD_REQUEST_TIMEOUT', 'Request body not received in time')
+      : new ApiError('AGENTD_BAD_REQUEST', 'Request body longer than Content-Length');
     // The rest of the body may still trickle in: answer if the socket can take it, never reuse it.
-    if (req.socket.writable) refuse(status, reason);
-    else deps.audit.rejected(ip, status, reason);
+    if (req.socket.writable) refuse(error);
+    else deps.audit.rejected(ip, error.statusCode, error.message);
     destroyAfterAnswer(req, res);
     return;
   }
@@ -141,29 +141,29 @@ async function handle(
   if (deps.secret !== '') {
     if (deps.replay !== null) {
       const check = deps.replay.checkTimestamp(headerValue(req, 'x-service-timestamp'), now);
-      if (!check.ok) return refuse(401, check.error);
+      if (!check.ok) return refuse(unauthorized(check.error));
       freshness = check;
     }
-    if (signature === undefined) return refuse(401, 'Missing X-Service-Signature');
+    if (signature === undefined) return refuse(unauthorized('Missing X-Service-Signature'));
     if (!signatureMatches(deps.secret, body.bytes, signature, freshness?.timestamp)) {
-      return refuse(401, 'Invalid X-Service-Signature');
+      return refuse(unauthorized('Invalid X-Service-Signature'));
     }
     if (deps.replay !== null && deps.replay.isReplay(signature, now)) {
-      return refuse(409, 'Request already received (replayed signature)');
+      return refuse(new ApiError('AGENTD_WEBHOOK_REPLAY', 'Request already received (replayed signature)'));
     }
   }
 
   const payload = parsePayload(body.bytes);
-  if (!payload.ok) return refuse(payload.status, payload.error);
+  if (!payload.ok) return refuse(payload.error);
 
   const requestId = headerValue(req, 'x-request-id');
   if (deps.requestIds !== null && requestId !== undefined && deps.requestIds.seen(requestId, now)) {
     deps.audit.accepted(ip, payload.sender, payload.prompt, true);
     return sendQueued(res);
   }
-  if (deps.queue.isFull) return refuse(503, 'Queue full, retry later');
+  if (deps.queue.isFull) return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
   if (freshness !== undefined && signature !== undefined && !deps.replay?.remember(signature, freshness.seconds, now)) {
-    return refuse(503, 'Replay protection memory full, retry later');
+    return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Replay protection memory full, retry later'));
   }
 
   deps.queue.push({

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { charCount, parsePayload } from './payload.js';
+import { charCount, parsePayload, type PayloadResult } from './payload.js';
 
 const parse = (text: string) => parsePayload(Buffer.from(text));
+/** Status, catalogue code and message of a refused payload. */
+const refusal = (result: PayloadResult) =>
+  result.ok ? null : { status: result.error.statusCode, code: result.error.code, error: result.error.message };
 
 describe('parsePayload', () => {
   it('accepts an object with a prompt and defaults the sender', () => {
@@ -17,32 +20,32 @@ describe('parsePayload', () => {
   });
 
   it.each([
-    ['not JSON', '{prompt:', 'Request body is not valid JSON'],
-    ['empty body', '', 'Request body is not valid JSON'],
-    ['array', '[]', 'Request body must be a JSON object'],
-    ['null', 'null', 'Request body must be a JSON object'],
-    ['number', '5', 'Request body must be a JSON object'],
-    ['string', '"prompt"', 'Request body must be a JSON object'],
-    ['missing prompt', '{"sender":"a"}', 'field "prompt" is required'],
-    ['numeric prompt', '{"prompt":5}', 'field "prompt" must be a string'],
-    ['null prompt', '{"prompt":null}', 'field "prompt" must be a string'],
-    ['object prompt', '{"prompt":{"a":1}}', 'field "prompt" must be a string'],
-    ['empty prompt', '{"prompt":""}', 'field "prompt" must not be empty'],
-    ['whitespace prompt', '{"prompt":" \\n\\t "}', 'field "prompt" must not be empty'],
-    ['numeric sender', '{"prompt":"x","sender":7}', 'field "sender" must be a string'],
-    ['prompt inherited through __proto__', '{"__proto__":{"prompt":"x"}}', 'field "prompt" is required'],
-  ])('400 for %s', (_name, text, error) => {
-    expect(parse(text)).toEqual({ ok: false, status: 400, error });
+    ['not JSON', '{prompt:', 'Request body is not valid JSON', 'AGENTD_BAD_REQUEST'],
+    ['empty body', '', 'Request body is not valid JSON', 'AGENTD_BAD_REQUEST'],
+    ['array', '[]', 'Request body must be a JSON object', 'AGENTD_VALIDATION'],
+    ['null', 'null', 'Request body must be a JSON object', 'AGENTD_VALIDATION'],
+    ['number', '5', 'Request body must be a JSON object', 'AGENTD_VALIDATION'],
+    ['string', '"prompt"', 'Request body must be a JSON object', 'AGENTD_VALIDATION'],
+    ['missing prompt', '{"sender":"a"}', 'field "prompt" is required', 'AGENTD_VALIDATION'],
+    ['numeric prompt', '{"prompt":5}', 'field "prompt" must be a string', 'AGENTD_VALIDATION'],
+    ['null prompt', '{"prompt":null}', 'field "prompt" must be a string', 'AGENTD_VALIDATION'],
+    ['object prompt', '{"prompt":{"a":1}}', 'field "prompt" must be a string', 'AGENTD_VALIDATION'],
+    ['empty prompt', '{"prompt":""}', 'field "prompt" must not be empty', 'AGENTD_VALIDATION'],
+    ['whitespace prompt', '{"prompt":" \\n\\t "}', 'field "prompt" must not be empty', 'AGENTD_VALIDATION'],
+    ['numeric sender', '{"prompt":"x","sender":7}', 'field "sender" must be a string', 'AGENTD_VALIDATION'],
+    ['prompt inherited through __proto__', '{"__proto__":{"prompt":"x"}}', 'field "prompt" is required', 'AGENTD_VALIDATION'],
+  ])('400 for %s', (_name, text, error, code) => {
+    expect(refusal(parse(text))).toEqual({ status: 400, code, error });
   });
 
   it('400 for invalid UTF-8', () => {
     const bytes = Buffer.concat([Buffer.from('{"prompt":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
-    expect(parsePayload(bytes)).toEqual({ ok: false, status: 400, error: 'Request body is not valid UTF-8' });
+    expect(refusal(parsePayload(bytes))).toEqual({ status: 400, code: 'AGENTD_BAD_REQUEST', error: 'Request body is not valid UTF-8' });
   });
 
   it('accepts a prompt of exactly 32,000 characters and refuses 32,001 with 413', () => {
     expect(parse(JSON.stringify({ prompt: 'a'.repeat(32_000) })).ok).toBe(true);
-    expect(parse(JSON.stringify({ prompt: 'a'.repeat(32_001) }))).toMatchObject({ ok: false, status: 413 });
+    expect(refusal(parse(JSON.stringify({ prompt: 'a'.repeat(32_001) })))).toMatchObject({ status: 413, code: 'AGENTD_PAYLOAD_TOO_LARGE' });
   });
 
   it('counts an emoji as one character for the prompt limit', () => {

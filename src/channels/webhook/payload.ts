@@ -1,9 +1,10 @@
+import { ApiError, invalidField, payloadTooLarge } from '../../http/errors.js';
 import { MAX_PROMPT_CHARS } from './limits.js';
 import { sanitizeSender } from './sender.js';
 
 export type PayloadResult =
   | { ok: true; prompt: string; sender: string }
-  | { ok: false; status: 400 | 413; error: string };
+  | { ok: false; error: ApiError };
 
 // fatal: invalid UTF-8 is refused instead of being turned into U+FFFD and queued as if valid.
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -18,34 +19,36 @@ export function parsePayload(body: Uint8Array): PayloadResult {
   try {
     text = decoder.decode(body);
   } catch {
-    return badRequest('Request body is not valid UTF-8');
+    return refused(new ApiError('AGENTD_BAD_REQUEST', 'Request body is not valid UTF-8'));
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return badRequest('Request body is not valid JSON');
+    return refused(new ApiError('AGENTD_BAD_REQUEST', 'Request body is not valid JSON'));
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return badRequest('Request body must be a JSON object');
+    return invalid('Request body must be a JSON object');
   }
   const { prompt, sender } = value as { prompt?: unknown; sender?: unknown };
-  if (prompt === undefined) return badRequest('field "prompt" is required');
-  if (typeof prompt !== 'string') return badRequest('field "prompt" must be a string');
-  if (prompt.trim() === '') return badRequest('field "prompt" must not be empty');
+  if (prompt === undefined) return invalid('field "prompt" is required');
+  if (typeof prompt !== 'string') return invalid('field "prompt" must be a string');
+  if (prompt.trim() === '') return invalid('field "prompt" must not be empty');
   // Code points never outnumber UTF-16 units, so the count is only needed for long prompts.
   if (prompt.length > MAX_PROMPT_CHARS && charCount(prompt) > MAX_PROMPT_CHARS) {
-    return { ok: false, status: 413, error: `field "prompt" is longer than ${MAX_PROMPT_CHARS} characters` };
+    return refused(payloadTooLarge(`field "prompt" is longer than ${MAX_PROMPT_CHARS} characters`));
   }
   if (sender !== undefined && sender !== null && typeof sender !== 'string') {
-    return badRequest('field "sender" must be a string');
+    return invalid('field "sender" must be a string');
   }
   return { ok: true, prompt, sender: sanitizeSender(sender ?? undefined) };
 }
 
-function badRequest(error: string): PayloadResult {
-  return { ok: false, status: 400, error };
+function refused(error: ApiError): PayloadResult {
+  return { ok: false, error };
 }
+
+const invalid = (message: string) => refused(invalidField(message));
 
 /** Length in code points: an astral character (emoji) counts once, as a reader would count it. */
 export function charCount(text: string): number {

@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import { errorBody } from '../../http/envelope.js';
+import type { ApiError } from '../../http/errors.js';
 import { SECURITY_HEADERS } from '../../security/headers.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -12,10 +14,6 @@ const QUEUED_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-length': String(Buffer.byteLength(QUEUED_BODY)),
 });
 
-export function errorJson(message: string): string {
-  return JSON.stringify({ status: 'error', error: message });
-}
-
 export function sendQueued(res: ServerResponse): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(202, QUEUED_HEADERS);
@@ -27,23 +25,17 @@ export function sendQueued(res: ServerResponse): void {
  * the answer: used when the body was never read (it is still on the socket, and reading up to
  * 1 MiB that nobody wants is what the early refusal avoids) and after a body timeout.
  */
-export function sendError(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  extraHeaders: Readonly<Record<string, string>> = {},
-  close = false,
-): void {
+export function sendError(res: ServerResponse, error: ApiError, close = false): void {
   if (res.headersSent || res.destroyed) return;
-  const body = errorJson(message);
+  const body = JSON.stringify(errorBody(error));
   const headers: Record<string, string> = {
     ...SECURITY_HEADERS,
     'content-type': JSON_TYPE,
     'content-length': String(Buffer.byteLength(body)),
-    ...extraHeaders,
+    ...error.headers,
   };
   if (close) headers.connection = 'close';
-  res.writeHead(status, headers);
+  res.writeHead(error.statusCode, headers);
   res.end(body);
 }
 

@@ -73,10 +73,15 @@ export const turnSchema = {
   },
 } as const;
 
-/** Body of POST /chat and POST /runs. */
+/**
+ * Body of POST /chat and POST /runs. A field the route does not know is named in the 400 (a typo
+ * such as `sesion_id` would otherwise silently start a new session); a `message` over its
+ * maxLength is a 413 (decisions.md), which the error mapping decides.
+ */
 export const turnBodySchema = {
   type: 'object',
   required: ['message'],
+  additionalProperties: false,
   properties: {
     message: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS, description: `at most ${MAX_MESSAGE_CHARS} characters (413 beyond)` },
     session_id: { type: 'string', minLength: 1, maxLength: MAX_ID_CHARS, description: 'an API session; a new one is created when omitted' },

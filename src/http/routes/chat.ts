@@ -1,18 +1,11 @@
-import type { FastifyInstance } from 'fastify';
-import type { AgentRuntime } from '../../agent/runtime.js';
-import type { AuditSink } from '../../audit/types.js';
 import { ok, okSchema } from '../envelope.js';
-import { auditBusy, bodyGuard, toApiError } from './agent-errors.js';
 import { costSchema, turnBodySchema } from './agent-schemas.js';
-
-export interface ChatRoutesContext {
-  agent: AgentRuntime;
-  audit: AuditSink;
-}
+import { auditBusy } from './busy-audit.js';
+import type { RouteContext, RouteInstance } from './context.js';
 
 /** POST /chat: one synchronous turn with the agent. */
-export function chatRoutes(app: FastifyInstance, ctx: ChatRoutesContext): void {
-  app.post('/api/v1/chat', {
+export function chatRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'audit'>): void {
+  app.post('/chat', {
     schema: {
       summary: 'Chat with the agent (blocks until it answers)',
       description:
@@ -33,14 +26,13 @@ export function chatRoutes(app: FastifyInstance, ctx: ChatRoutesContext): void {
         }),
       },
     },
-    preValidation: bodyGuard(['message', 'session_id', 'provider']),
   }, async (request) => {
-    const body = request.body as { message: string; session_id?: string; provider?: string };
+    const { body } = request;
     try {
       return ok(await ctx.agent.chat({ message: body.message, sessionId: body.session_id, provider: body.provider }));
     } catch (err) {
       await auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'chat');
-      throw toApiError(err);
+      throw err;
     }
   });
 }

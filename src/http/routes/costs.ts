@@ -1,14 +1,13 @@
-import type { FastifyInstance } from 'fastify';
-import type { AgentRuntime } from '../../agent/runtime.js';
 import { ok, okSchema } from '../envelope.js';
 import { limitParam, parseLimit } from '../query.js';
+import type { RouteContext, RouteInstance } from './context.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
 
 /** GET /costs/summary: spend and tokens, in total and per session (most spend first). */
-export function costRoutes(app: FastifyInstance, ctx: { agent: AgentRuntime }): void {
-  app.get('/api/v1/costs/summary', {
+export function costRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent'>): void {
+  app.get('/costs/summary', {
     schema: {
       summary: 'Cost summary',
       description: 'Totals over every stored provider call, the sessions that spent most, and the per-session cap (0 = none).',
@@ -51,7 +50,7 @@ export function costRoutes(app: FastifyInstance, ctx: { agent: AgentRuntime }): 
       },
     },
   }, async (request) => {
-    const limit = parseLimit((request.query as { limit?: string }).limit, DEFAULT_LIMIT, MAX_LIMIT);
+    const limit = parseLimit(request.query.limit, DEFAULT_LIMIT, MAX_LIMIT);
     return ok(await ctx.agent.costSummary(limit));
   });
 }

@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import type { DiagnosticsReport } from '../../diagnostics/index.js';
 import { ok, okSchema } from '../envelope.js';
+import type { RouteContext, RouteInstance } from './context.js';
 
 const statusSchema = { type: 'string', enum: ['ok', 'warn', 'error'] };
 
-export function diagnosticsRoutes(app: FastifyInstance, ctx: { diagnostics: () => Promise<DiagnosticsReport> }): void {
-  app.get('/api/v1/diagnostics', {
+export function diagnosticsRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'diagnostics'>): void {
+  app.get('/diagnostics', {
     schema: {
       summary: 'Section-by-section health checks (same data as agentd doctor)',
       tags: ['system'],

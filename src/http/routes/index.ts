@@ -1,5 +1,3 @@
-export { systemRoutes } from './system.js';
-export { memoryRoutes } from './memory.js';
-export { agentRoutes, type AgentRoutesContext } from './agent.js';
-export { diagnosticsRoutes } from './diagnostics.js';
-export { loginRoutes, WEB_PUBLIC_PATHS, type LoginRoutesContext } from './login.js';
+export { apiRoutes } from './api.js';
+export { webRoutes, WEB_PUBLIC_PATHS } from './login.js';
+export { API_PREFIX, type RouteContext, type StatusSnapshot } from './context.js';

@@ -1,18 +1,10 @@
 import type { TLSSocket } from 'node:tls';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuditSink } from '../../audit/types.js';
+import type { FastifyRequest } from 'fastify';
 import { apiKeyChecker } from '../auth.js';
 import { ok, okSchema } from '../envelope.js';
 import { sendHtml, webSessionOf } from '../pipeline.js';
-import { readCookie, type WebSessionStore } from '../web-sessions.js';
-
-export interface LoginRoutesContext {
-  apiKey: string;
-  sessions: WebSessionStore;
-  cookieName: string;
-  trustProxy: boolean;
-  audit: AuditSink;
-}
+import { readCookie } from '../web-sessions.js';
+import type { RoutePlugin } from './context.js';
 
 /**
  * Paths the pipeline serves without a credential (still rate limited, still 401 with an empty
@@ -23,15 +15,16 @@ export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login']);
 
 /**
  * The browser's way in: the login form, the session cookie it sets, logout, and the console page
- * at `/` (a placeholder carrying the CSRF token until the console itself lands).
+ * at `/` (a placeholder carrying the CSRF token until the console itself lands). Registered
+ * without the API prefix: these are the browser's addresses.
  */
-export function loginRoutes(app: FastifyInstance, ctx: LoginRoutesContext): void {
+export const webRoutes: RoutePlugin = async (app, { context }) => {
+  const ctx = { ...context.web, audit: context.audit };
   const keyMatches = apiKeyChecker(ctx.apiKey);
 
-  app.get('/login', { schema: { hide: true } }, (request, reply) => {
-    const failed = (request.query as { error?: string }).error === '1';
-    return sendHtml(reply, loginPage(failed));
-  });
+  app.get('/login', {
+    schema: { hide: true, querystring: { type: 'object', properties: { error: { type: 'string' } } } },
+  }, (request, reply) => sendHtml(reply, loginPage(request.query.error === '1')));
 
   app.post('/login', {
     config: { formBody: true },
@@ -40,7 +33,7 @@ export function loginRoutes(app: FastifyInstance, ctx: LoginRoutesContext): void
       body: { type: 'object', properties: { api_key: { type: 'string', maxLength: 4096 } } },
     },
   }, async (request, reply) => {
-    const offered = (request.body as { api_key?: string } | undefined)?.api_key ?? null;
+    const offered = request.body.api_key ?? null;
     if (!keyMatches(offered)) {
       // Every failed login is recorded (the spec's rule); the per-IP rate limit bounds the volume.
       await ctx.audit.emit({
@@ -94,7 +87,7 @@ export function loginRoutes(app: FastifyInstance, ctx: LoginRoutesContext): void
     if (session === null) return reply.redirect('/login', 303);
     return sendHtml(reply, consolePlaceholderPage(session.csrfToken));
   });
-}
+};
 
 /**
  * The session cookie. `Secure` only over HTTPS: a plain-HTTP loopback deployment must still be

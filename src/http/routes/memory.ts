@@ -1,16 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuditSink } from '../../audit/types.js';
 import { MAX_QUERY_WORDS, queryWords } from '../../memory/query.js';
-
-import type { TurnStore } from '../../memory/types.js';
 import { ok, okSchema } from '../envelope.js';
-import { badRequest, notFound } from '../errors.js';
+import { ApiError, invalidField } from '../errors.js';
 import { limitParam, parseLimit } from '../query.js';
-
-export interface MemoryRoutesContext {
-  memory: TurnStore;
-  audit: AuditSink;
-}
+import type { RouteContext, RouteInstance } from './context.js';
 
 const SEARCH_DEFAULT_LIMIT = 10;
 const SEARCH_MAX_LIMIT = 100;
@@ -38,8 +30,10 @@ const searchResultSchema = {
 } as const;
 
 /** Search, pin and delete of stored conversation turns (spec: Memory endpoints). */
-export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): void {
-  app.get('/api/v1/memory/search', {
+export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory' | 'audit'>): void {
+  const turnNotFound = () => new ApiError('AGENTD_TURN_NOT_FOUND');
+
+  app.get('/memory/search', {
     schema: {
       summary: 'Full-text search of stored turns',
       description:
@@ -60,14 +54,16 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
       },
     },
   }, async (request) => {
-    const query = request.query as { q: string; limit?: string; session_id?: string };
+    const { query } = request;
     const limit = parseLimit(query.limit, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
-    if (queryWords(query.q).length > MAX_QUERY_WORDS) throw badRequest(`q must have at most ${MAX_QUERY_WORDS} distinct words`);
+    if (queryWords(query.q).length > MAX_QUERY_WORDS) throw invalidField(`q must have at most ${MAX_QUERY_WORDS} distinct words`);
     const results = await ctx.memory.search(query.q, { limit, sessionId: query.session_id });
     return ok({ results });
   });
 
-  app.post('/api/v1/memory/turns/:id/pin', {
+  // decisions.md: the body is optional and an absent or empty one means "pin" (the schema's
+  // default); validation never coerces, so "false" or 0 is a 400 naming `pinned`.
+  app.post('/memory/turns/:id/pin', {
     schema: {
       summary: 'Pin or unpin a turn',
       description: 'Pinned turns survive session cleanup and age-based retention. The body may be omitted (pins).',
@@ -86,27 +82,11 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
         }),
       },
     },
-    // The spec's body is optional: an absent or empty body means "pin". Anything present must be an
-    // object whose `pinned` is a real boolean, checked here before schema validation sees it, so no
-    // validator setting (type coercion) can turn "false" or 0 into a boolean, and the error names
-    // the offending field.
-    preValidation: async (request: FastifyRequest) => {
-      const body = request.body as unknown;
-      if (body === undefined || body === null) {
-        request.body = {};
-        return;
-      }
-      if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('body must be a JSON object');
-      const { pinned, ...rest } = body as Record<string, unknown>;
-      if (pinned !== undefined && typeof pinned !== 'boolean') throw badRequest('field "pinned" must be a boolean');
-      const unknown = Object.keys(rest)[0];
-      if (unknown !== undefined) throw badRequest(`field "${unknown}" is not allowed`);
-    },
   }, async (request) => {
-    const { id } = request.params as { id: string };
-    const pinned = (request.body as { pinned?: boolean }).pinned ?? true;
+    const { id } = request.params;
+    const { pinned } = request.body;
     const turn = await ctx.memory.setPinned(id, pinned);
-    if (!turn) throw notFound('Turn not found');
+    if (!turn) throw turnNotFound();
     await ctx.audit.emit({
       event_type: 'web.memory', category: 'web', result: 'allow', subsystem: 'memory',
       action: pinned ? 'pin' : 'unpin', source: request.clientAddress || null,
@@ -115,7 +95,7 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
     return ok({ id: turn.id, pinned: turn.pinned });
   });
 
-  app.delete('/api/v1/memory/turns/:id', {
+  app.delete('/memory/turns/:id', {
     schema: {
       summary: 'Delete a turn permanently',
       description: 'Removes the turn and its full-text index entry in one transaction, and erases its text from the run that stored it (response and event log); the text does not remain in the database files.',
@@ -130,9 +110,9 @@ export function memoryRoutes(app: FastifyInstance, ctx: MemoryRoutesContext): vo
       },
     },
   }, async (request) => {
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const turn = await ctx.memory.delete(id);
-    if (!turn) throw notFound('Turn not found');
+    if (!turn) throw turnNotFound();
     await ctx.audit.emit({
       event_type: 'web.memory', category: 'web', result: 'allow', subsystem: 'memory',
       action: 'delete', source: request.clientAddress || null,

@@ -1,16 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import type { ProviderRegistry } from '../../providers/registry.js';
-import type { ToolRegistry } from '../../tools/registry.js';
 import { ok, okSchema } from '../envelope.js';
-
-export interface CatalogRoutesContext {
-  providers: ProviderRegistry;
-  tools: ToolRegistry;
-}
+import type { RouteContext, RouteInstance } from './context.js';
 
 /** GET /providers and GET /tools: what the agent can use. */
-export function catalogRoutes(app: FastifyInstance, ctx: CatalogRoutesContext): void {
-  app.get('/api/v1/providers', {
+export function catalogRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'providers' | 'tools'>): void {
+  app.get('/providers', {
     schema: {
       summary: 'Registered providers',
       description: 'Every provider with its model, whether it can be used now, and whether it is the default.',
@@ -41,7 +34,7 @@ export function catalogRoutes(app: FastifyInstance, ctx: CatalogRoutesContext): 
 
   // The tool list never changes while the process lives: serialise it once.
   let toolsBody: string | null = null;
-  app.get('/api/v1/tools', {
+  app.get('/tools', {
     schema: {
       summary: 'Registered tools',
       description: 'Every tool the agent may call, with its description and the JSON Schema of its arguments.',

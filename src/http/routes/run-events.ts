@@ -1,30 +1,18 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AgentRuntime } from '../../agent/runtime.js';
-import { badRequest, notFound } from '../errors.js';
-import { toApiError } from './agent-errors.js';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, invalidField } from '../errors.js';
 import { idParams } from './agent-schemas.js';
-import { SseViewer, type SseViewerOptions } from './sse-viewer.js';
-
-export interface RunEventRoutesContext extends SseViewerOptions {
-  agent: AgentRuntime;
-}
-
-export interface RunEventStreams {
-  /** Open event streams. */
-  readonly size: number;
-  /** Ends every open stream (shutdown). */
-  closeAll(): void;
-}
+import type { RouteContext, RouteInstance } from './context.js';
+import { SseViewer } from './sse-viewer.js';
 
 /** Highest id a client may name; anything larger is not one of ours. */
 const MAX_EVENT_ID = 1_000_000_000;
 
-function lastEventId(request: FastifyRequest): number {
+function lastEventId(request: FastifyRequest, fromQuery: string | undefined): number {
   const header = request.headers['last-event-id'];
-  const raw = typeof header === 'string' && header.trim() !== '' ? header : (request.query as { last_event_id?: string }).last_event_id;
+  const raw = typeof header === 'string' && header.trim() !== '' ? header : fromQuery;
   if (raw === undefined || raw.trim() === '') return 0;
   const text = raw.trim();
-  if (!/^\d{1,10}$/.test(text) || Number(text) > MAX_EVENT_ID) throw badRequest('Last-Event-ID must be a non-negative integer');
+  if (!/^\d{1,10}$/.test(text) || Number(text) > MAX_EVENT_ID) throw invalidField('Last-Event-ID must be a non-negative integer');
   return Number(text);
 }
 
@@ -35,10 +23,15 @@ function lastEventId(request: FastifyRequest): number {
  * cannot set headers); a live run then streams until its terminal event, a finished one closes.
  * A reconnect after the terminal event is answered 204, which makes EventSource stop.
  */
-export function runEventRoutes(app: FastifyInstance, ctx: RunEventRoutesContext): RunEventStreams {
+export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'pingIntervalMs'>): void {
   const open = new Set<SseViewer>();
+  // An open stream is never idle, so closing the server would wait for it: end them all first.
+  // Runs still in flight have already ended by then (the app closes the agent runtime first).
+  app.addHook('preClose', async () => {
+    for (const viewer of [...open]) viewer.end();
+  });
 
-  app.get('/api/v1/runs/:id/events', {
+  app.get('/runs/:id/events', {
     schema: {
       summary: 'Stream a run\'s events (text/event-stream)',
       description:
@@ -57,17 +50,12 @@ export function runEventRoutes(app: FastifyInstance, ctx: RunEventRoutesContext)
       },
     },
   }, async (request, reply) => {
-    const { id } = request.params as { id: string };
-    const afterId = lastEventId(request);
-    const viewer = new SseViewer(reply.raw, ctx);
-    let watch;
-    try {
-      watch = await ctx.agent.watchRun(id, afterId, viewer);
-    } catch (err) {
-      throw toApiError(err);
-    }
-    if (!watch.found) throw notFound('Run not found');
-    if (watch.finished && watch.replay.length === 0) return reply.code(204).send();
+    const { id } = request.params;
+    const afterId = lastEventId(request, request.query.last_event_id);
+    const viewer = new SseViewer(reply.raw, { pingIntervalMs: ctx.pingIntervalMs });
+    const watch = await ctx.agent.watchRun(id, afterId, viewer);
+    if (!watch.found) throw new ApiError('AGENTD_RUN_NOT_FOUND');
+    if (watch.finished && watch.replay.length === 0) return reply.code(204).send(null);
 
     // From here the response is written by hand; nothing below may throw into Fastify.
     reply.hijack();
@@ -78,13 +66,4 @@ export function runEventRoutes(app: FastifyInstance, ctx: RunEventRoutesContext)
     });
     viewer.start(watch.replay, watch.finished);
   });
-
-  return {
-    get size() {
-      return open.size;
-    },
-    closeAll() {
-      for (const viewer of [...open]) viewer.end();
-    },
-  };
 }

@@ -1,25 +1,18 @@
-import type { FastifyInstance } from 'fastify';
-import type { AgentRuntime } from '../../agent/runtime.js';
-import type { AuditSink } from '../../audit/types.js';
 import { ok, okSchema } from '../envelope.js';
-import { notFound } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { limitParam, parseLimit } from '../query.js';
-import { auditBusy, bodyGuard, mapAgentErrors, toApiError } from './agent-errors.js';
 import { idParams, MAX_ID_CHARS, runSchema, turnBodySchema } from './agent-schemas.js';
-
-export interface RunRoutesContext {
-  agent: AgentRuntime;
-  audit: AuditSink;
-}
+import { auditBusy } from './busy-audit.js';
+import type { RouteContext, RouteInstance } from './context.js';
 
 const LIST_DEFAULT = 20;
 const LIST_MAX = 100;
 
 /** Background runs (spec: Runs; decisions.md: status values and the cancel endpoint). */
-export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
+export function runRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'audit'>): void {
   const { agent } = ctx;
 
-  app.post('/api/v1/runs', {
+  app.post('/runs', {
     schema: {
       summary: 'Start a background run',
       description:
@@ -29,19 +22,18 @@ export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
       body: turnBodySchema,
       response: { 202: okSchema(runSchema) },
     },
-    preValidation: bodyGuard(['message', 'session_id', 'provider']),
   }, async (request, reply) => {
-    const body = request.body as { message: string; session_id?: string; provider?: string };
+    const { body } = request;
     try {
       const run = await agent.startRun({ message: body.message, sessionId: body.session_id, provider: body.provider });
       return reply.code(202).send(ok(run));
     } catch (err) {
       await auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'run');
-      throw toApiError(err);
+      throw err;
     }
   });
 
-  app.get('/api/v1/runs', {
+  app.get('/runs', {
     schema: {
       summary: 'Recent runs of a session',
       description: 'Newest first.',
@@ -59,12 +51,12 @@ export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
       },
     },
   }, async (request) => {
-    const query = request.query as { session_id: string; limit?: string };
+    const { query } = request;
     const limit = parseLimit(query.limit, LIST_DEFAULT, LIST_MAX);
     return ok({ runs: await agent.listRuns(query.session_id, limit) });
   });
 
-  app.get('/api/v1/runs/:id', {
+  app.get('/runs/:id', {
     schema: {
       summary: 'One run',
       description: 'Its current state; a finished run returns its terminal state at once.',
@@ -73,12 +65,12 @@ export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
       response: { 200: okSchema(runSchema) },
     },
   }, async (request) => {
-    const run = await agent.getRun((request.params as { id: string }).id);
-    if (!run) throw notFound('Run not found');
+    const run = await agent.getRun(request.params.id);
+    if (!run) throw new ApiError('AGENTD_RUN_NOT_FOUND');
     return ok(run);
   });
 
-  app.post('/api/v1/runs/:id/cancel', {
+  app.post('/runs/:id/cancel', {
     schema: {
       summary: 'Cancel a run',
       description: 'The run ends at once as cancelled (terminal event run.cancelled). 409 when it has already finished.',
@@ -87,7 +79,7 @@ export function runRoutes(app: FastifyInstance, ctx: RunRoutesContext): void {
       response: { 202: okSchema(runSchema) },
     },
   }, async (request, reply) => {
-    const run = await mapAgentErrors(() => agent.cancelRun((request.params as { id: string }).id));
+    const run = await agent.cancelRun(request.params.id);
     return reply.code(202).send(ok(run));
   });
 }

@@ -1,16 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import type { AgentRuntime } from '../../agent/runtime.js';
-import type { TurnStore } from '../../memory/types.js';
 import { ok, okSchema } from '../envelope.js';
-import { notFound } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { limitParam, parseLimit } from '../query.js';
-import { bodyGuard, mapAgentErrors } from './agent-errors.js';
 import { idParams, MAX_PROVIDER_CHARS, MAX_SESSION_NAME_CHARS, sessionSchema, turnSchema } from './agent-schemas.js';
-
-export interface SessionRoutesContext {
-  agent: AgentRuntime;
-  memory: TurnStore;
-}
+import type { RouteContext, RouteInstance } from './context.js';
 
 const LIST_DEFAULT = 20;
 const LIST_MAX = 200;
@@ -18,21 +10,23 @@ const HISTORY_DEFAULT = 50;
 const HISTORY_MAX = 500;
 
 /** API sessions: in-memory conversation handles (spec: Sessions). */
-export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): void {
+export function sessionRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'memory'>): void {
   const { agent } = ctx;
+  const sessionNotFound = () => new ApiError('AGENTD_SESSION_NOT_FOUND');
   const sessionFound = async (id: string) => {
     const session = await agent.sessions.get(id);
-    if (!session) throw notFound('Session not found');
+    if (!session) throw sessionNotFound();
     return session;
   };
 
-  app.post('/api/v1/sessions', {
+  app.post('/sessions', {
     schema: {
       summary: 'Create an API session',
       description: 'The body may be omitted. The provider defaults to the registry default; an unknown or unavailable provider is a 400.',
       tags: ['sessions'],
       body: {
         type: 'object',
+        additionalProperties: false,
         properties: {
           name: { type: 'string', maxLength: MAX_SESSION_NAME_CHARS },
           provider: { type: 'string', minLength: 1, maxLength: MAX_PROVIDER_CHARS },
@@ -40,14 +34,13 @@ export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): 
       },
       response: { 201: okSchema(sessionSchema) },
     },
-    preValidation: bodyGuard(['name', 'provider'], { optionalBody: true }),
   }, async (request, reply) => {
-    const body = request.body as { name?: string; provider?: string };
-    const session = await mapAgentErrors(() => agent.createSession({ name: body.name, provider: body.provider }));
+    const { body } = request;
+    const session = await agent.createSession({ name: body.name, provider: body.provider });
     return reply.code(201).send(ok(session));
   });
 
-  app.get('/api/v1/sessions', {
+  app.get('/sessions', {
     schema: {
       summary: 'List API sessions',
       description: 'Most recently used first.',
@@ -58,15 +51,15 @@ export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): 
       },
     },
   }, async (request) => {
-    const limit = parseLimit((request.query as { limit?: string }).limit, LIST_DEFAULT, LIST_MAX);
+    const limit = parseLimit(request.query.limit, LIST_DEFAULT, LIST_MAX);
     return ok({ sessions: await agent.sessions.list(limit) });
   });
 
-  app.get('/api/v1/sessions/:id', {
+  app.get('/sessions/:id', {
     schema: { summary: 'One API session', tags: ['sessions'], params: idParams, response: { 200: okSchema(sessionSchema) } },
-  }, async (request) => ok(await sessionFound((request.params as { id: string }).id)));
+  }, async (request) => ok(await sessionFound(request.params.id)));
 
-  app.delete('/api/v1/sessions/:id', {
+  app.delete('/sessions/:id', {
     schema: {
       summary: 'End an API session',
       description: 'Cancels its run or chat in flight. Its stored turns stay in memory (search still finds them).',
@@ -81,12 +74,12 @@ export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): 
       },
     },
   }, async (request) => {
-    const { id } = request.params as { id: string };
-    if (!(await agent.endSession(id))) throw notFound('Session not found');
+    const { id } = request.params;
+    if (!(await agent.endSession(id))) throw sessionNotFound();
     return ok({ id, ended: true });
   });
 
-  app.get('/api/v1/sessions/:id/history', {
+  app.get('/sessions/:id/history', {
     schema: {
       summary: 'Turns of an API session',
       description: 'The most recent turns, oldest first.',
@@ -98,8 +91,8 @@ export function sessionRoutes(app: FastifyInstance, ctx: SessionRoutesContext): 
       },
     },
   }, async (request) => {
-    const { id } = request.params as { id: string };
-    const limit = parseLimit((request.query as { limit?: string }).limit, HISTORY_DEFAULT, HISTORY_MAX);
+    const { id } = request.params;
+    const limit = parseLimit(request.query.limit, HISTORY_DEFAULT, HISTORY_MAX);
     await sessionFound(id);
     return ok({ turns: await ctx.memory.history(id, limit) });
   });

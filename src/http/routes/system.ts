@@ -1,28 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { ok, okSchema } from '../envelope.js';
-import type { OpenApiCollector } from '../openapi.js';
+import type { RouteContext, RouteInstance } from './context.js';
 
-/** What the status endpoint reports; each part is filled by the subsystem that owns it. */
-export interface StatusSnapshot {
-  version: string;
-  uptime_s: number;
-  providers_available: string[];
-  default_provider: string;
-  tool_count: number;
-  session_count: number;
-  memory: { present: boolean; turn_count: number };
-}
-
-export interface SystemRoutesContext {
-  version: string;
-  status: () => Promise<StatusSnapshot>;
-  openapi: OpenApiCollector;
-}
-
-export function systemRoutes(app: FastifyInstance, ctx: SystemRoutesContext): void {
+export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'version' | 'status' | 'openapi'>): void {
   // The health body never changes while the process lives: serialise it once.
   const healthBody = JSON.stringify(ok({ status: 'healthy', version: ctx.version }));
-  app.get('/api/v1/health', {
+  app.get('/health', {
     schema: {
       summary: 'Liveness',
       tags: ['system'],
@@ -37,7 +19,7 @@ export function systemRoutes(app: FastifyInstance, ctx: SystemRoutesContext): vo
     reply.type('application/json; charset=utf-8').send(healthBody);
   });
 
-  app.get('/api/v1/status', {
+  app.get('/status', {
     schema: {
       summary: 'Runtime status',
       tags: ['system'],
@@ -61,7 +43,7 @@ export function systemRoutes(app: FastifyInstance, ctx: SystemRoutesContext): vo
     },
   }, async () => ok(await ctx.status()));
 
-  app.get('/api/v1/openapi.json', {
+  app.get('/openapi.json', {
     schema: { summary: 'This OpenAPI 3.1 document', tags: ['system'] },
   }, async () => ctx.openapi.document());
 }

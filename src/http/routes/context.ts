@@ -1,0 +1,56 @@
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import type { AgentRuntime } from '../../agent/runtime.js';
+import type { AuditSink } from '../../audit/types.js';
+import type { DiagnosticsReport } from '../../diagnostics/index.js';
+import type { TurnStore } from '../../memory/types.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import type { OpenApiCollector } from '../openapi.js';
+import type { WebSessionStore } from '../web-sessions.js';
+
+/** Every REST route lives under this prefix; only the browser's pages (`/`, `/login`, `/logout`) do not. */
+export const API_PREFIX = '/api/v1';
+
+/** What the status endpoint reports; each part is filled by the subsystem that owns it. */
+export interface StatusSnapshot {
+  version: string;
+  uptime_s: number;
+  providers_available: string[];
+  default_provider: string;
+  tool_count: number;
+  session_count: number;
+  memory: { present: boolean; turn_count: number };
+}
+
+/** The browser session settings of the login routes. */
+export interface WebLogin {
+  apiKey: string;
+  sessions: WebSessionStore;
+  cookieName: string;
+  trustProxy: boolean;
+}
+
+/**
+ * What the routes need from the rest of the service, built once by the composition root and
+ * handed to every route plugin; each route group names the parts it uses.
+ */
+export interface RouteContext {
+  version: string;
+  openapi: OpenApiCollector;
+  status: () => Promise<StatusSnapshot>;
+  diagnostics: () => Promise<DiagnosticsReport>;
+  agent: AgentRuntime;
+  providers: ProviderRegistry;
+  tools: ToolRegistry;
+  memory: TurnStore;
+  audit: AuditSink;
+  web: WebLogin;
+  /** Keep-alive interval of run event streams (tests shorten it). */
+  pingIntervalMs?: number;
+}
+
+/** A route plugin: its request parts are typed from the route schemas. */
+export type RoutePlugin = FastifyPluginAsyncJsonSchemaToTs<{ Options: { context: RouteContext } }>;
+
+/** The Fastify instance route groups register on (typed by the same provider). */
+export type RouteInstance = Parameters<RoutePlugin>[0];
