@@ -158,9 +158,10 @@ export class WebhookChannel {
   }
 
   private warnAboutExposure(): void {
-    if (this.secret === '' && !isLoopback(this.host)) {
+    // The spec's wording: anything but 127.0.0.1 (`localhost` and `::1` included) is warned about.
+    if (this.secret === '' && this.host !== '127.0.0.1') {
       this.log.warn(
-        `webhook: no secret is set and the listener is bound to ${this.host}: ` +
+        `webhook: no secret is set and the listener is bound to ${this.host}, not 127.0.0.1: ` +
           'unauthenticated requests from any client that can reach it will be queued. Set a secret or bind to 127.0.0.1.',
       );
     }
@@ -171,11 +172,6 @@ export class WebhookChannel {
       );
     }
   }
-}
-
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 function validate(
