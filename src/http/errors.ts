@@ -24,4 +24,5 @@ export const payloadTooLarge = (message = 'Request body too large') => new ApiEr
 export const unsupportedMediaType = () => new ApiError(415, 'Content-Type must be application/json');
 export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError(429, 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) });
+export const serviceUnavailable = (message: string, headers: Record<string, string> = {}) => new ApiError(503, message, headers);
 export const GENERIC_500 = 'Internal server error';
