@@ -274,3 +274,29 @@ describe('GET /healthz', () => {
     expect(await expectFetchEnvelope(await fetch(`${t.url}/healthz`), 401)).toBe('Unauthorized');
   });
 });
+
+describe('rate-limit memory', () => {
+  it('forgets stale clients before a blocked one whose window is still live', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    t = await startTestApp({ config: { api: { rate_limit_rpm: 1, trust_proxy: true } }, now: () => now });
+    const from = (ip: string) => t!.request('/api/v1/health', { headers: { 'x-forwarded-for': ip } }).then((r) => r.status);
+    const others = Array.from({ length: 9_999 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+    const all = async (expected: number) => {
+      for (let i = 0; i < others.length; i += 500) {
+        const statuses = await Promise.all(others.slice(i, i + 500).map(from));
+        expect(statuses.every((s) => s === expected)).toBe(true);
+      }
+    };
+    await all(200); // 9,999 clients use their one request
+    now += 30_000;
+    expect(await from('203.0.113.7')).toBe(200);
+    expect(await from('203.0.113.7')).toBe(429); // blocked until +90 s; the table now holds 10,000
+    now += 20_000;
+    await all(429); // seen again, refused: their windows still end at +60 s
+    now += 11_000;
+    // The others are stale, the blocked client is not, though it is the least recently seen.
+    for (let i = 0; i < 5; i++) expect(await from(`198.51.100.${i}`)).toBe(200);
+    expect(await from('203.0.113.7')).toBe(429);
+    expect(t.log.lines.some((l) => l.includes('rate limiter is tracking its maximum'))).toBe(false);
+  });
+});

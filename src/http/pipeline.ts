@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import { clientIp } from '../security/client-ip.js';
 import { constantTimeEqual } from '../security/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
-import type { SlidingWindowRateLimiter } from '../security/rate-limiter.js';
+import { liveEvictionWarning, type SlidingWindowRateLimiter } from '../security/rate-limiter.js';
 import { apiKeyChecker, offeredApiKey, UNUSABLE_CREDENTIAL } from './auth.js';
 import { ApiError, forbidden, rateLimited, serviceUnavailable, unauthorized } from './errors.js';
 import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
@@ -72,6 +72,7 @@ export interface Pipeline {
 
 export function createPipeline(options: PipelineOptions): Pipeline {
   const keyMatches = apiKeyChecker(options.apiKey);
+  options.rateLimiter.onLiveEviction((evicted) => options.log.warn(liveEvictionWarning('api', evicted)));
   let closing = false;
   const listenerRefusal = (request: FastifyRequest): ApiError | null => {
     if (closing) return serviceUnavailable('Server is shutting down', { connection: 'close' });

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLogger, type Logger } from '../../log.js';
-import { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
+import { liveEvictionWarning, SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
 import { WebhookAudit } from './audit.js';
 import { createClientErrorHandler, createConnectHandler } from './client-errors.js';
 import { ByteBudget } from './byte-budget.js';
@@ -51,6 +51,7 @@ export class WebhookChannel {
 
     this.deadlines = new Deadlines(bodyTimeoutMs);
     this.limiter = new SlidingWindowRateLimiter(rateLimitPerMinute, MAX_TRACKED_CLIENTS, 60, now);
+    this.limiter.onLiveEviction((evicted) => this.log.warn(liveEvictionWarning('webhook', evicted)));
     const audit = new WebhookAudit(options.audit, this.log, now);
     const inflight = new WeakMap<Socket, ServerResponse>();
     const handler = createRequestHandler({
