@@ -53,8 +53,20 @@ describe('GET /api/v1/memory/search', () => {
     expect(results).toHaveLength(1);
     expect(results[0]).toEqual({
       id: hit.id, session_id: 'sess_http', role: 'assistant', provider: 'offline', timestamp: hit.timestamp,
+      content: 'planning the garden party for saturday',
       pinned: false, preview: 'planning the garden party for saturday', score: expect.any(Number),
     });
+  });
+
+  it('carries the whole content of a long turn next to its short preview (decisions.md turn fields)', async () => {
+    const long = `${'lorem ipsum dolor '.repeat(30)}the kumquat clause ${'sit amet consectetur '.repeat(30)}`.trim();
+    const hit = await add(long, 'sess_long');
+    const [result] = await search('q=kumquat');
+    expect(result!.id).toBe(hit.id);
+    expect(result!.content).toBe(long);
+    expect(result!.preview.length).toBeLessThanOrEqual(200);
+    expect(result!.preview).toContain('kumquat');
+    expect(long.length).toBeGreaterThan(500);
   });
 
   it('scopes by session_id', async () => {

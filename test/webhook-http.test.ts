@@ -91,11 +91,17 @@ describe('webhook channel: accepted requests', () => {
     ]);
   });
 
-  it('accepts application/json with parameters and in any case', async () => {
+  it('accepts exactly application/json and refuses parameters and other cases with 415', async () => {
     const channel = await startChannel();
-    for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset="UTF-8"']) {
-      expect((await send(channel.port, { body: '{"prompt":"x"}', headers: { 'content-type': type } })).status).toBe(202);
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset="UTF-8"', 'APPLICATION/json']) {
+      const reply = await send(channel.port, { body: '{"prompt":"x"}', headers: { 'content-type': type } });
+      expect(reply.status, type).toBe(415);
+      expect(JSON.parse(reply.body), type).toEqual({ status: 'error', error: 'Content-Type must be application/json', code: 'AGENTD_UNSUPPORTED_MEDIA_TYPE' });
+      expect(reply.headers['x-content-type-options'], type).toBe('nosniff');
     }
+    expect(channel.receive()).toBeUndefined();
+    expect((await send(channel.port, { body: '{"prompt":"x"}', headers: { 'content-type': 'application/json' } })).status).toBe(202);
+    expect(channel.receive()?.content).toBe('x');
   });
 
   it('keeps the signature header in the metadata when a secret is set', async () => {

@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createMemoryLogger } from '../src/log.js';
 import { startChannel, stopChannels } from './helpers/webhook.js';
 
 const MIB = 1024 * 1024;
@@ -98,7 +99,8 @@ describe('webhook channel: queue', () => {
 
 describe('webhook channel: rate-limit memory', () => {
   it('tracks at most 10,000 client IPs under 20,000 distinct forwarded addresses', async () => {
-    const channel = await startChannel({ trustProxy: true });
+    const log = createMemoryLogger();
+    const channel = await startChannel({ trustProxy: true, log });
     const agent = new Agent({ keepAlive: true, maxSockets: 50 });
     try {
       // GETs stop at the method check and never reach the limiter: use empty POSTs refused just
@@ -116,6 +118,42 @@ describe('webhook channel: rate-limit memory', () => {
         expect(channel.trackedClients).toBeLessThanOrEqual(10_000);
       }
       expect(channel.trackedClients).toBe(10_000);
+      // Every tracked window was live, so live clients had to be forgotten: said once, not per eviction.
+      const warnings = log.lines.filter((l) => l.includes(' warn ') && l.includes('rate limiter is tracking its maximum'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain('webhook');
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('forgets stale clients before a blocked one whose window is still live', async () => {
+    let now = 1_800_000_000_000;
+    const log = createMemoryLogger();
+    const channel = await startChannel({ trustProxy: true, rateLimitPerMinute: 1, now: () => now, log });
+    const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+    // Empty text/plain POSTs pass the rate limit (when allowed) and stop at Content-Type: 415.
+    const from = (ip: string) => post(channel.port, '', { 'x-forwarded-for': ip, 'content-type': 'text/plain' }, agent).then((r) => r.status);
+    const others = Array.from({ length: 9_999 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+    const all = async (expected: number) => {
+      for (let i = 0; i < others.length; i += 1000) {
+        const statuses = await Promise.all(others.slice(i, i + 1000).map(from));
+        expect(statuses.every((s) => s === expected)).toBe(true);
+      }
+    };
+    try {
+      await all(415); // 9,999 clients use their one request
+      now += 30_000;
+      expect(await from('203.0.113.7')).toBe(415);
+      expect(await from('203.0.113.7')).toBe(429); // blocked until +90 s; 10,000 tracked
+      now += 20_000;
+      await all(429); // seen again and refused: their windows still end at +60 s
+      now += 11_000;
+      // The others are stale; the blocked client is not, though it is the least recently seen.
+      for (let i = 0; i < 5; i++) expect(await from(`198.51.100.${i}`)).toBe(415);
+      expect(await from('203.0.113.7')).toBe(429);
+      expect(channel.trackedClients).toBe(10_000);
+      expect(log.lines.some((l) => l.includes('rate limiter is tracking its maximum'))).toBe(false);
     } finally {
       agent.destroy();
     }

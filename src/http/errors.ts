@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   AGENTD_UNPRICED_MODEL: { status: 409, message: 'The model has no known price' },
   AGENTD_WEBHOOK_REPLAY: { status: 409, message: 'Request already received' },
   AGENTD_PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  AGENTD_EXPECTATION_FAILED: { status: 417, message: 'Only "Expect: 100-continue" is supported' },
   AGENTD_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
   AGENTD_RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
   AGENTD_HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
@@ -64,3 +65,5 @@ export const unsupportedMediaType = () => new ApiError('AGENTD_UNSUPPORTED_MEDIA
 export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError('AGENTD_RATE_LIMITED', undefined, { 'retry-after': String(retryAfterSeconds) });
 export const internalError = () => new ApiError('AGENTD_INTERNAL');
+export const shuttingDown = (headers: Record<string, string> = {}) => new ApiError('AGENTD_SHUTTING_DOWN', undefined, headers);
+export const expectationFailed = () => new ApiError('AGENTD_EXPECTATION_FAILED');

@@ -41,7 +41,7 @@ export class OpenApiCollector {
 
 function operation(schema: Json): Json {
   const op: Json = {};
-  for (const key of ['summary', 'description', 'tags', 'operationId']) if (schema[key] !== undefined) op[key] = schema[key];
+  for (const key of ['summary', 'description', 'tags', 'operationId', 'security']) if (schema[key] !== undefined) op[key] = schema[key];
   const parameters = [
     ...objectParameters(schema.params as Json | undefined, 'path'),
     ...objectParameters(schema.querystring as Json | undefined, 'query'),
@@ -90,6 +90,8 @@ declare module 'fastify' {
     description?: string;
     tags?: string[];
     operationId?: string;
+    /** OpenAPI security requirements of this operation (`[]`: no credential needed). */
+    security?: Record<string, string[]>[];
     /** Leave the route out of the OpenAPI document. */
     hide?: boolean;
   }

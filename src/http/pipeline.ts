@@ -6,9 +6,9 @@ import type { Logger } from '../log.js';
 import { clientIp } from '../security/client-ip.js';
 import { constantTimeEqual } from '../security/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
-import type { SlidingWindowRateLimiter } from '../security/rate-limiter.js';
-import { apiKeyChecker, offeredApiKey } from './auth.js';
-import { ApiError, forbidden, rateLimited, unauthorized } from './errors.js';
+import { liveEvictionWarning, type SlidingWindowRateLimiter } from '../security/rate-limiter.js';
+import { apiKeyChecker, offeredApiKey, UNUSABLE_CREDENTIAL } from './auth.js';
+import { ApiError, expectationFailed, forbidden, rateLimited, shuttingDown, unauthorized } from './errors.js';
 import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
 
 declare module 'fastify' {
@@ -37,36 +37,78 @@ export interface PipelineOptions {
   /** Name of the session cookie (`api.cookie_name`). */
   cookieName?: string;
   /**
-   * Paths served without credentials (still rate limited; still 401 when the configured key is
-   * empty). The session cookie is not consulted for them, so no CSRF check applies either: the
+   * Paths served without credentials besides `/healthz` (still rate limited; still 401 when the
+   * configured key is empty or a credential is offered and wrong). The session cookie is not consulted for them, so no CSRF check applies either: the
    * login form cannot send the header, and its own credential is the key in the form.
    */
   isPublicPath?: (path: string) => boolean;
 }
 
-/**
- * The request pipeline, in the order decisions.md fixes, as one hook (each extra hook is a
- * measurable cost on every request):
- *   1. security headers (first, so every later refusal carries them)
- *   2. rate limit per client IP (before authentication: key guessing is rate limited too)
- *   3. authentication: the API key, else the session cookie (before the body is read: an
- *      anonymous client cannot make us parse 1 MiB)
- *   4. CSRF for unsafe methods authenticated by the cookie
- * then Fastify parses and validates the body against the route schema, and the handler runs.
- */
-export function installPipeline(app: FastifyInstance, options: PipelineOptions): void {
+/** Set by the listener on a request whose `Expect` header is not `100-continue` (see server.ts). */
+export const UNMET_EXPECTATION = Symbol('agentd.unmetExpectation');
+
+/** The path served to load balancers and supervisors without a key (still rate limited). */
+export const HEALTHZ_PATH = '/healthz';
+
+/** Refusal of a request, or null to go on; a Promise only when a session cookie had to be looked up. */
+export type Gate = (request: FastifyRequest, reply: FastifyReply) => ApiError | null | Promise<ApiError | null>;
+
+export interface Pipeline {
+  /**
+   * The request pipeline, in the order decisions.md fixes:
+   *   1. security headers (first, so every later refusal carries them)
+   *   2. rate limit per client IP (before authentication: key guessing is rate limited too)
+   *   3. authentication: every offered credential must be right, else the session cookie
+   *      (before the body is read: an anonymous client cannot make us parse 1 MiB)
+   *   4. CSRF for unsafe methods authenticated by the cookie
+   *   5. what the listener itself refuses: an unmet `Expect`, a request arriving while closing
+   * then Fastify parses and validates the body against the route schema, and the handler runs.
+   * Also run for requests Fastify refuses before routing (see `frameworkErrors` in server.ts).
+   */
+  gate: Gate;
+  /** Install `gate` as the one onRequest hook (each extra hook is a measurable cost on every request). */
+  install(app: FastifyInstance): void;
+}
+
+export function createPipeline(options: PipelineOptions): Pipeline {
   const keyMatches = apiKeyChecker(options.apiKey);
-  app.decorateRequest('clientAddress', '');
-  app.decorateRequest('webSession', null);
-  app.addHook('onRequest', (request, reply, done) => {
+  options.rateLimiter.onLiveEviction((evicted) => options.log.warn(liveEvictionWarning('api', evicted)));
+  let closing = false;
+  const listenerRefusal = (request: FastifyRequest): ApiError | null => {
+    if (closing) return shuttingDown({ connection: 'close' });
+    if ((request.raw as { [UNMET_EXPECTATION]?: true })[UNMET_EXPECTATION] === true) {
+      return expectationFailed();
+    }
+    return null;
+  };
+  const gate: Gate = (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     const limited = rateLimit(request, options);
-    if (limited) return done(limited);
+    if (limited) return limited;
     const refusal = authenticate(request, options, keyMatches);
+    if (refusal === null) return listenerRefusal(request);
     // Only a cookie has to be looked up in the session store; a key is decided synchronously.
-    if (refusal instanceof Promise) refusal.then((error) => done(error ?? undefined), done);
-    else done(refusal ?? undefined);
-  });
+    if (refusal instanceof Promise) return refusal.then((error) => error ?? listenerRefusal(request));
+    return refusal;
+  };
+  return {
+    gate,
+    install(app) {
+      app.decorateRequest('clientAddress', '');
+      app.decorateRequest('webSession', null);
+      app.addHook('onRequest', (request, reply, done) => {
+        const refusal = gate(request, reply);
+        if (refusal instanceof Promise) refusal.then((error) => done(error ?? undefined), done);
+        else done(refusal ?? undefined);
+      });
+      // Fastify's own 503 while closing carries neither the envelope nor the security headers, so
+      // it is turned off (server.ts) and answered by the gate instead.
+      app.addHook('preClose', (done) => {
+        closing = true;
+        done();
+      });
+    },
+  };
 }
 
 function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError | null {
@@ -94,11 +136,12 @@ function authenticate(
   if (keyMatches(offered)) return null;
   const path = pathOf(request);
   // An unset key refuses everything, the login page and existing cookies included (spec).
-  if (options.apiKey === '') return offered !== null ? wrongKey(request, options, path) : unauthorized();
-  if (options.isPublicPath?.(path)) return null;
-  // A wrong key is a failed authentication even next to a live cookie: the cookie is only the
-  // credential of requests that offer no key (the browser's).
-  if (offered !== null) return wrongKey(request, options, path);
+  if (options.apiKey === '') return offered !== null ? wrongKey(request, options, path, offered) : unauthorized();
+  // Any credential that is offered and wrong refuses the request, whatever else it carries: a
+  // live cookie next to it, or a public path. The cookie is only the credential of requests that
+  // offer no key (the browser's).
+  if (offered !== null) return wrongKey(request, options, path, offered);
+  if (path === HEALTHZ_PATH || options.isPublicPath?.(path)) return null;
   const token = options.webSessions ? readCookie(request.headers.cookie, options.cookieName ?? 'service_operator_session') : null;
   if (token === null || !options.webSessions) return unauthorized();
   return options.webSessions.lookup(token).then((session) => {
@@ -108,7 +151,7 @@ function authenticate(
   });
 }
 
-function wrongKey(request: FastifyRequest, options: PipelineOptions, path: string): ApiError {
+function wrongKey(request: FastifyRequest, options: PipelineOptions, path: string, offered: string): ApiError {
   // Only attempts that offered a key are audited: a missing key is a misconfigured client, a
   // wrong key is someone guessing.
   const sample = options.auditSampler.take(`auth:${request.clientAddress}`);
@@ -116,7 +159,11 @@ function wrongKey(request: FastifyRequest, options: PipelineOptions, path: strin
     refusal(options, {
       event_type: 'web.auth', category: 'web', result: 'deny', subsystem: 'http', source: request.clientAddress,
       action: `${request.method} ${path}`,
-      detail: { ip: request.clientAddress, reason: 'invalid API key', suppressed_since_last: sample.suppressed },
+      detail: {
+        ip: request.clientAddress,
+        reason: offered === UNUSABLE_CREDENTIAL ? 'malformed credential' : 'invalid API key',
+        suppressed_since_last: sample.suppressed,
+      },
     });
   }
   return unauthorized();

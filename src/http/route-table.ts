@@ -37,7 +37,8 @@ function toRegExp(url: string): RegExp {
     .split('/')
     .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : escape(segment)))
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  // Exact: the router does not ignore trailing slashes, so `/api/v1/status/` is no route (404).
+  return new RegExp(`^${source}$`);
 }
 
 function escape(text: string): string {

@@ -1,14 +1,13 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import type { Logger } from '../log.js';
-import { SECURITY_HEADERS } from '../security/headers.js';
 import { answerAndClose, rawErrorResponse } from '../security/raw-error.js';
 import { errorBody } from './envelope.js';
 import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
-import { installPipeline, pathOf, type PipelineOptions } from './pipeline.js';
+import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type PipelineOptions } from './pipeline.js';
 import { RouteTable } from './route-table.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -38,6 +37,7 @@ export interface HttpServer {
  */
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { log } = options;
+  const pipeline = createPipeline(options);
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
@@ -50,6 +50,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         { requestTimeout: options.requestTimeoutMs ?? 30_000, connectionsCheckingInterval: 1000, requireHostHeader: false },
         handler,
       );
+      // Without a listener Node answers an `Expect` other than 100-continue with a bare 417 of its
+      // own, before the pipeline; marked here, it is refused with the envelope after authentication.
+      server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+        (request as IncomingMessage & { [UNMET_EXPECTATION]?: true })[UNMET_EXPECTATION] = true;
+        handler(request, response);
+      });
       // Node hands CONNECT to a 'connect' listener and drops the socket when there is none.
       server.on('connect', (_request, socket: Socket) => answerAndClose(socket, rawErrorResponse(new ApiError('AGENTD_METHOD_NOT_ALLOWED'))));
       return server;
@@ -60,13 +66,21 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Ids up to 256 characters are validated by the route schemas (404/400 after authentication);
     // the router's default of 100 would refuse longer ones before the pipeline ran.
     routerOptions: { maxParamLength: 512 },
-    return503OnClosing: true,
+    // Requests arriving while closing are answered 503 by the pipeline (with the envelope).
+    return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(log),
-    // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks,
-    // so the headers and the envelope are added here.
-    frameworkErrors: (error, _request, reply) => {
-      reply.headers(SECURITY_HEADERS);
-      sendError(reply, badRequest(error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
+    // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks:
+    // the pipeline runs here instead, so such a request is rate limited and authenticated first.
+    frameworkErrors: (error, request, reply) => {
+      const answer = (refusal: ApiError | null) =>
+        sendError(reply, refusal ?? badRequest(error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
+      try {
+        const refusal = pipeline.gate(request, reply);
+        if (refusal instanceof Promise) refusal.then(answer, (cause: unknown) => answer(unexpected(log, request, cause)));
+        else answer(refusal);
+      } catch (cause) {
+        answer(unexpected(log, request, cause));
+      }
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
@@ -81,7 +95,23 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   installJsonParser(app);
   installFormParser(app);
-  installPipeline(app, options);
+  pipeline.install(app);
+
+  // For load balancers and supervisors: no key needed, nothing revealed but liveness.
+  const healthzBody = JSON.stringify({ status: 'ok' });
+  app.get(HEALTHZ_PATH, {
+    schema: {
+      summary: 'Liveness without a key',
+      description:
+        'Needs no API key (a key that is offered must be right) and reveals nothing but liveness; rate limited like ' +
+        'every request; 401 when the configured key is empty. /api/v1/health stays authenticated.',
+      tags: ['system'],
+      security: [],
+      response: { 200: { type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'ok' } } } },
+    },
+  }, (_request, reply) => {
+    reply.type('application/json; charset=utf-8').send(healthzBody);
+  });
 
   app.setNotFoundHandler((request, reply) => {
     const allowed = routes.allowedMethods(pathOf(request));
@@ -91,11 +121,16 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   app.setErrorHandler((error: Error, request, reply) => {
     const known = asApiError(error);
     if (known) return sendError(reply, known);
-    log.error(`unhandled error on ${request.method} ${pathOf(request)}: ${error.stack ?? error.message}`);
-    return sendError(reply, internalError());
+    return sendError(reply, unexpected(log, request, error));
   });
 
   return { app, openapi };
+}
+
+function unexpected(log: Logger, request: FastifyRequest, error: unknown): ApiError {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  log.error(`unhandled error on ${request.method} ${pathOf(request)}: ${detail}`);
+  return internalError();
 }
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {

@@ -19,6 +19,8 @@ export interface SearchResult {
   provider: string | null;
   timestamp: string;
   pinned: boolean;
+  /** The whole text of the turn. */
+  content: string;
   /** Excerpt around the first match, at most 200 characters. */
   preview: string;
   /** Relevance, higher is better. */

@@ -3,9 +3,18 @@
  *
  * The window is kept as one counter per second (a ring of `windowSeconds` slots) plus a running
  * total, so memory per key is fixed whatever the configured limit, a hit costs O(1), and the count
- * is exact to one-second resolution. At most `maxKeys` keys are tracked; past that the least
- * recently seen key is evicted (a Map keeps insertion order and an active key is re-inserted once
- * per second), so a flood of distinct addresses cannot grow memory.
+ * is exact to one-second resolution.
+ *
+ * At most `maxKeys` keys are tracked, so a flood of distinct addresses cannot grow memory. When a
+ * new key needs room, a stale key goes first: one whose window holds no counted request any more
+ * (it would start afresh anyway, so forgetting it changes nothing). A key whose window is still
+ * live is forgotten only when no stale key exists; then the least recently seen goes, and the
+ * listener set with `onLiveEviction` hears about it at most once a minute.
+ *
+ * Two Maps keep the two orders, each by re-inserting a key at most once per second: `bySeen` by
+ * the last hit of any kind (least recently seen first), `byCounted` by the last counted hit (the
+ * first to go stale first; a refused hit does not keep a window alive). Both fronts are O(1) to
+ * read, so eviction is O(1) too.
  */
 export interface RateDecision {
   allowed: boolean;
@@ -16,14 +25,23 @@ export interface RateDecision {
 interface Window {
   counts: Uint32Array;
   total: number;
-  /** The latest second the ring has been advanced to. */
+  /** The latest second the ring has been advanced to (the last hit, counted or not). */
   lastSecond: number;
+  /** The second of the last counted hit. */
+  lastCounted: number;
 }
 
 const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
 
+/** How often evictions of live windows are reported, at most. */
+const LIVE_EVICTION_REPORT_MS = 60_000;
+
 export class SlidingWindowRateLimiter {
-  private readonly windows = new Map<string, Window>();
+  private readonly bySeen = new Map<string, Window>();
+  private readonly byCounted = new Map<string, Window>();
+  private liveEvictionListener: ((evicted: number) => void) | null = null;
+  private liveEvictionsUnreported = 0;
+  private lastLiveEvictionReport = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly limit: number,
@@ -33,12 +51,21 @@ export class SlidingWindowRateLimiter {
   ) {}
 
   get trackedKeys(): number {
-    return this.windows.size;
+    return this.bySeen.size;
+  }
+
+  /**
+   * Called, at most once a minute, when keys whose window was still live had to be forgotten
+   * because every tracked key was live; `evicted` counts them since the previous call.
+   */
+  onLiveEviction(listener: (evicted: number) => void): void {
+    this.liveEvictionListener = listener;
   }
 
   hit(key: string): RateDecision {
-    const nowSec = Math.floor(this.now() / 1000);
-    const win = this.touch(key, nowSec);
+    const nowMs = this.now();
+    const nowSec = Math.floor(nowMs / 1000);
+    const win = this.touch(key, nowSec, nowMs);
     this.advance(win, nowSec);
     if (win.total >= this.limit) {
       return { allowed: false, retryAfterSeconds: this.secondsUntilFree(win, nowSec) };
@@ -46,25 +73,59 @@ export class SlidingWindowRateLimiter {
     const slot = nowSec % this.windowSeconds;
     win.counts[slot] = (win.counts[slot] as number) + 1;
     win.total++;
+    if (win.lastCounted !== nowSec) {
+      win.lastCounted = nowSec;
+      this.byCounted.delete(key);
+      this.byCounted.set(key, win);
+    }
     return ALLOWED;
   }
 
-  private touch(key: string, nowSec: number): Window {
-    const existing = this.windows.get(key);
+  private touch(key: string, nowSec: number, nowMs: number): Window {
+    const existing = this.bySeen.get(key);
     if (existing) {
       if (existing.lastSecond !== nowSec) {
-        this.windows.delete(key);
-        this.windows.set(key, existing);
+        this.bySeen.delete(key);
+        this.bySeen.set(key, existing);
       }
       return existing;
     }
-    if (this.windows.size >= this.maxKeys) {
-      const oldest = this.windows.keys().next().value;
-      if (oldest !== undefined) this.windows.delete(oldest);
-    }
-    const created: Window = { counts: new Uint32Array(this.windowSeconds), total: 0, lastSecond: nowSec };
-    this.windows.set(key, created);
+    if (this.bySeen.size >= this.maxKeys) this.evictOne(nowSec, nowMs);
+    // lastCounted starts out stale: a key all of whose hits are refused (limit 0) stays evictable.
+    const created: Window = {
+      counts: new Uint32Array(this.windowSeconds),
+      total: 0,
+      lastSecond: nowSec,
+      lastCounted: nowSec - this.windowSeconds,
+    };
+    this.bySeen.set(key, created);
+    this.byCounted.set(key, created);
     return created;
+  }
+
+  private evictOne(nowSec: number, nowMs: number): void {
+    // The front of byCounted is the window to go stale first: if it is live, every window is.
+    const first = this.byCounted.entries().next().value;
+    if (first === undefined) return;
+    const [staleCandidate, win] = first;
+    if (win.lastCounted + this.windowSeconds <= nowSec) {
+      this.forget(staleCandidate);
+      return;
+    }
+    const leastRecentlySeen = this.bySeen.keys().next().value;
+    if (leastRecentlySeen !== undefined) this.forget(leastRecentlySeen);
+    this.liveEvictionsUnreported++;
+    if (this.liveEvictionListener !== null && nowMs - this.lastLiveEvictionReport >= LIVE_EVICTION_REPORT_MS) {
+      this.lastLiveEvictionReport = nowMs;
+      const evicted = this.liveEvictionsUnreported;
+      this.liveEvictionsUnreported = 0;
+      this.liveEvictionListener(evicted);
+    }
+  }
+
+  private forget(key: string): void {
+    this.bySeen.delete(key);
+    this.byCounted.delete(key);
   }
 
   /** Zero the slots of the seconds that have left the window since the last hit. */
@@ -89,4 +150,12 @@ export class SlidingWindowRateLimiter {
     }
     return this.windowSeconds;
   }
+}
+
+/** The once-a-minute warning when the rate limiter had to forget clients still inside their window. */
+export function liveEvictionWarning(listener: string, evicted: number): string {
+  return (
+    `${listener}: rate limiter is tracking its maximum of client addresses, all active within the last minute; ` +
+    `forgot ${evicted} of them (least recently seen first), whose windows start afresh`
+  );
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLogger, type Logger } from '../../log.js';
-import { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
+import { liveEvictionWarning, SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
 import { WebhookAudit } from './audit.js';
 import { createClientErrorHandler, createConnectHandler } from './client-errors.js';
 import { ByteBudget } from './byte-budget.js';
@@ -51,6 +51,7 @@ export class WebhookChannel {
 
     this.deadlines = new Deadlines(bodyTimeoutMs);
     this.limiter = new SlidingWindowRateLimiter(rateLimitPerMinute, MAX_TRACKED_CLIENTS, 60, now);
+    this.limiter.onLiveEviction((evicted) => this.log.warn(liveEvictionWarning('webhook', evicted)));
     const audit = new WebhookAudit(options.audit, this.log, now);
     const inflight = new WeakMap<Socket, ServerResponse>();
     const handler = createRequestHandler({
@@ -158,9 +159,10 @@ export class WebhookChannel {
   }
 
   private warnAboutExposure(): void {
-    if (this.secret === '' && !isLoopback(this.host)) {
+    // The spec's wording: anything but 127.0.0.1 (`localhost` and `::1` included) is warned about.
+    if (this.secret === '' && this.host !== '127.0.0.1') {
       this.log.warn(
-        `webhook: no secret is set and the listener is bound to ${this.host}: ` +
+        `webhook: no secret is set and the listener is bound to ${this.host}, not 127.0.0.1: ` +
           'unauthenticated requests from any client that can reach it will be queued. Set a secret or bind to 127.0.0.1.',
       );
     }
@@ -171,11 +173,6 @@ export class WebhookChannel {
       );
     }
   }
-}
-
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 function validate(

@@ -4,10 +4,13 @@ import { hasRequestBody, isJsonContentType, parseContentLength, pickWebhookHeade
 describe('isJsonContentType', () => {
   it.each([
     ['application/json', true],
-    ['application/json; charset=utf-8', true],
-    ['Application/JSON', true],
-    ['application/json ; charset=UTF-8', true],
-    ['  application/json', true],
+    // Exactly the spec's value: no parameters, no other case.
+    ['application/json; charset=utf-8', false],
+    ['application/json;charset=utf-8', false],
+    ['Application/JSON', false],
+    ['APPLICATION/JSON', false],
+    ['application/json ; charset=UTF-8', false],
+    ['application/json;', false],
     [undefined, false],
     ['', false],
     ['text/plain', false],

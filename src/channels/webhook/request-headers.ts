@@ -6,16 +6,12 @@ export type KeptHeader = (typeof KEPT_HEADERS)[number];
 export type WebhookHeaders = Partial<Record<KeptHeader, string>>;
 
 /**
- * `application/json` and nothing else: parameters (`; charset=utf-8`) are allowed, the type is
- * compared case-insensitively, and structured-syntax suffixes (`application/vnd.x+json`) are
- * refused because the spec says "exactly". A charset parameter does not change decoding: JSON on
- * the wire is UTF-8 (RFC 8259), and anything that does not decode as UTF-8 is a 400.
+ * Exactly `application/json`, as the spec says: no parameters (`; charset=utf-8` is refused), no
+ * other case (`Application/JSON` is refused), no structured-syntax suffix. JSON on the wire is
+ * UTF-8 (RFC 8259), and anything that does not decode as UTF-8 is a 400.
  */
 export function isJsonContentType(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const semicolon = value.indexOf(';');
-  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase();
-  return type === 'application/json';
+  return value === 'application/json';
 }
 
 export type ContentLength =

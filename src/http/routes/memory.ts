@@ -16,11 +16,12 @@ const turnIdParams = {
 
 const searchResultSchema = {
   type: 'object',
-  required: ['id', 'session_id', 'role', 'provider', 'timestamp', 'pinned', 'preview', 'score'],
+  required: ['id', 'session_id', 'role', 'content', 'provider', 'timestamp', 'pinned', 'preview', 'score'],
   properties: {
     id: { type: 'string' },
     session_id: { type: 'string' },
     role: { type: 'string', enum: ['user', 'assistant', 'system', 'tool'] },
+    content: { type: 'string', description: 'the whole text of the turn' },
     provider: { type: ['string', 'null'] },
     timestamp: { type: 'string', description: 'ISO 8601 UTC' },
     pinned: { type: 'boolean' },

@@ -94,6 +94,7 @@ export function describeTurnStore(backend: string, open: OpenTurnStore): void {
         expect(results.map((r) => r.id)).toEqual([both!.id]);
         expect(results[0]).toMatchObject({
           id: both!.id, session_id: 'sess_a', role: 'user', provider: 'offline', pinned: false, timestamp: both!.timestamp,
+          content: 'the quick brown fox jumps',
         });
         expect(results[0]!.score).toBeGreaterThan(0);
       });
@@ -133,6 +134,9 @@ export function describeTurnStore(backend: string, open: OpenTurnStore): void {
         expect(previews[0]).toBe('short needle text');
         expect(previews[1]!.length).toBeLessThanOrEqual(200);
         expect(previews[1]).toContain('the needle is here');
+        // The preview is an excerpt; the result still carries the whole turn.
+        const long = results.find((r) => r.preview !== 'short needle text')!;
+        expect(long.content).toBe(`${filler(150)} the needle is here ${filler(150)} needle again`);
       });
 
       // Query text is never the backend's query syntax: operators, quotes and column filters are

@@ -113,6 +113,7 @@ export class TurnSearch {
       provider: row.provider,
       timestamp: row.timestamp,
       pinned: row.pinned === 1,
+      content: row.content,
       preview: excerpt(row.content, words),
       score: row.score,
     }));
