@@ -9,6 +9,7 @@ import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from 
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { NetworkPolicy } from './policy/index.js';
 import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log.js';
 import { createToolRegistry } from './tools/index.js';
 import { randomToken } from './security/tokens.js';
 import { SqliteStorage } from './storage/sqlite/index.js';
@@ -24,12 +25,28 @@ function parsePort(value: string): number {
   return Number(value);
 }
 
+function oneOf<T extends string>(allowed: readonly T[]) {
+  return (value: string): T => {
+    if (!(allowed as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${allowed.join(', ')}`);
+    return value as T;
+  };
+}
+
 function out(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function serve(options: HomeOptions & { host?: string; port?: number }): Promise<void> {
-  const app = await createApp({ home: options.home, configPath: options.config, host: options.host, port: options.port, bootstrap: true });
+interface ServeOptions extends HomeOptions {
+  host?: string;
+  port?: number;
+  logLevel?: LogLevel;
+  logFormat?: LogFormat;
+}
+
+async function serve(options: ServeOptions): Promise<void> {
+  // Logs go to standard error; they are made readable when that is a terminal, JSON otherwise.
+  const log = createLogger({ level: options.logLevel ?? 'info', format: options.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json') });
+  const app = await createApp({ home: options.home, configPath: options.config, host: options.host, port: options.port, bootstrap: true, log });
   // Handlers go in before the ready line: a supervisor may signal as soon as it reads it.
   let stopping = false;
   const stop = (signal: string) => {
@@ -137,6 +154,8 @@ export async function main(argv: string[]): Promise<void> {
   withHome(program.command('serve').description('start the service'))
     .option('--host <host>', 'bind address (default from config, 127.0.0.1)')
     .option('--port <port>', 'port (0 = any free port)', parsePort)
+    .option('--log-level <level>', `lowest level logged: ${LOG_LEVELS.join(', ')} (default info)`, oneOf(LOG_LEVELS))
+    .option('--log-format <format>', 'json, or pretty for people (default: pretty when standard error is a terminal, else json)', oneOf(LOG_FORMATS))
     .action(serve);
   withHome(program.command('doctor').description('check the configuration and environment; exit 1 when any check is an error'))
     .option('--json', 'print the report as JSON')

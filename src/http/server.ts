@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from '../log.js';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { pinoFor, type Logger } from '../log.js';
 import { SECURITY_HEADERS } from '../security/headers.js';
 import { answerAndClose, rawErrorResponse } from '../security/raw-error.js';
 import { errorBody } from './envelope.js';
 import { ApiError, GENERIC_500, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
 import { installPipeline, pathOf, type PipelineOptions } from './pipeline.js';
+import { installRequestContext, REQUEST_ID_HEADER, RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -38,7 +39,13 @@ export interface HttpServer {
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { log } = options;
   const app = Fastify({
-    logger: false,
+    // The service's own pino instance: request lines and the service's lines share one format.
+    // One line per answered request (RequestLog); the per-request child logger is skipped, the
+    // request id reaches lines through the request context.
+    loggerInstance: pinoFor(log) as FastifyBaseLogger,
+    logController: new RequestLog(),
+    childLoggerFactory: (logger) => logger,
+    genReqId: requestIdOf,
     bodyLimit: MAX_BODY_BYTES,
     // Node checks request deadlines on a timer (30 s by default); checking every second makes
     // the slow-client deadline hold to about a second.
@@ -63,8 +70,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     clientErrorHandler: clientErrorHandler(log),
     // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks,
     // so the headers and the envelope are added here.
-    frameworkErrors: (error, _request, reply) => {
-      reply.headers(SECURITY_HEADERS);
+    frameworkErrors: (error, request, reply) => {
+      reply.headers(SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
       sendError(reply, new ApiError(400, error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
@@ -78,6 +85,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   installJsonParser(app);
   installFormParser(app);
+  installRequestContext(app);
   installPipeline(app, options);
 
   app.setNotFoundHandler((request, reply) => {
