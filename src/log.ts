@@ -30,8 +30,8 @@ export interface LoggerOptions {
 
 /**
  * The service's logger, on pino. Every message goes through the secret censor, so a key that
- * slips into an error message never reaches the log; a line written while a request is being
- * handled carries its `request_id`.
+ * slips into an error message never reaches the log; a line the service writes while a request is
+ * being handled carries its `request_id`.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'json';
@@ -46,10 +46,6 @@ function createPino(level: LogLevel, destination: DestinationStream): PinoLogger
       base: null,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      mixin: () => {
-        const requestId = currentRequestId();
-        return requestId === undefined ? {} : { request_id: requestId };
-      },
       hooks: {
         // Censors messages from every writer, Fastify's own lines included.
         logMethod(args, method) {
@@ -70,11 +66,18 @@ function prettyStream(): DestinationStream {
 }
 
 function wrap(instance: PinoLogger): Logger {
+  // The request id is added here rather than by a pino mixin, which would run for every line,
+  // the per-request line (which carries its id already) included.
+  const emit = (level: 'info' | 'warn' | 'error', message: string) => {
+    const requestId = currentRequestId();
+    if (requestId === undefined) instance[level](message);
+    else instance[level]({ request_id: requestId }, message);
+  };
   return {
     pino: instance,
-    info: (m) => instance.info(m),
-    warn: (m) => instance.warn(m),
-    error: (m) => instance.error(m),
+    info: (m) => emit('info', m),
+    warn: (m) => emit('warn', m),
+    error: (m) => emit('error', m),
   };
 }
 
