@@ -1,9 +1,11 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
 import { AuditLog } from './audit/log.js';
 import { AuditSampler } from './audit/sampler.js';
 import { WebhookService } from './channels/webhook-service.js';
 import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
+import { ConfigError } from './config/errors.js';
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
 import { API_PREFIX, apiRoutes, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
@@ -16,7 +18,8 @@ import { NetworkPolicy } from './policy/network-policy.js';
 import { createProviderRegistry, toSdkLogger, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
-import { acquireHomeLock } from './storage/home-lock.js';
+import { ListenError } from './listen-error.js';
+import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
 import { InMemorySessionStore } from './storage/memory/session-store.js';
 import { InMemoryWebSessionStore } from './storage/memory/web-session-store.js';
@@ -103,10 +106,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   // Everything the config alone decides is checked before the home folder is touched.
   const policy = NetworkPolicy.fromConfig(config.network);
   ensureHome(home);
-  const releaseLock = acquireHomeLock(home);
+  const releaseLock = lockHome(home);
   let storage: SqliteStorage | undefined;
   try {
-    storage = new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, log: (message) => log.warn(message) });
+    storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, log: (message) => log.warn(message) }));
     const app = assemble({ options, env, log, now, loaded, policy, storage, releaseLock });
     await app.agent.start();
     return app;
@@ -116,6 +119,26 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     throw error;
   }
 }
+
+function lockHome(home: string): () => void {
+  try {
+    return acquireHomeLock(home);
+  } catch (error) {
+    if (error instanceof HomeLockedError) throw error;
+    throw new ConfigError(`cannot write the lock file ${join(home, 'agentd.lock')} (${(error as Error).message}); give your user write access to ${home} or pass --home (or set AGENTD_HOME) to a folder you can write`);
+  }
+}
+
+function openStorage<T>(file: string, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    throw new ConfigError(`cannot open the database ${file} (${(error as Error).message}); check that the home folder is writable and the file is an agentd database, or pass --home`);
+  }
+}
+
+/** Where a running service writes its URL (0600), so `agentd doctor` on the same home can ask it. */
+export const URL_FILE = 'agentd.url';
 
 interface AssemblyInput {
   options: CreateAppOptions;
@@ -155,6 +178,11 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
   if (!LOOPBACK_HOSTS.has(config.api.host)) {
     log.warn(`listening on non-loopback host ${config.api.host}: put a TLS reverse proxy with access control in front`);
   }
+  const defaultProvider = providers.get(providers.default);
+  const unusable = defaultProvider?.unavailableReason() ?? null;
+  if (unusable !== null) {
+    log.warn(`the default provider '${providers.default}' is unusable: ${unusable}; requests that name no provider will fail until then`);
+  }
   if (config.api.trust_proxy) {
     log.warn('api.trust_proxy is on: the client IP is the leftmost X-Forwarded-For address, which the client controls unless your proxy overwrites the header');
   }
@@ -177,7 +205,9 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
   const diagnostics = async (): Promise<DiagnosticsReport> =>
     runDiagnostics(
       await collectDiagnosticsInput({
-        config, home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
+        // Once listening, the bound port (not the configured 0) is what is reported.
+        config: port === 0 ? config : { ...config, api: { ...config.api, port } },
+        home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
         webhook: webhook?.state() ?? null,
         runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
       }),
@@ -222,6 +252,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
         await http.close();
         await stopRetention();
       } finally {
+        if (url !== '') rmSync(join(home, URL_FILE), { force: true });
         await gateway.close();
         await storage.close();
         releaseLock();
@@ -252,12 +283,25 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
       return port;
     },
     async listen() {
-      await http.listen({ host: config.api.host, port: config.api.port });
+      try {
+        await http.listen({ host: config.api.host, port: config.api.port, listenTextResolver: (address) => `REST API listening on ${address}` });
+      } catch (error) {
+        throw new ListenError('REST API', config.api.host, config.api.port, '--port N or api.port in the config', error);
+      }
       const address = http.server.address();
       port = typeof address === 'object' && address ? address.port : config.api.port;
       const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
       url = `http://${host}:${port}`;
-      await webhook?.start();
+      writeFileSync(join(home, URL_FILE), `${url}\n`, { mode: 0o600 });
+      if (webhook) {
+        try {
+          await webhook.start();
+        } catch (error) {
+          throw new ListenError('webhook channel', config.webhook.host, config.webhook.port, 'webhook.port in the config', error);
+        }
+        // Messages become runs on the session webhook:<sender>; their answers are read from the runs.
+        log.info(`webhook channel listening on ${webhook.url}; each message runs on the session webhook:<sender> (GET /api/v1/runs?session_id=webhook:<sender>)`);
+      }
       return url;
     },
     close,

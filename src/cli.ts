@@ -4,12 +4,10 @@ import { Command, InvalidArgumentError } from 'commander';
 import { AuditLog } from './audit/log.js';
 import { createApp } from './app.js';
 import { bootstrapConfig, ensureHome, loadConfig, resolveHome, writeConfigFile } from './config/load.js';
+import { doctorReport } from './doctor.js';
 import { configJsonSchema } from './config/schema.js';
-import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
-import { createMemorySearchTool } from './memory/memory-search-tool.js';
-import { NetworkPolicy } from './policy/index.js';
-import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
-import { createToolRegistry } from './tools/index.js';
+import type { DiagnosticsReport } from './diagnostics/index.js';
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log.js';
 import { randomToken } from './security/tokens.js';
 import { SqliteStorage } from './storage/sqlite/index.js';
 import { VERSION } from './version.js';
@@ -24,12 +22,43 @@ function parsePort(value: string): number {
   return Number(value);
 }
 
+function oneOf<T extends string>(allowed: readonly T[]) {
+  return (value: string): T => {
+    if (!(allowed as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${allowed.join(', ')}`);
+    return value as T;
+  };
+}
+
 function out(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function serve(options: HomeOptions & { host?: string; port?: number }): Promise<void> {
-  const app = await createApp({ home: options.home, configPath: options.config, host: options.host, port: options.port, bootstrap: true });
+interface ServeOptions extends HomeOptions {
+  host?: string;
+  port?: number;
+  logLevel?: LogLevel;
+  logFormat?: LogFormat;
+}
+
+async function serve(options: ServeOptions): Promise<void> {
+  // Logs go to standard error; they are made readable when that is a terminal, JSON otherwise.
+  const log = createLogger({ level: options.logLevel ?? 'info', format: options.logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json') });
+  // First run: the config (with a fresh key) is written before anything else can fail, and the key
+  // is printed whatever happens next — a start that fails now must not leave an unknown key behind.
+  const loaded = loadConfig({ home: options.home, configPath: options.config, bootstrap: true });
+  const showKey = (url: string | null) => {
+    if (!loaded.bootstrapKey) return;
+    out(`First run: wrote ${loaded.configPath} with a new API key (shown only this once; it stays in that file):`);
+    out(`  API key: ${loaded.bootstrapKey}`);
+    if (url) out(`  Console: ${url}/`);
+  };
+  let app: Awaited<ReturnType<typeof createApp>>;
+  try {
+    app = await createApp({ home: options.home, configPath: options.config, host: options.host, port: options.port, log });
+  } catch (error) {
+    showKey(null);
+    throw error;
+  }
   // Handlers go in before the ready line: a supervisor may signal as soon as it reads it.
   let stopping = false;
   const stop = (signal: string) => {
@@ -47,12 +76,17 @@ async function serve(options: HomeOptions & { host?: string; port?: number }): P
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  const url = await app.listen();
-  if (app.bootstrapKey) {
-    out(`First run: wrote ${join(app.home, 'config.yaml')} with a new API key (shown only this once):`);
-    out(`  API key: ${app.bootstrapKey}`);
-    out(`  Console: ${url}/`);
+  let url: string;
+  try {
+    url = await app.listen();
+  } catch (error) {
+    showKey(null);
+    // The lock, the database (and its WAL) and any listener that did bind are released.
+    stopping = true;
+    await app.close();
+    throw error;
   }
+  showKey(url);
   out(`agentd listening on ${url}`);
 }
 
@@ -86,35 +120,14 @@ async function auditVerify(options: HomeOptions): Promise<void> {
 }
 
 /**
- * The same checks as GET /api/v1/diagnostics, without starting the service: nothing is bound and
- * no request leaves the machine, so it is safe to run beside a running `agentd serve`.
+ * The same checks as GET /api/v1/diagnostics: the running service's own report when one runs on
+ * this home, else checked from the files without starting anything (safe beside a service).
  */
 async function doctor(options: HomeOptions & { json?: boolean }): Promise<void> {
-  const loaded = loadConfig({ home: options.home, configPath: options.config });
-  const { config } = loaded;
-  NetworkPolicy.fromConfig(config.network); // invalid policy entries are config errors
-  const storage = new SqliteStorage(join(loaded.home, 'agentd.db'));
-  try {
-    const memory = storage.turns;
-    const noRequests: GatewayClientFactory = () => {
-      throw new Error('agentd doctor sends no requests');
-    };
-    const report = runDiagnostics(
-      await collectDiagnosticsInput({
-        config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, checkIntegrity: true,
-        providers: createProviderRegistry({ config, env: process.env, gatewayClientFactory: noRequests }),
-        tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory)] }),
-        webhook: config.webhook.enabled
-          ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
-          : null,
-        runtime: { uptimeSeconds: 0, sessions: 0, runsInFlight: 0 },
-      }),
-    );
-    out(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
-    if (report.overall === 'error') process.exitCode = 1;
-  } finally {
-    await storage.close();
-  }
+  const { report, source, detail } = await doctorReport({ home: options.home, config: options.config, openStorage: (file) => new SqliteStorage(file) });
+  const origin = source === 'live' ? `live report from the service at ${detail}` : `offline report (${detail})`;
+  out(options.json ? JSON.stringify({ ...report, source, source_detail: detail }, null, 2) : `${origin}\n${formatReport(report)}`);
+  if (report.overall === 'error') process.exitCode = 1;
 }
 
 function formatReport(report: DiagnosticsReport): string {
@@ -137,6 +150,8 @@ export async function main(argv: string[]): Promise<void> {
   withHome(program.command('serve').description('start the service'))
     .option('--host <host>', 'bind address (default from config, 127.0.0.1)')
     .option('--port <port>', 'port (0 = any free port)', parsePort)
+    .option('--log-level <level>', `lowest level logged: ${LOG_LEVELS.join(', ')} (default info)`, oneOf(LOG_LEVELS))
+    .option('--log-format <format>', 'json, or pretty for people (default: pretty when standard error is a terminal, else json)', oneOf(LOG_FORMATS))
     .action(serve);
   withHome(program.command('doctor').description('check the configuration and environment; exit 1 when any check is an error'))
     .option('--json', 'print the report as JSON')

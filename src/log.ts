@@ -1,34 +1,134 @@
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
+import { currentRequestId } from './request-context.js';
 import { censor } from './security/secrets.js';
 
 export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /**
+   * The pino instance behind this logger, when there is one: the HTTP server logs its requests
+   * through it, so the service's own lines and the request lines come out in one format.
+   */
+  readonly pino?: PinoLogger;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export interface LoggerOptions {
+  /** Lowest level written (default `info`). */
+  level?: LogLevel;
+  /** `json` (one object per line, the default) or `pretty` (human-readable, for a terminal). */
+  format?: LogFormat;
+  /** Where lines go; default standard error (standard output is kept for the ready line and the first-run banner, which scripts read). */
+  destination?: DestinationStream;
 }
 
 /**
- * Plain-text logger to standard error. Every line goes through the secret censor, so a key that
- * slips into an error message never reaches the log. Standard output is kept for the ready line
- * and the first-run banner, which scripts read.
+ * The service's logger, on pino. Every message goes through the secret censor, so a key that
+ * slips into an error message never reaches the log; a line the service writes while a request is
+ * being handled carries its `request_id`.
  */
-export function createLogger(write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const emit = (level: string, message: string) =>
-    write(`${new Date().toISOString()} ${level} ${censor(message)}\n`);
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const format = options.format ?? 'json';
+  const destination = options.destination ?? (format === 'pretty' ? prettyStream() : pino.destination({ fd: 2, sync: true }));
+  return wrap(createPino(options.level ?? 'info', destination));
+}
+
+function createPino(level: LogLevel, destination: DestinationStream): PinoLogger {
+  return pino(
+    {
+      level,
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: {
+        // Censors messages from every writer, Fastify's own lines included.
+        logMethod(args, method) {
+          const last = args.length - 1;
+          if (typeof args[last] === 'string') args[last] = censor(args[last] as string);
+          return method.apply(this, args as Parameters<typeof method>);
+        },
+      },
+    },
+    destination,
+  );
+}
+
+function prettyStream(): DestinationStream {
+  // Loaded only when asked for: JSON output (the default) does not need it.
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
+  return pretty({ destination: 2, sync: true, colorize: Boolean(process.stderr.isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+function wrap(instance: PinoLogger): Logger {
+  // The request id is added here rather than by a pino mixin, which would run for every line,
+  // the per-request line (which carries its id already) included.
+  const emit = (level: 'info' | 'warn' | 'error', message: string) => {
+    const requestId = currentRequestId();
+    if (requestId === undefined) instance[level](message);
+    else instance[level]({ request_id: requestId }, message);
+  };
   return {
+    pino: instance,
     info: (m) => emit('info', m),
     warn: (m) => emit('warn', m),
     error: (m) => emit('error', m),
   };
 }
 
-/** A logger that keeps the last `max` lines in memory (embedders and tests that want quiet output). */
-export function createMemoryLogger(max = 1000): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  return {
-    lines,
-    ...createLogger((line) => {
-      lines.push(line.trimEnd());
-      if (lines.length > max) lines.shift();
-    }),
+/**
+ * A logger that keeps the last `max` lines in memory (embedders and tests that want quiet output).
+ * Lines read as `<time> <level> <message> key=value …`; they are rendered when read, so keeping
+ * them costs a request little more than the copy.
+ */
+export function createMemoryLogger(max = 1000, level: LogLevel = 'info'): Logger & { readonly lines: string[] } {
+  const raw: string[] = [];
+  let next = 0;
+  const destination: DestinationStream = {
+    write(line: string) {
+      if (raw.length < max) raw.push(line);
+      else raw[next] = line;
+      next = (next + 1) % max;
+    },
   };
+  const logger = wrap(createPino(level, destination));
+  return {
+    ...logger,
+    get lines() {
+      const ordered = raw.length < max ? raw : [...raw.slice(next), ...raw.slice(0, next)];
+      return ordered.map(renderLine);
+    },
+  };
+}
+
+/** `<time> <level> <message> key=value …` from one JSON log line. */
+export function renderLine(json: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json.trimEnd();
+  }
+  const { time, level, msg, ...fields } = record;
+  const extra = Object.entries(fields).map(([key, value]) => ` ${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  return `${String(time)} ${String(level)} ${String(msg ?? '')}${extra.join('')}`;
+}
+
+/** A pino instance for a logger that has none (an embedder's own): its lines reach that logger as text. */
+export function pinoFor(log: Logger): PinoLogger {
+  if (log.pino) return log.pino;
+  return createPino('info', {
+    write(line: string) {
+      const text = renderLine(line).replace(/^\S+ \S+ /, '');
+      const level = /"level":"(\w+)"/.exec(line)?.[1] as Level | undefined;
+      if (level === 'error' || level === 'fatal') log.error(text);
+      else if (level === 'warn') log.warn(text);
+      else log.info(text);
+    },
+  });
 }

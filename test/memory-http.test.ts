@@ -164,7 +164,8 @@ describe('DELETE /api/v1/memory/turns/:id', () => {
     expect((await store.history('sess_del', 10)).map((x) => x.id)).toEqual([kept.id]);
     const [event] = memoryAudit(doomed.id).filter((e) => e.action === 'delete');
     expect(event).toMatchObject({ result: 'allow', category: 'web', session_id: 'sess_del' });
-    expect(JSON.parse(event!.detail)).toEqual({ turn_id: doomed.id });
+    // Nothing of the turn's content; the request that deleted it is named.
+    expect(JSON.parse(event!.detail)).toEqual({ turn_id: doomed.id, request_id: res.headers.get('x-request-id') });
 
     expect(await errorOf(await t.request(`/api/v1/memory/turns/${doomed.id}`, { method: 'DELETE' }), 404)).toBe('Turn not found');
   });

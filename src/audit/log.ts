@@ -1,3 +1,4 @@
+import { currentRequestId } from '../request-context.js';
 import { redact } from '../security/redact.js';
 import { newId } from '../security/tokens.js';
 import { PRUNED_EVENT_TYPE, type AuditEvent, type AuditInput, type AuditSink, type AuditStore, type ChainVerdict } from './types.js';
@@ -52,6 +53,9 @@ export class AuditLog implements AuditSink {
   }
 
   private build(input: AuditInput): AuditEvent {
+    // An event recorded while a request is handled names it, so an operator can find its log lines.
+    const requestId = currentRequestId();
+    const detail = requestId === undefined ? (input.detail ?? {}) : { ...input.detail, request_id: requestId };
     return {
       id: newId('evt'),
       timestamp: new Date(this.now()).toISOString(),
@@ -65,7 +69,7 @@ export class AuditLog implements AuditSink {
       action: optionalText(input.action),
       session_id: optionalText(input.session_id),
       task_id: optionalText(input.task_id),
-      detail: redact(input.detail ?? {}) as Record<string, unknown>,
+      detail: redact(detail) as Record<string, unknown>,
     };
   }
 }

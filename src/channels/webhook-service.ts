@@ -29,6 +29,12 @@ export class WebhookService {
     this.dispatcher.start();
   }
 
+  /** The listener's URL once started (`http://host:port/`). */
+  get url(): string {
+    const host = this.settings.host.includes(':') ? `[${this.settings.host}]` : this.settings.host;
+    return `http://${host}:${this.channel.port}/`;
+  }
+
   /** Stop the listener first (no new messages), then let started runs finish. */
   async stop(): Promise<void> {
     if (this.listening) await this.channel.stop();

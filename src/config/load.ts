@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { z } from 'zod';
 import { randomToken } from '../security/tokens.js';
@@ -19,6 +19,7 @@ export interface LoadedConfig {
 
 export interface LoadOptions {
   home?: string;
+  /** An explicit config file (`--config`): it must exist, it is never written. */
   configPath?: string;
   env?: NodeJS.ProcessEnv;
   /** Write a config with a fresh key when none exists (the `serve` first-run behaviour). */
@@ -54,9 +55,73 @@ export function bootstrapConfig(apiKey: string): ConfigInput {
   return { ...defaults, api: { ...defaults.api, api_key: apiKey } };
 }
 
+const HOME_FIX = 'pass --home (or set AGENTD_HOME) to a folder you can write';
+
+/**
+ * What is wrong with `home` as a home folder, in one sentence with the fix, or null when it is a
+ * writable folder (or does not exist yet and could be created).
+ */
+export function homeProblem(home: string): string | null {
+  let stat;
+  try {
+    stat = statSync(home);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      const blocker = fileAncestor(home);
+      return blocker === null ? null : `cannot use ${home} as the home folder: ${blocker} is a file, not a folder; ${HOME_FIX}`;
+    }
+    if (code === 'ENOTDIR') {
+      return `cannot use ${home} as the home folder: ${fileAncestor(home) ?? 'a parent'} is a file, not a folder; ${HOME_FIX}`;
+    }
+    return `cannot use ${home} as the home folder (${describeErrno(error)}); ${HOME_FIX}`;
+  }
+  if (!stat.isDirectory()) return `cannot use ${home} as the home folder: it is a file, not a folder; ${HOME_FIX}`;
+  try {
+    accessSync(home, constants.W_OK | constants.X_OK);
+  } catch {
+    return `cannot write to the home folder ${home}: give your user write access to it (chown or chmod) or ${HOME_FIX}`;
+  }
+  return null;
+}
+
+/** The nearest ancestor of `path` that exists and is not a folder. */
+function fileAncestor(path: string): string | null {
+  for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      return statSync(dir).isDirectory() ? null : dir;
+    } catch {
+      // keep climbing
+    }
+  }
+  return null;
+}
+
+function describeErrno(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  switch (e.code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'read-only file system';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    default:
+      return e.code ?? e.message;
+  }
+}
+
+/** Creates the home folder (mode 0700) or refuses, naming the path and the fix. */
 export function ensureHome(home: string): void {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
+  const problem = homeProblem(home);
+  if (problem) throw new ConfigError(problem);
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    chmodSync(home, 0o700);
+  } catch (error) {
+    throw new ConfigError(homeProblem(home) ?? `cannot create the home folder ${home} (${describeErrno(error)}); ${HOME_FIX}`);
+  }
 }
 
 export function writeConfigFile(path: string, config: ConfigInput): void {
@@ -72,15 +137,32 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   let bootstrapKey: string | null = null;
 
   if (!existsSync(configPath)) {
-    if (!options.bootstrap) throw new ConfigError(`config file ${configPath} does not exist (run "agentd init")`);
+    if (options.configPath !== undefined) {
+      throw new ConfigError(
+        `config file ${configPath} (given with --config) does not exist; create it with "agentd init --config ${configPath}" or leave out --config to use ${join(home, 'config.yaml')}`,
+      );
+    }
+    if (!options.bootstrap) throw new ConfigError(`config file ${configPath} does not exist; run "agentd init" (or "agentd serve", which writes one)`);
     ensureHome(home);
     bootstrapKey = randomToken(32);
-    writeConfigFile(configPath, bootstrapConfig(bootstrapKey));
+    try {
+      writeConfigFile(configPath, bootstrapConfig(bootstrapKey));
+    } catch (error) {
+      throw new ConfigError(`cannot write the config file ${configPath} (${describeErrno(error)}); ${HOME_FIX}`);
+    }
   }
 
+  let text: string;
+  try {
+    text = readFileSync(configPath, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const fix = code === 'EISDIR' ? 'point --config at a file' : 'give your user read access to it';
+    throw new ConfigError(`cannot read the config file ${configPath} (${code === 'EISDIR' ? 'it is a folder' : describeErrno(error)}); ${fix}`);
+  }
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(configPath, 'utf8'));
+    raw = parseYaml(text);
   } catch (err) {
     throw new ConfigError(`config file ${configPath} is not valid YAML: ${(err as Error).message}`);
   }

@@ -1,13 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
-import type { Logger } from '../log.js';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
+import { pinoFor, type Logger } from '../log.js';
 import { answerAndClose, rawErrorResponse } from '../security/raw-error.js';
 import { errorBody } from './envelope.js';
 import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
 import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type PipelineOptions } from './pipeline.js';
+import { installRequestContext, REQUEST_ID_HEADER, RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -39,7 +40,13 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { log } = options;
   const pipeline = createPipeline(options);
   const app = Fastify({
-    logger: false,
+    // The service's own pino instance: request lines and the service's lines share one format.
+    // One line per answered request (RequestLog); the per-request child logger is skipped, the
+    // request id reaches lines through the request context.
+    loggerInstance: pinoFor(log) as FastifyBaseLogger,
+    logController: new RequestLog(),
+    childLoggerFactory: (logger) => logger,
+    genReqId: requestIdOf,
     bodyLimit: MAX_BODY_BYTES,
     // Node checks request deadlines on a timer (30 s by default); checking every second makes
     // the slow-client deadline hold to about a second.
@@ -72,6 +79,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks:
     // the pipeline runs here instead, so such a request is rate limited and authenticated first.
     frameworkErrors: (error, request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
       const answer = (refusal: ApiError | null) =>
         sendError(reply, refusal ?? badRequest(error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
       try {
@@ -95,6 +103,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   installJsonParser(app);
   installFormParser(app);
+  installRequestContext(app);
   pipeline.install(app);
 
   // For load balancers and supervisors: no key needed, nothing revealed but liveness.

@@ -101,7 +101,12 @@ export abstract class HostedProvider implements Provider {
         logger: this.options.logger,
       });
     } catch (err) {
-      throw toProviderError(this.name, err, this.errorContext(request, apiKey));
+      const context = this.errorContext(request, apiKey);
+      const failure = toProviderError(this.name, err, context);
+      // The operator's record of the failure: the host and the cause (connection, TLS, status, …);
+      // the message is already scrubbed of the key.
+      if (failure.kind !== 'cancelled') this.options.logger?.warn(`provider '${this.name}' request to ${context.host} failed (${failure.kind}): ${failure.message}`);
+      throw failure;
     } finally {
       await client.close();
     }

@@ -67,6 +67,10 @@ export function toProviderError(
     return new ProviderRequestError(provider, 'upstream', `provider '${provider}' answered HTTP ${status}: ${detail}`, status);
   }
   const name = e.name ?? '';
+  const network = networkCause(err);
+  if (network) {
+    return new ProviderRequestError(provider, 'connection', `provider '${provider}' could not reach ${context.host}: ${network}`);
+  }
   if (/Timeout/i.test(name)) {
     return new ProviderRequestError(provider, 'timeout', `provider '${provider}' did not answer in time (${context.host})`);
   }
@@ -75,4 +79,33 @@ export function toProviderError(
     return new ProviderRequestError(provider, 'connection', `provider '${provider}' could not reach ${context.host}${cause}`);
   }
   return new ProviderRequestError(provider, 'upstream', `provider '${provider}' request failed: ${scrub(e.message ?? String(err))}`);
+}
+
+const NETWORK_CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+/**
+ * The network cause of a failed call, named by its class (connection refused, TLS, …) and code,
+ * from the error codes in the cause chain (the SDKs wrap them in a generic "Connection error.").
+ */
+function networkCause(err: unknown): string | null {
+  let current: unknown = err;
+  for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (NETWORK_CAUSES[code]) return `${NETWORK_CAUSES[code]} (${code})`;
+      if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `TLS error (${code})`;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
 }

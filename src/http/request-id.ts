@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { runInRequest } from '../request-context.js';
+
+/** An offered `X-Request-Id` is kept only when it is short and plain: it is echoed and logged. */
+const OFFERED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Fastify's `genReqId`: the client's `X-Request-Id` when it is safe to repeat, else a fresh one. */
+export function requestIdOf(raw: IncomingMessage): string {
+  const offered = raw.headers[REQUEST_ID_HEADER];
+  return typeof offered === 'string' && OFFERED_ID.test(offered) ? offered : randomUUID();
+}
+
+/**
+ * Registered before the pipeline, so every answer (401, 404, 429 and 500 included) echoes the
+ * request id, and everything the request does afterwards (audit events, log lines) runs in its
+ * context.
+ */
+export function installRequestContext(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+    runInRequest(request.id, done);
+  });
+}
+
+/**
+ * Fastify's request logging, reduced to one line per answered request: method, route, status,
+ * duration and id — never a header value, a query string or a body (Fastify's own lines carry
+ * the URL, whose query may hold a token).
+ */
+export class RequestLog extends LogController {
+  constructor() {
+    super({ disableRequestLogging: false, requestIdLogLabel: 'request_id' });
+  }
+
+  override incomingRequest(): void {}
+
+  override routeNotFound(): void {}
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      request_id: request.id,
+      method: request.method,
+      route: request.routeOptions.url ?? null,
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+    };
+    if (error) reply.log.warn({ ...line, error: error.message }, 'request failed while sending');
+    else reply.log.info(line, 'request');
+  }
+
+  override writeHeadError(error: Error, _request: FastifyRequest, reply: FastifyReply): void {
+    reply.log.warn({ status: reply.statusCode }, `could not send the response headers: ${error.message}`);
+  }
+}

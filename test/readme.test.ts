@@ -1,0 +1,42 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HTML_SECURITY_HEADERS } from '../src/security/headers.js';
+
+const README = readFileSync('README.md', 'utf8');
+const PKG = JSON.parse(readFileSync('package.json', 'utf8')) as { files: string[]; engines: { node: string } };
+
+describe('README and package.json', () => {
+  it('shows a KEY= line that reads the key a first run wrote', () => {
+    const line = /^KEY=\$\(.*\)$/m.exec(README)?.[0];
+    expect(line).toBeDefined();
+    const home = mkdtempSync(join(tmpdir(), 'agentd-readme-'));
+    try {
+      const init = spawnSync(process.execPath, [resolve('bin/agentd.js'), 'init', '--home', join(home, '.agentd')]);
+      const key = /API key \(shown only this once\): (\S+)/.exec(init.stdout.toString())?.[1];
+      expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const got = execFileSync('sh', ['-c', `${line!}\nprintf %s "$KEY"`], { env: { PATH: process.env.PATH, HOME: home } }).toString();
+      expect(got).toBe(key);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('lists 502 among the status codes and describes the CSP that is sent', () => {
+    expect(README).toMatch(/\b502 the provider call failed/);
+    expect(README).toContain(HTML_SECURITY_HEADERS['content-security-policy']);
+  });
+
+  it('ships only files that exist, and states the engines range', () => {
+    for (const entry of PKG.files) expect(existsSync(entry), entry).toBe(true);
+    const min = /^>=(\d+\.\d+\.\d+)$/.exec(PKG.engines.node)?.[1];
+    expect(min).toBeDefined();
+    expect(README).toContain(`Node.js ≥ ${min}`);
+  });
+
+  it('says where the answer to a webhook message goes', () => {
+    expect(README).toContain('GET /api/v1/runs?session_id=webhook:<sender>');
+  });
+});
