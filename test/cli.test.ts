@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../src/audit/log.js';
 import { Database, SqliteStorage } from '../src/storage/sqlite/index.js';
+import { BIN, spawnServe } from './helpers/cli.js';
 
 // These tests run the built CLI (`npm test` builds first), as an operator would.
-const BIN = resolve('bin/agentd.js');
 const DIST_INDEX = resolve('dist/src/index.js');
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,20 +19,8 @@ function env(): NodeJS.ProcessEnv {
 
 /** Start `agentd serve` and resolve once the ready line is printed. */
 function serve(home: string, extraEnv: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--home', home, '--port', '0'], { env: { ...env(), ...extraEnv } });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (c) => (stderr += c));
-  const ready = new Promise<string>((res, rej) => {
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const m = /agentd listening on (http:\/\/\S+)/.exec(stdout);
-      if (m?.[1]) res(m[1]);
-    });
-    child.on('exit', (code) => rej(new Error(`exited ${code}: ${stderr}`)));
-  });
-  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-  return { child, ready, exited, output: () => stdout, errors: () => stderr };
+  const proc = spawnServe(['--home', home, '--port', '0'], { ...env(), ...extraEnv });
+  return { ...proc, output: proc.stdout, errors: proc.stderr };
 }
 
 describe('agentd serve', () => {

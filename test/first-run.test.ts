@@ -1,13 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { BIN, spawnServe } from './helpers/cli.js';
 
 // The built CLI (`npm test` builds first), run as an operator would, on temporary homes.
-const BIN = resolve('bin/agentd.js');
 let dir: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -27,26 +27,15 @@ function agentd(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
 
 /** `agentd serve` in the background; resolves with the URL once the ready line is printed. */
 function serve(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: env(extraEnv) });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (c) => (stderr += c));
-  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-  const ready = new Promise<string>((res, rej) => {
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const m = /agentd listening on (http:\/\/\S+)/.exec(stdout);
-      if (m?.[1]) res(m[1]);
-    });
-    child.on('exit', (code) => rej(new Error(`exited ${code}: ${stderr}`)));
-  });
+  const proc = spawnServe(args, env(extraEnv));
+  const { child, exited } = proc;
   cleanups.push(async () => {
     if (child.exitCode === null) {
       child.kill('SIGTERM');
       await exited;
     }
   });
-  return { child, ready, exited, stdout: () => stdout, stderr: () => stderr };
+  return proc;
 }
 
 async function takenPort(): Promise<{ port: number; server: Server }> {
