@@ -226,7 +226,7 @@ describe('response size limit', () => {
     expect(response.headers.get('content-length')).toBe(String(HUGE));
   });
 
-  it('process memory grows by less than 10 MB across repeated 60 MB attempts', async () => {
+  it('process memory grows by less than 30 MB across repeated 60 MB attempts', async () => {
     const round = async () => {
       for (const path of ['/chunked', '/unframed', '/declared']) {
         await expect(client().get(`http://127.0.0.1:${raw.port}${path}`)).rejects.toBeInstanceOf(ResponseTooLargeError);
@@ -241,7 +241,9 @@ describe('response size limit', () => {
     await round();
     const before = rssMb();
     for (let i = 0; i < 3; i++) await round();
-    // Seven 60 MB answers per round: holding any one of them would add 60 MB.
-    expect(rssMb() - before).toBeLessThan(10);
+    // Seven 60 MB answers per round: holding any one of them would add 60 MB. The bound is half
+    // of that: the allocator's own RSS drift on a loaded machine reached 11 MB (a 10 MB bound failed
+    // without anything being held).
+    expect(rssMb() - before).toBeLessThan(30);
   });
 });
