@@ -168,6 +168,8 @@ describe('what is stored of what a user writes', () => {
     const t = await app();
     const key = 'sk-ant-api03-PASTEDKEYzzzzzzzzzzzzzzzzzzzzzzzz';
     const run = await startRun(t, { message: `please remember ${key} for later, what is 6*7?` });
+    // The run's message is kept from the 202 on (an interrupted run still shows what it was asked), censored.
+    expect(run.message).toBe('please remember [REDACTED] for later, what is 6*7?');
     const { events } = await readEvents(t, run.run_id);
     const turns = (await json(await t.request(`/api/v1/sessions/${run.session_id}/history`))).data.turns as { role: string; content: string }[];
     expect(turns[0]!.content).toBe('please remember [REDACTED] for later, what is 6*7?');

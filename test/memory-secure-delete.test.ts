@@ -34,7 +34,7 @@ it('a deleted answer leaves no trace in any file, nor in its run\'s response and
   const control = 'qzxvquestionjwkp';
   const answer = `the secret plan is ${marker} tomorrow`;
   const run: RunRecord = {
-    run_id: 'run_1', session_id: 'sess_a', status: 'pending', provider: null, resolved_provider: 'offline',
+    run_id: 'run_1', session_id: 'sess_a', message: `what is the plan ${control}`, status: 'pending', provider: null, resolved_provider: 'offline',
     created_at: '2025-01-30T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
     tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
   };
@@ -59,6 +59,22 @@ it('a deleted answer leaves no trace in any file, nor in its run\'s response and
   const events = await storage.runs.events('run_1', 0);
   expect(JSON.parse(events[1]!.data)).toEqual({ run_id: 'run_1', response: '[deleted]' });
   expect(await storage.turns.search(marker, { limit: 5 })).toEqual([]);
+});
+
+it('a deleted question leaves no trace in its run\'s stored message', async () => {
+  const marker = 'qzxvquestionmarkerjwkp';
+  const question = `please keep ${marker} safe`;
+  await storage.runs.create({
+    run_id: 'run_q', session_id: 'sess_a', message: question, status: 'pending', provider: null, resolved_provider: 'offline',
+    created_at: '2025-01-30T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
+    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+  });
+  const [user] = await storage.turns.addMany([{ session_id: 'sess_a', role: 'user', provider: null, content: question, run_id: 'run_q' }]);
+  expect((await storage.runs.get('run_q'))!.message).toBe(question);
+
+  await storage.turns.delete(user!.id);
+  expect((await storage.runs.get('run_q'))!.message).toBe('[deleted]');
+  expect(homeBytes().includes(marker)).toBe(false);
 });
 
 it('deleted text does not remain between live neighbours or in overflow pages', async () => {

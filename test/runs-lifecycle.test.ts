@@ -130,7 +130,7 @@ describe('restart and shutdown', () => {
     const store = before.app.storage.runs;
     const now = new Date().toISOString();
     await store.create({
-      run_id: 'run_orphan', session_id: 'ses_gone', status: 'pending', provider: null, resolved_provider: 'offline',
+      run_id: 'run_orphan', session_id: 'ses_gone', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
       created_at: now, started_at: null, finished_at: null, response: null, error: null, tools_used: [],
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
     });

@@ -2,6 +2,7 @@ import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
 import type { Provider } from '../providers/types.js';
 import { redact } from '../security/redact.js';
+import { censor } from '../security/secrets.js';
 import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
 import { AgentError, failureMessage, runFinished, runNotFound, shuttingDown } from './errors.js';
@@ -34,6 +35,8 @@ export interface StartRunInput {
   provider: Provider;
   /** The provider named by the request (recorded as the run's `provider`), or null. */
   requestedProvider: string | null;
+  /** An id chosen before the run exists (a durable channel message names its run when it is accepted). */
+  runId?: string;
 }
 
 interface LiveRun {
@@ -107,11 +110,12 @@ export class RunRegistry {
    */
   async start(input: StartRunInput): Promise<RunRecord> {
     if (this.closing) throw shuttingDown();
-    const runId = newId('run');
+    const runId = input.runId ?? newId('run');
     const controller = this.options.slots.acquire(input.sessionId, 'run', runId);
     const record: RunRecord = {
       run_id: runId,
       session_id: input.sessionId,
+      message: censor(input.message),
       status: 'pending',
       provider: input.requestedProvider,
       resolved_provider: input.provider.name,

@@ -21,6 +21,8 @@ export const ZERO_COST: Readonly<RunCost> = Object.freeze({ prompt_tokens: 0, co
 export interface RunRecord {
   run_id: string;
   session_id: string;
+  /** What the run was asked, passed through the secret censor (stored before the run is acknowledged). */
+  message: string;
   status: RunStatus;
   /** The provider named in the request; null when the session's provider was used. */
   provider: string | null;

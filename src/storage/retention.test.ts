@@ -48,7 +48,7 @@ async function until(condition: () => boolean): Promise<void> {
 
 async function finishedRun(id: string, finishedAt: string): Promise<void> {
   const run: RunRecord = {
-    run_id: id, session_id: 's', status: 'pending', provider: null, resolved_provider: 'offline', created_at: finishedAt,
+    run_id: id, session_id: 's', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline', created_at: finishedAt,
     started_at: null, finished_at: null, response: null, error: null, tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
   };
   await storage.runs.create(run);

@@ -40,12 +40,13 @@ export const sessionSchema = {
 export const runSchema = {
   type: 'object',
   required: [
-    'run_id', 'session_id', 'status', 'provider', 'resolved_provider', 'created_at', 'started_at',
+    'run_id', 'session_id', 'message', 'status', 'provider', 'resolved_provider', 'created_at', 'started_at',
     'finished_at', 'response', 'error', 'tools_used', 'cost',
   ],
   properties: {
     run_id: { type: 'string' },
     session_id: { type: 'string' },
+    message: { type: 'string', description: 'what the run was asked (secret-censored)' },
     status: { type: 'string', enum: ['pending', 'running', 'complete', 'error', 'cancelled'] },
     provider: { ...nullableString, description: 'provider named in the request, or null' },
     resolved_provider: { ...nullableString, description: 'provider that answers' },

@@ -6,7 +6,7 @@ import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
 export type OpenRunStore = () => Promise<{ store: RunStore; close(): Promise<void> }>;
 
 const record = (id: string, session = 'ses_1', extra: Partial<RunRecord> = {}): RunRecord => ({
-  run_id: id, session_id: session, status: 'pending', provider: null, resolved_provider: 'offline',
+  run_id: id, session_id: session, message: `asked ${id}`, status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
   tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, ...extra,
 });

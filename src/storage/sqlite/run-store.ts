@@ -13,13 +13,14 @@ type RunRow = Omit<RunRecord, 'run_id' | 'tools_used' | 'cost'> & {
   cost_usd: number;
 };
 
-const RUN_COLUMNS = `id, session_id, status, provider, resolved_provider, created_at, started_at, finished_at,
+const RUN_COLUMNS = `id, session_id, message, status, provider, resolved_provider, created_at, started_at, finished_at,
   response, error, tools_used, prompt_tokens, completion_tokens, cost_usd`;
 
 function toRecord(row: RunRow): RunRecord {
   return {
     run_id: row.id,
     session_id: row.session_id,
+    message: row.message,
     status: row.status,
     provider: row.provider,
     resolved_provider: row.resolved_provider,
@@ -45,7 +46,7 @@ export class SqliteRunStore implements RunStore {
   ) {
     const db = database.db;
     this.stmt = {
-      insert: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @session_id, @status, @provider,
+      insert: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @session_id, @message, @status, @provider,
         @resolved_provider, @created_at, @started_at, @finished_at, @response, @error, @tools_used,
         @prompt_tokens, @completion_tokens, @cost_usd)`),
       start: db.prepare(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'`),
@@ -86,6 +87,7 @@ export class SqliteRunStore implements RunStore {
     return this.write(() => this.stmt.insert.run({
       id: run.run_id,
       session_id: run.session_id,
+      message: run.message,
       status: run.status,
       provider: run.provider,
       resolved_provider: run.resolved_provider,

@@ -4,7 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 export const ERASED_TEXT = '[deleted]';
 
 /**
- * Erases the copies of a deleted turn's text that its run keeps: the run's `response` and every
+ * Erases the copies of a deleted turn's text that its run keeps: the run's `message` or `response` and every
  * string in its event log equal to the text (the terminal event's `response`, a tool argument that
  * repeated the message). Events are stored as the exact JSON sent on the wire, so an event holding
  * the text is parsed, rewritten and stored again; the others are left byte for byte.
@@ -15,6 +15,7 @@ export class RunTextEraser {
   constructor(db: BetterSqlite3.Database) {
     this.stmt = {
       response: db.prepare('UPDATE runs SET response = ? WHERE id = ? AND response = ?'),
+      message: db.prepare('UPDATE runs SET message = ? WHERE id = ? AND message = ?'),
       events: db.prepare('SELECT id, data FROM run_events WHERE run_id = ? AND instr(data, ?) > 0'),
       rewrite: db.prepare('UPDATE run_events SET data = ? WHERE run_id = ? AND id = ?'),
     };
@@ -24,6 +25,7 @@ export class RunTextEraser {
   erase(runId: string, text: string): void {
     if (text === '') return;
     this.stmt.response.run(ERASED_TEXT, runId, text);
+    this.stmt.message.run(ERASED_TEXT, runId, text);
     // The text as it appears inside a JSON string: a cheap filter before parsing.
     const encoded = JSON.stringify(text).slice(1, -1);
     for (const event of this.stmt.events.all(runId, encoded) as { id: number; data: string }[]) {
