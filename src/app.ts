@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
 import { AuditLog } from './audit/log.js';
 import { AuditSampler } from './audit/sampler.js';
+import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
 import { WebhookService } from './channels/webhook-service.js';
 import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
 import { ConfigError } from './config/errors.js';
@@ -169,7 +170,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs,
   });
-  const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent }) : null;
+  const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent, inbox: storage.inbox, now }) : null;
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
   if (config.api.api_key === '') {
@@ -318,5 +319,7 @@ function retentionRules(config: Config, storage: Storage, audit: AuditLog, now: 
     { what: 'runs', days: config.retention.runs_days, prune: (days, signal) => storage.runs.pruneFinishedBefore(cutoff(now, days), { signal }) },
     { what: 'cost records', days: config.retention.costs_days, prune: (days, signal) => storage.costs.pruneBefore(cutoff(now, days), { signal }) },
     { what: 'audit events', days: config.retention.audit_days, prune: (days, signal) => audit.prune(days, { signal }) },
+    // Started webhook messages are kept (text erased) only while their X-Request-Id catches repeats.
+    { what: 'webhook messages', days: DUPLICATE_WINDOW_DAYS, prune: (days, signal) => storage.inbox.pruneStartedBefore(cutoff(now, days), { signal }) },
   ];
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../log.js';
 import { ChannelDispatcher, type ChannelRunner } from './channel-dispatcher.js';
+import { AgentError } from './errors.js';
 import type { RunRecord } from './types.js';
 
 /** A runner whose runs finish only when the test says so. */
@@ -44,7 +45,7 @@ describe('ChannelDispatcher', () => {
     expect(sent).toEqual(['reply a1']);
   });
 
-  it('stops taking messages from the inbox while maxPending wait', () => {
+  it('stops taking messages from the inbox while maxPending wait', async () => {
     const inbox = Array.from({ length: 10 }, (_, i) => ({ sender: 'same', content: `m${i}` }));
     const { runner, started } = scriptedRunner();
     const log = createMemoryLogger();
@@ -58,7 +59,37 @@ describe('ChannelDispatcher', () => {
     dispatcher.pump();
     expect(inbox).toHaveLength(6);
     expect(started).toHaveLength(1);
-    void dispatcher.stop();
-    expect(log.lines.some((l) => l.includes('webhook: 3 accepted messages were not run before shutdown'))).toBe(true);
+    const stopped = dispatcher.stop();
+    started[0]!.finish('done');
+    // Taken from the inbox and never started: the caller is told how many.
+    expect(await stopped).toBe(3);
+  });
+
+  it('settles each message once its run exists, and a refused one too, but not one refused by shutdown', async () => {
+    const messages = [
+      { sender: 'a', content: 'ok', runId: 'run_ok' },
+      { sender: 'b', content: 'over budget', runId: 'run_refused' },
+      { sender: 'c', content: 'late', runId: 'run_late' },
+    ];
+    const settled: string[] = [];
+    const requested: (string | undefined)[] = [];
+    const runner: ChannelRunner = {
+      async startChannelRun({ message, runId }) {
+        requested.push(runId);
+        if (message === 'over budget') throw new AgentError('budget_exceeded', 'the session is over its budget');
+        if (message === 'late') throw new AgentError('shutting_down', 'the service is shutting down');
+        return { run_id: runId } as RunRecord;
+      },
+      whenRunFinished: async (runId) => ({ run_id: runId, response: 'r' }) as RunRecord,
+    };
+    const dispatcher = new ChannelDispatcher({
+      inbox: { receive: () => messages.shift(), send: () => {}, settled: (m) => settled.push(m.runId) },
+      runner, sessionPrefix: 'webhook', log: createMemoryLogger(),
+    });
+    dispatcher.pump();
+    expect(await dispatcher.stop()).toBe(1);
+    // The run gets the id the inbox chose.
+    expect(requested).toEqual(['run_ok', 'run_refused', 'run_late']);
+    expect(settled.sort()).toEqual(['run_ok', 'run_refused']);
   });
 });

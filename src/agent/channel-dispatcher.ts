@@ -1,20 +1,31 @@
 import type { Logger } from '../log.js';
+import { AgentError } from './errors.js';
 import type { RunRecord } from './types.js';
 
+/** One message a channel hands over. */
+export interface ChannelMessage {
+  content: string;
+  sender: string;
+  /** The id its run must get, when the channel chose one as it stored the message. */
+  runId?: string;
+}
+
 /** What a channel offers the dispatcher: a non-blocking inbox and a way to deliver the reply. */
-export interface ChannelInbox {
-  receive(): { content: string; sender: string } | undefined;
+export interface ChannelInbox<M extends ChannelMessage = ChannelMessage> {
+  receive(): M | undefined;
   send(text: string): void;
+  /** The message's run exists, or it was refused and will never run (a durable inbox stops keeping it). */
+  settled?(message: M): void;
 }
 
 /** The part of the agent runtime the dispatcher drives. */
 export interface ChannelRunner {
-  startChannelRun(request: { sessionId: string; message: string }): Promise<RunRecord>;
+  startChannelRun(request: { sessionId: string; message: string; runId?: string }): Promise<RunRecord>;
   whenRunFinished(runId: string): Promise<RunRecord | null>;
 }
 
-export interface ChannelDispatcherOptions {
-  inbox: ChannelInbox;
+export interface ChannelDispatcherOptions<M extends ChannelMessage> {
+  inbox: ChannelInbox<M>;
   runner: ChannelRunner;
   /** Session ids are `<prefix>:<sender>`, stable across restarts (spend caps follow them). */
   sessionPrefix: string;
@@ -30,30 +41,30 @@ export interface ChannelDispatcherOptions {
  * so a flood backs up into the channel's own bounded queue (which then answers 503) instead of
  * growing memory here. Each reply is handed to `inbox.send`.
  */
-export class ChannelDispatcher {
-  private readonly pending = new Map<string, string[]>();
+export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
+  private readonly pending = new Map<string, M[]>();
   private readonly active = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private pendingCount = 0;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
-  constructor(private readonly options: ChannelDispatcherOptions) {}
+  constructor(private readonly options: ChannelDispatcherOptions<M>) {}
 
   start(): void {
     this.timer = setInterval(() => this.pump(), this.options.pollIntervalMs ?? 50);
     this.timer.unref();
   }
 
-  /** Stop taking messages; wait for the runs already started to finish. */
-  async stop(): Promise<void> {
+  /**
+   * Stop taking messages; wait for the runs already started to finish. Resolves with how many
+   * messages were taken from the inbox but never started (the caller says what becomes of them).
+   */
+  async stop(): Promise<number> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    // Accepted (202) but never run: the caller was told "queued", so the operator is told here.
-    if (this.pendingCount > 0) {
-      this.options.log.warn(`${this.options.sessionPrefix}: ${this.pendingCount} accepted messages were not run before shutdown`);
-    }
     await Promise.allSettled([...this.inFlight]);
+    return this.pendingCount;
   }
 
   /** Take what the inbox holds (up to the pending cap) and start every idle sender's next message. */
@@ -64,7 +75,7 @@ export class ChannelDispatcher {
       const message = this.options.inbox.receive();
       if (!message) break;
       const queue = this.pending.get(message.sender) ?? [];
-      queue.push(message.content);
+      queue.push(message);
       this.pending.set(message.sender, queue);
       this.pendingCount++;
     }
@@ -81,21 +92,30 @@ export class ChannelDispatcher {
     this.pendingCount--;
 
     this.active.add(sender);
-    const sessionId = `${this.options.sessionPrefix}:${sender}`;
-    const done = this.options.runner
-      .startChannelRun({ sessionId, message })
+    const { inbox, runner, sessionPrefix, log } = this.options;
+    const sessionId = `${sessionPrefix}:${sender}`;
+    const done = runner
+      .startChannelRun({ sessionId, message: message.content, runId: message.runId })
       .then(
         async (run) => {
-          const finished = await this.options.runner.whenRunFinished(run.run_id);
-          this.options.inbox.send(finished?.response ?? `error: ${finished?.error ?? 'run ended without a reply'}`);
+          inbox.settled?.(message);
+          const finished = await runner.whenRunFinished(run.run_id);
+          inbox.send(finished?.response ?? `error: ${finished?.error ?? 'run ended without a reply'}`);
         },
         (error: unknown) => {
-          // Refused before it started (provider unavailable, shutting down, session busy elsewhere).
-          this.options.log.warn(`${this.options.sessionPrefix} message from ${sender} not run: ${(error as Error).message}`);
-          this.options.inbox.send(`error: ${(error as Error).message}`);
+          // Refused before it started. During shutdown the message is left as it is (a durable
+          // inbox runs it at the next start); any other refusal (provider unavailable, session
+          // busy elsewhere) would be refused again, so it is settled.
+          if (error instanceof AgentError && error.code === 'shutting_down') {
+            this.pendingCount++;
+            return;
+          }
+          inbox.settled?.(message);
+          log.warn(`${sessionPrefix} message from ${sender} not run: ${(error as Error).message}`);
+          inbox.send(`error: ${(error as Error).message}`);
         },
       )
-      .catch((error: unknown) => this.options.log.error(`${this.options.sessionPrefix} message from ${sender} failed: ${(error as Error).message}`))
+      .catch((error: unknown) => log.error(`${sessionPrefix} message from ${sender} failed: ${(error as Error).message}`))
       .finally(() => {
         this.active.delete(sender);
         this.inFlight.delete(done);

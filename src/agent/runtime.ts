@@ -173,10 +173,12 @@ export class AgentRuntime {
    * Starts a run on a channel session with a stable id (`job:<id>`, a webhook sender): no API
    * session is involved, and the budget follows the id across restarts.
    */
-  async startChannelRun(request: { sessionId: string; message: string; provider?: string | null }): Promise<RunRecord> {
+  async startChannelRun(request: { sessionId: string; message: string; provider?: string | null; runId?: string }): Promise<RunRecord> {
     if (this.closing) throw shuttingDown();
     const provider = this.options.providers.resolve(request.provider ?? null);
-    return this.runs.start({ sessionId: request.sessionId, message: request.message, provider, requestedProvider: request.provider ?? null });
+    return this.runs.start({
+      sessionId: request.sessionId, message: request.message, provider, requestedProvider: request.provider ?? null, runId: request.runId,
+    });
   }
 
   cancelRun(runId: string): Promise<RunRecord> {
@@ -195,8 +197,14 @@ export class AgentRuntime {
     return this.runs.watch(runId, afterId, viewer);
   }
 
-  whenRunFinished(runId: string): Promise<RunRecord | null> {
-    return this.runs.whenFinished(runId);
+  /**
+   * The run's final record, once it is stored and its agent loop has unwound: a channel's next
+   * message on the same session starts only then, so it never finds the session still busy.
+   */
+  async whenRunFinished(runId: string): Promise<RunRecord | null> {
+    const record = await this.runs.whenFinished(runId);
+    await this.runs.whenUnwound(runId);
+    return record;
   }
 
   async costSummary(limit: number): Promise<CostSummary> {

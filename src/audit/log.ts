@@ -75,15 +75,17 @@ export class AuditLog implements AuditSink {
 }
 
 /**
- * Records an event without waiting for it, from code that cannot wait (a sampled refusal, a
- * synchronous callback). A failure is reported to `onError`, never thrown or left unhandled: the
- * answer being sent does not depend on it.
+ * Records an event from code that must not fail because of it (a sampled refusal, a synchronous
+ * callback). A failure is reported to `onError`, never thrown or left unhandled; the promise, which
+ * never rejects, settles once the event is stored or its failure reported, for a caller that may
+ * wait (the durable webhook path answers 202 only after its event committed).
  */
-export function emitInBackground(sink: AuditSink | undefined, input: AuditInput, onError: (error: unknown) => void): void {
-  if (sink === undefined) return;
+export function emitInBackground(sink: AuditSink | undefined, input: AuditInput, onError: (error: unknown) => void): Promise<void> {
+  if (sink === undefined) return Promise.resolve();
   try {
-    Promise.resolve(sink.emit(input)).catch(onError);
+    return Promise.resolve(sink.emit(input)).then(() => undefined, onError);
   } catch (error) {
     onError(error);
+    return Promise.resolve();
   }
 }

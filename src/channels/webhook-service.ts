@@ -3,27 +3,57 @@ import type { AuditSink } from '../audit/types.js';
 import type { Config } from '../config/schema.js';
 import type { WebhookState } from '../diagnostics/index.js';
 import type { Logger } from '../log.js';
+import { DurableInbox, type QueuedMessage } from './inbox/durable-inbox.js';
+import type { InboxStore } from './inbox/types.js';
 import { WebhookChannel } from './webhook/index.js';
 
-/** The webhook channel run inside `agentd serve` (config section `webhook:`), drained into runs. */
+export interface WebhookServiceDeps {
+  audit: AuditSink;
+  log: Logger;
+  runner: ChannelRunner & { getRun(runId: string): Promise<unknown> };
+  /** Where accepted messages are kept until they run. */
+  inbox: InboxStore;
+  now?: () => number;
+}
+
+/**
+ * The webhook channel run inside `agentd serve` (config section `webhook:`): a message is stored
+ * before it is answered 202 (and deduplicated by X-Request-Id for 24 hours), then run from the
+ * store in order per sender, on the session `webhook:<sender>`.
+ */
 export class WebhookService {
   readonly channel: WebhookChannel;
-  private readonly dispatcher: ChannelDispatcher;
+  readonly inbox: DurableInbox;
+  private readonly dispatcher: ChannelDispatcher<QueuedMessage>;
   private listening = false;
 
-  constructor(private readonly settings: Config['webhook'], deps: { audit: AuditSink; log: Logger; runner: ChannelRunner }) {
+  constructor(private readonly settings: Config['webhook'], private readonly deps: WebhookServiceDeps) {
+    this.inbox = new DurableInbox({
+      channel: 'webhook',
+      store: deps.inbox,
+      runExists: async (runId) => (await deps.runner.getRun(runId)) !== null,
+      log: deps.log,
+      now: deps.now,
+    });
     this.channel = new WebhookChannel({
       host: settings.host,
       port: settings.port,
       secret: settings.secret,
       trustProxy: settings.trust_proxy,
+      requireTimestamp: settings.require_timestamp,
+      timestampToleranceSeconds: settings.timestamp_tolerance_seconds,
+      intake: this.inbox,
       audit: deps.audit,
       log: deps.log,
+      now: deps.now,
     });
-    this.dispatcher = new ChannelDispatcher({ inbox: this.channel, runner: deps.runner, sessionPrefix: 'webhook', log: deps.log });
+    this.dispatcher = new ChannelDispatcher({ inbox: this.inbox, runner: deps.runner, sessionPrefix: 'webhook', log: deps.log });
   }
 
+  /** Runs what a previous process acknowledged but never ran, then opens the listener. */
   async start(): Promise<void> {
+    const recovered = await this.inbox.recover();
+    if (recovered > 0) this.deps.log.info(`webhook: ${recovered} message(s) accepted before the last shutdown will run now`);
     await this.channel.start();
     this.listening = true;
     this.dispatcher.start();
@@ -35,11 +65,20 @@ export class WebhookService {
     return `http://${host}:${this.channel.port}/`;
   }
 
-  /** Stop the listener first (no new messages), then let started runs finish. */
+  /**
+   * New requests are answered 503 at once; the ones being stored finish (their senders get 202);
+   * then the listener closes and the runs already started end with the runtime. What was accepted
+   * and not started stays stored and runs at the next start; the log says how many.
+   */
   async stop(): Promise<void> {
+    this.channel.refuseNew();
+    await this.inbox.whenAccepted();
     if (this.listening) await this.channel.stop();
     this.listening = false;
-    await this.dispatcher.stop();
+    const notStarted = (await this.dispatcher.stop()) + this.inbox.queued;
+    if (notStarted > 0) {
+      this.deps.log.warn(`webhook: ${notStarted} accepted message(s) were not run before shutdown; they are stored and run at the next start`);
+    }
   }
 
   /** What diagnostics report about the channel. */

@@ -92,8 +92,16 @@ export const configSchema = z
         port: port.default(9090),
         secret: z.string().default(''),
         trust_proxy: z.boolean().default(false),
+        // Sign `<unix seconds>.<body>` and send the seconds in X-Service-Timestamp: a captured
+        // request is refused once it is older than the tolerance, and within it is accepted once.
+        require_timestamp: z.boolean().default(false),
+        timestamp_tolerance_seconds: z.number().int().min(1).max(86_400).default(300),
       })
       .strict()
+      .refine((webhook) => !webhook.require_timestamp || webhook.secret !== '', {
+        message: 'webhook.require_timestamp needs webhook.secret: the timestamp is part of the signed payload',
+        path: ['require_timestamp'],
+      })
       .prefault({}),
   })
   .strict();

@@ -1,5 +1,6 @@
 import type { CostStore, RunStore } from '../agent/stores.js';
 import type { AuditStore } from '../audit/types.js';
+import type { InboxStore } from '../channels/inbox/types.js';
 import type { TurnStore } from '../memory/types.js';
 
 /** What the doctor reports about the store behind the service. */
@@ -23,6 +24,8 @@ export interface Storage {
   readonly runs: RunStore;
   readonly costs: CostStore;
   readonly audit: AuditStore;
+  /** Channel messages acknowledged and not yet run (the webhook's durable intake). */
+  readonly inbox: InboxStore;
   /**
    * Size and state of the store. The integrity check reads every page (seconds on a large file),
    * so only `agentd doctor` asks for it, not the polled diagnostics endpoint.

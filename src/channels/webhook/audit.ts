@@ -22,11 +22,12 @@ export class WebhookAudit {
     this.sampler = new AuditSampler(3, 60_000, 10_000, now);
   }
 
-  accepted(ip: string, sender: string, prompt: string, duplicate = false): void {
-    if (this.sink === undefined) return;
+  /** Settles once the event is stored (or its failure logged); never rejects. */
+  accepted(ip: string, sender: string, prompt: string, duplicate = false): Promise<void> {
+    if (this.sink === undefined) return Promise.resolve();
     const detail: Record<string, unknown> = { sender, prompt_length: charCount(prompt), ip };
     if (duplicate) detail.duplicate = true;
-    this.write(() => ({
+    return this.write(() => ({
       event_type: 'webhook.accept', category: 'webhook', result: 'allow', subsystem: 'webhook', source: ip, detail,
     }));
   }
@@ -47,13 +48,14 @@ export class WebhookAudit {
    * A failing audit store (or clock) must not turn into a dropped connection or a crash while an
    * error is being answered; it is logged instead.
    */
-  private write(build: () => AuditInput | null): void {
+  private write(build: () => AuditInput | null): Promise<void> {
     const failed = (error: unknown) => this.log.error(`webhook: audit write failed: ${(error as Error)?.name ?? 'error'}`);
     try {
       const input = build();
-      if (input !== null) emitInBackground(this.sink, input, failed);
+      if (input !== null) return emitInBackground(this.sink, input, failed);
     } catch (error) {
       failed(error);
     }
+    return Promise.resolve();
   }
 }

@@ -7,7 +7,7 @@ import { createClientErrorHandler, createConnectHandler } from './client-errors.
 import { ByteBudget } from './byte-budget.js';
 import { Deadlines } from './deadlines.js';
 import { createRequestHandler } from './handler.js';
-import { BODY_TIMEOUT_MS, MAX_BODY_BYTES_IN_FLIGHT, MAX_TRACKED_CLIENTS, QUEUE_CAPACITY } from './limits.js';
+import { BODY_TIMEOUT_MS, MAX_BODY_BYTES_IN_FLIGHT, MAX_TIMESTAMP_SKEW_SECONDS, MAX_TRACKED_CLIENTS, QUEUE_CAPACITY } from './limits.js';
 import { ReplayGuard } from './replay-guard.js';
 import { RequestIdMemory } from './request-ids.js';
 import { RingBuffer } from './ring-buffer.js';
@@ -37,6 +37,7 @@ export class WebhookChannel {
   private readonly server: Server;
   private readonly deadlines: Deadlines;
   private listening = false;
+  private stopping = false;
 
   constructor(options: WebhookChannelOptions = {}) {
     this.host = options.host ?? '127.0.0.1';
@@ -47,7 +48,8 @@ export class WebhookChannel {
     const rateLimitPerMinute = options.rateLimitPerMinute ?? 60;
     const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
     const now = options.now ?? Date.now;
-    validate(this.host, this.requestedPort, this.secret, rateLimitPerMinute, bodyTimeoutMs, options.requireTimestamp);
+    const toleranceSeconds = options.timestampToleranceSeconds ?? MAX_TIMESTAMP_SKEW_SECONDS;
+    validate(this.host, this.requestedPort, this.secret, rateLimitPerMinute, bodyTimeoutMs, options.requireTimestamp, toleranceSeconds);
 
     this.deadlines = new Deadlines(bodyTimeoutMs);
     this.limiter = new SlidingWindowRateLimiter(rateLimitPerMinute, MAX_TRACKED_CLIENTS, 60, now);
@@ -64,8 +66,10 @@ export class WebhookChannel {
       bodyBytes: new ByteBudget(MAX_BODY_BYTES_IN_FLIGHT),
       deadlines: this.deadlines,
       now,
-      replay: options.requireTimestamp ? new ReplayGuard() : null,
-      requestIds: options.idempotency ? new RequestIdMemory() : null,
+      replay: options.requireTimestamp ? new ReplayGuard(toleranceSeconds) : null,
+      requestIds: options.idempotency && !options.intake ? new RequestIdMemory() : null,
+      intake: options.intake ?? null,
+      stopping: () => this.stopping,
       inflight,
     });
 
@@ -116,6 +120,7 @@ export class WebhookChannel {
   /** Bind the listener; resolves once it accepts connections. */
   async start(): Promise<void> {
     if (this.listening) throw new Error('webhook channel already started');
+    this.stopping = false;
     this.deadlines.start();
     try {
       await new Promise<void>((resolve, reject) => {
@@ -147,8 +152,18 @@ export class WebhookChannel {
     this.log.info(`webhook: reply of ${text.length} characters (not delivered: webhook callers only get 202)`);
   }
 
+  /**
+   * From now on every request is answered 503 (the service is shutting down) while the listener
+   * still runs, so a sender is told to retry elsewhere or later instead of seeing a reset. `stop()`
+   * then closes it.
+   */
+  refuseNew(): void {
+    this.stopping = true;
+  }
+
   /** Stop listening and close every connection, idle or busy. Safe to call twice. */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (!this.listening) return;
     this.listening = false;
     this.deadlines.stop();
@@ -182,6 +197,7 @@ function validate(
   rateLimitPerMinute: number,
   bodyTimeoutMs: number,
   requireTimestamp: boolean | undefined,
+  toleranceSeconds: number,
 ): void {
   if (typeof host !== 'string' || host === '') throw new TypeError('webhook host must be a non-empty string');
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError('webhook port must be an integer from 0 to 65535');
@@ -190,6 +206,9 @@ function validate(
     throw new RangeError('webhook rateLimitPerMinute must be at least 1');
   }
   if (!Number.isFinite(bodyTimeoutMs) || bodyTimeoutMs <= 0) throw new RangeError('webhook bodyTimeoutMs must be positive');
+  if (!Number.isInteger(toleranceSeconds) || toleranceSeconds < 1) {
+    throw new RangeError('webhook timestampToleranceSeconds must be a positive integer');
+  }
   if (requireTimestamp && secret === '') {
     throw new TypeError('webhook requireTimestamp needs a secret: the timestamp is part of the signed payload');
   }

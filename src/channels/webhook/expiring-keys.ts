@@ -44,6 +44,10 @@ export class ExpiringKeys {
     return true;
   }
 
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
   private pruneFront(now: number): void {
     for (const [key, expiresAt] of this.entries) {
       if (expiresAt > now) return;

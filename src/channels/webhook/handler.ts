@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError, internalError, payloadTooLarge, rateLimited, unauthorized, unsupportedMediaType } from '../../http/errors.js';
+import { ApiError, internalError, payloadTooLarge, rateLimited, shuttingDown, unauthorized, unsupportedMediaType } from '../../http/errors.js';
 import type { Logger } from '../../log.js';
 import { clientIp } from '../../security/client-ip.js';
 import type { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
@@ -16,7 +16,7 @@ import type { RequestIdMemory } from './request-ids.js';
 import { sendError, sendQueued } from './respond.js';
 import type { RingBuffer } from './ring-buffer.js';
 import { signatureMatches } from './signature.js';
-import type { WebhookMessage } from './types.js';
+import type { WebhookIntake, WebhookMessage } from './types.js';
 
 export interface HandlerDeps {
   secret: string;
@@ -34,6 +34,10 @@ export interface HandlerDeps {
   replay: ReplayGuard | null;
   /** Set with `idempotency`. */
   requestIds: RequestIdMemory | null;
+  /** Set when accepted messages are stored instead of queued in memory. */
+  intake: WebhookIntake | null;
+  /** True once the channel is stopping: every new request is answered 503. */
+  stopping: () => boolean;
   /** The response in flight per socket, so the client-error handler never answers twice. */
   inflight: WeakMap<Socket, ServerResponse>;
 }
@@ -55,9 +59,11 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
     deps.inflight.set(req.socket, res);
     const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.trustProxy);
     handle(deps, req, res, ip, expectContinue).catch((error: unknown) => {
-      deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
-      deps.audit.rejected(ip, 500, 'internal error');
-      if (!res.headersSent) sendError(res, internalError(), true);
+      // An ApiError is an answer the intake chose (storage full); anything else is a fault.
+      const answer = error instanceof ApiError ? error : internalError();
+      if (!(error instanceof ApiError)) deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
+      deps.audit.rejected(ip, answer.statusCode, answer.message);
+      if (!res.headersSent) sendError(res, answer, true);
       else req.socket.destroy();
     });
   };
@@ -66,7 +72,7 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
 /**
  * The checks run in the order decisions.md fixes, and the order is the point:
  *
- *   method → rate limit → Content-Type → Content-Length → read body → signature → JSON → prompt
+ *   (stopping) → method → rate limit → Content-Type → Content-Length → read body → signature → JSON → prompt
  *   length → queue
  *
  * Cheap refusals come before expensive work: everything up to Content-Length looks at headers
@@ -96,6 +102,7 @@ async function handle(
     deps.audit.rejected(ip, error.statusCode, error.message);
   };
 
+  if (deps.stopping()) return refuse(shuttingDown());
   if (req.method !== 'POST') return refuse(new ApiError('AGENTD_METHOD_NOT_ALLOWED', undefined, { allow: 'POST' }));
   if (!deps.limiter.hit(ip).allowed) return refuse(rateLimited(RETRY_AFTER_SECONDS));
   if (!isJsonContentType(req.headers['content-type'])) return refuse(unsupportedMediaType());
@@ -161,19 +168,52 @@ async function handle(
     deps.audit.accepted(ip, payload.sender, payload.prompt, true);
     return sendQueued(res);
   }
-  if (deps.queue.isFull) return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
+  if (deps.intake === null && deps.queue.isFull) return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
   if (freshness !== undefined && signature !== undefined && !deps.replay?.remember(signature, freshness.seconds, now)) {
     return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Replay protection memory full, retry later'));
   }
 
-  deps.queue.push({
+  const message: WebhookMessage = {
     content: payload.prompt,
     sender: payload.sender,
     metadata: { webhook_headers: pickWebhookHeaders(req.headers) },
     received_at: isoTime(now),
-  });
+  };
+  if (deps.intake !== null) return admitDurably(deps, deps.intake, res, ip, message, requestId, freshness && signature);
+  deps.queue.push(message);
   if (deps.requestIds !== null && requestId !== undefined) deps.requestIds.remember(requestId, now);
   deps.audit.accepted(ip, payload.sender, payload.prompt);
+  sendQueued(res);
+}
+
+/**
+ * The durable path: 202 only once the message (and the audit event saying so) is committed. A
+ * signature remembered for replay protection is forgotten again when the message was not kept,
+ * so the sender's retry of the same request is not mistaken for a replay.
+ */
+async function admitDurably(
+  deps: HandlerDeps,
+  intake: WebhookIntake,
+  res: ServerResponse,
+  ip: string,
+  message: WebhookMessage,
+  requestId: string | undefined,
+  rememberedSignature: string | undefined,
+): Promise<void> {
+  let outcome;
+  try {
+    outcome = await intake.accept(message, requestId);
+  } catch (error) {
+    if (rememberedSignature !== undefined) deps.replay?.forget(rememberedSignature);
+    throw error;
+  }
+  if (outcome === 'full') {
+    if (rememberedSignature !== undefined) deps.replay?.forget(rememberedSignature);
+    sendError(res, new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
+    deps.audit.rejected(ip, 503, 'Queue full, retry later');
+    return;
+  }
+  await deps.audit.accepted(ip, message.sender, message.content, outcome === 'duplicate');
   sendQueued(res);
 }
 

@@ -7,20 +7,22 @@ export type TimestampCheck = { ok: true; timestamp: string; seconds: number } | 
 
 /**
  * `requireTimestamp`: the sender signs `<unix seconds>.<body>` and sends the seconds in
- * X-Service-Timestamp. A timestamp more than 300 s away from our clock is refused, so a captured
- * request is only good for that window, and within it each signature is accepted once. A
- * signature is remembered until its timestamp leaves the window; after that the skew check
- * refuses it anyway.
+ * X-Service-Timestamp. A timestamp more than the tolerance (300 s by default) away from our clock
+ * is refused, so a captured request is only good for that window, and within it each signature is
+ * accepted once. A signature is remembered until its timestamp leaves the window; after that the
+ * skew check refuses it anyway.
  */
 export class ReplayGuard {
   private readonly seen = new ExpiringKeys(MAX_REMEMBERED_SIGNATURES, 'refuse');
+
+  constructor(private readonly toleranceSeconds = MAX_TIMESTAMP_SKEW_SECONDS) {}
 
   checkTimestamp(header: string | undefined, nowMs: number): TimestampCheck {
     if (header === undefined) return { ok: false, error: 'Missing X-Service-Timestamp' };
     if (!TIMESTAMP.test(header)) return { ok: false, error: 'X-Service-Timestamp must be Unix seconds' };
     const seconds = Number(header);
-    if (Math.abs(nowMs / 1000 - seconds) > MAX_TIMESTAMP_SKEW_SECONDS) {
-      return { ok: false, error: `X-Service-Timestamp is more than ${MAX_TIMESTAMP_SKEW_SECONDS} s from the server clock` };
+    if (Math.abs(nowMs / 1000 - seconds) > this.toleranceSeconds) {
+      return { ok: false, error: `X-Service-Timestamp is more than ${this.toleranceSeconds} s from the server clock` };
     }
     return { ok: true, timestamp: header, seconds };
   }
@@ -31,7 +33,12 @@ export class ReplayGuard {
 
   /** `false` when the memory is full of live signatures (the request is then refused, fail closed). */
   remember(signature: string, seconds: number, nowMs: number): boolean {
-    const expiresAt = (seconds + MAX_TIMESTAMP_SKEW_SECONDS + 1) * 1000;
+    const expiresAt = (seconds + this.toleranceSeconds + 1) * 1000;
     return this.seen.add(signature.toLowerCase(), expiresAt, nowMs);
+  }
+
+  /** The request it was remembered for was not accepted after all (its store failed): a retry may pass. */
+  forget(signature: string): void {
+    this.seen.delete(signature.toLowerCase());
   }
 }

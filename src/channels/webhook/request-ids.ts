@@ -15,11 +15,11 @@ export class RequestIdMemory {
   private readonly ids = new ExpiringKeys(MAX_REMEMBERED_REQUEST_IDS, 'evict-oldest');
 
   seen(id: string, nowMs: number): boolean {
-    return this.ids.has(key(id), nowMs);
+    return this.ids.has(requestIdKey(id), nowMs);
   }
 
   remember(id: string, nowMs: number): void {
-    this.ids.add(key(id), nowMs + IDEMPOTENCY_WINDOW_MS, nowMs);
+    this.ids.add(requestIdKey(id), nowMs + IDEMPOTENCY_WINDOW_MS, nowMs);
   }
 
   get size(): number {
@@ -27,6 +27,7 @@ export class RequestIdMemory {
   }
 }
 
-function key(id: string): string {
+/** How a sender's X-Request-Id is remembered: as is up to 64 characters, else by its SHA-256. */
+export function requestIdKey(id: string): string {
   return id.length <= MAX_KEPT_ID_CHARS ? id : `#${createHash('sha256').update(id).digest('base64url')}`;
 }

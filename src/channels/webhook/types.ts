@@ -16,6 +16,21 @@ export interface WebhookMessage {
   readonly received_at: string;
 }
 
+/** What a durable intake decided about an accepted request. */
+export type IntakeOutcome = 'queued' | 'duplicate' | 'full';
+
+/**
+ * Where accepted messages go instead of the channel's in-memory queue (`agentd serve` stores them):
+ * the 202 is sent only once `accept` has resolved, so an acknowledged message is never only in memory.
+ */
+export interface WebhookIntake {
+  /**
+   * Keeps `message` unless `requestId` (the sender's X-Request-Id) was accepted before within the
+   * intake's window (`duplicate`: answered 202, not run again) or the intake is full (`full`: 503).
+   */
+  accept(message: WebhookMessage, requestId: string | undefined): Promise<IntakeOutcome>;
+}
+
 export interface WebhookChannelOptions {
   /** Bind address. Default `127.0.0.1`; anything else without a secret logs a warning at start. */
   host?: string;
@@ -31,10 +46,17 @@ export interface WebhookChannelOptions {
   audit?: AuditSink;
   /** Start-up warnings, reply lengths and unexpected errors. Default: standard error. */
   log?: Logger;
-  /** Sign `<X-Service-Timestamp>.<body>`, refuse skew over 300 s and replays (needs `secret`). */
+  /** Sign `<X-Service-Timestamp>.<body>`, refuse skew and replays (needs `secret`). */
   requireTimestamp?: boolean;
+  /** `requireTimestamp`: accepted clock difference between sender and channel. Default 300 s. */
+  timestampToleranceSeconds?: number;
   /** A repeated X-Request-Id within 10 minutes is answered 202 without queuing a second copy. */
   idempotency?: boolean;
+  /**
+   * Accepted messages are handed to this instead of the in-memory queue (`receive()` then returns
+   * nothing); it deduplicates by X-Request-Id itself, so `idempotency` is not needed with it.
+   */
+  intake?: WebhookIntake;
   /** Clock in epoch milliseconds (tests). */
   now?: () => number;
   /** How long a client may take to send the body after the headers. Default 10 s. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeAuditStore } from '../contract/audit-store.js';
 import { describeCostStore } from '../contract/cost-store.js';
+import { describeInboxStore } from '../contract/inbox-store.js';
 import { describeRunStore } from '../contract/run-store.js';
 import { describeTurnStore } from '../contract/turn-store.js';
 import { SqliteStorage, type SqliteStorageOptions } from './index.js';
@@ -24,3 +25,4 @@ describeTurnStore('sqlite', async ({ now }) => openStorage((s) => s.turns, { now
 describeRunStore('sqlite', async () => openStorage((s) => s.runs));
 describeCostStore('sqlite', async () => openStorage((s) => s.costs));
 describeAuditStore('sqlite', async () => openStorage((s) => s.audit));
+describeInboxStore('sqlite', async () => openStorage((s) => s.inbox));

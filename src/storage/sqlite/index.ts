@@ -2,6 +2,7 @@ import type { StorageHealth, Storage } from '../types.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { SqliteCostStore } from './cost-store.js';
+import { SqliteInboxStore } from './inbox-store.js';
 import { Database } from './database.js';
 import { SqliteRunStore } from './run-store.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
@@ -25,6 +26,7 @@ export class SqliteStorage implements Storage {
   readonly runs: SqliteRunStore;
   readonly costs: SqliteCostStore;
   readonly audit: SqliteAuditStore;
+  readonly inbox: SqliteInboxStore;
   private readonly checkpointer: Checkpointer | null;
   private closing: Promise<void> | null = null;
 
@@ -36,6 +38,7 @@ export class SqliteStorage implements Storage {
       this.runs = new SqliteRunStore(this.database, this.uow);
       this.costs = new SqliteCostStore(this.database, this.uow);
       this.audit = new SqliteAuditStore(this.database, this.uow);
+      this.inbox = new SqliteInboxStore(this.database, this.uow);
       // Started last: nothing after it can fail, so a failed open never leaves the worker running.
       this.checkpointer = options.checkpointer ? startCheckpointer(this.database, { log: options.log }) : null;
     } catch (error) {

@@ -4,10 +4,11 @@ import { runsMigration } from './003_runs.js';
 import { costsMigration } from './004_costs.js';
 import { lifecycleMigration } from './005_lifecycle.js';
 import { runMessageMigration } from './006_run_message.js';
+import { channelInboxMigration } from './007_channel_inbox.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
 
 /** Every schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const MIGRATIONS: readonly Migration[] = [auditMigration, memoryMigration, runsMigration, costsMigration, lifecycleMigration,
-  runMessageMigration];
+  runMessageMigration, channelInboxMigration];

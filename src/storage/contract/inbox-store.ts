@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
+
+/** The behaviour every `InboxStore` backend must have, through the interface only. */
+export type OpenInboxStore = () => Promise<{ store: InboxStore; close(): Promise<void> }>;
+
+const message = (n: number, extra: Partial<NewInboxMessage> = {}): NewInboxMessage => ({
+  channel: 'webhook', sender: 'ci', content: `task ${n}`, metadata: { webhook_headers: { 'x-request-id': `req-${n}` } },
+  received_at: `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`, request_id: `req-${n}`, run_id: `run_${n}`,
+  ...extra,
+});
+const RULES = { duplicatesSince: '2025-12-31T00:00:00.000Z', capacity: 1000 };
+
+export function describeInboxStore(backend: string, open: OpenInboxStore): void {
+  describe(`InboxStore contract (${backend})`, () => {
+    let inbox: InboxStore;
+    let close: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ store: inbox, close } = await open());
+    });
+    afterEach(async () => {
+      await close();
+    });
+
+    it('keeps accepted messages waiting, oldest first, with everything they were accepted with', async () => {
+      expect(await inbox.accept(message(1), RULES)).toBe('queued');
+      expect(await inbox.accept(message(2, { sender: 'other', request_id: null }), RULES)).toBe('queued');
+      const waiting = await inbox.waiting('webhook', 10);
+      expect(waiting.map(({ id: _id, ...rest }) => rest)).toEqual([message(1), message(2, { sender: 'other', request_id: null })]);
+      expect(waiting[0]!.id).toBeLessThan(waiting[1]!.id);
+      expect(await inbox.waiting('webhook', 1)).toHaveLength(1);
+      expect(await inbox.waiting('other-channel', 10)).toEqual([]);
+    });
+
+    it('answers duplicate for a key seen since the window start, and stores nothing for it', async () => {
+      await inbox.accept(message(1), RULES);
+      expect(await inbox.accept(message(2, { request_id: 'req-1' }), RULES)).toBe('duplicate');
+      // Outside the window the same key is a new message.
+      expect(await inbox.accept(message(3, { request_id: 'req-1' }), { ...RULES, duplicatesSince: '2026-01-01T00:00:02.000Z' })).toBe('queued');
+      // Messages without a key are never duplicates of each other.
+      expect(await inbox.accept(message(4, { request_id: null }), RULES)).toBe('queued');
+      expect(await inbox.accept(message(5, { request_id: null }), RULES)).toBe('queued');
+      expect((await inbox.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(['run_1', 'run_3', 'run_4', 'run_5']);
+    });
+
+    it('decides duplicates exactly when the same key arrives concurrently', async () => {
+      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => inbox.accept(message(i, { request_id: 'same' }), RULES)));
+      expect(outcomes.filter((o) => o === 'queued')).toHaveLength(1);
+      expect(await inbox.waiting('webhook', 100)).toHaveLength(1);
+    });
+
+    it('a started message still catches its duplicates but no longer waits', async () => {
+      await inbox.accept(message(1), RULES);
+      const [stored] = await inbox.waiting('webhook', 10);
+      await inbox.markStarted(stored!.run_id);
+      expect(await inbox.waiting('webhook', 10)).toEqual([]);
+      expect(await inbox.accept(message(2, { request_id: 'req-1' }), RULES)).toBe('duplicate');
+    });
+
+    it('is full at capacity waiting messages, counting only waiting ones', async () => {
+      const rules = { ...RULES, capacity: 3 };
+      for (let i = 1; i <= 3; i++) expect(await inbox.accept(message(i), rules)).toBe('queued');
+      expect(await inbox.accept(message(4), rules)).toBe('full');
+      const outcomes = await Promise.all([inbox.accept(message(5), rules), inbox.accept(message(6), rules)]);
+      expect(outcomes).toEqual(['full', 'full']);
+      const [first] = await inbox.waiting('webhook', 1);
+      await inbox.markStarted(first!.run_id);
+      expect(await inbox.accept(message(7), rules)).toBe('queued');
+      expect(await inbox.accept(message(8), rules)).toBe('full');
+      // A full message is not remembered: its retry, once there is room, is queued.
+      const [second] = await inbox.waiting('webhook', 1);
+      await inbox.markStarted(second!.run_id);
+      expect(await inbox.accept(message(8), rules)).toBe('queued');
+    });
+
+    it('prunes started messages received before the cutoff, never waiting ones', async () => {
+      for (let i = 1; i <= 4; i++) await inbox.accept(message(i), RULES);
+      const waiting = await inbox.waiting('webhook', 10);
+      await inbox.markStarted(waiting[0]!.run_id);
+      await inbox.markStarted(waiting[2]!.run_id);
+      expect(await inbox.pruneStartedBefore('2026-01-01T00:00:03.500Z')).toBe(2);
+      expect((await inbox.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(['run_2', 'run_4']);
+      // Its key went with it.
+      expect(await inbox.accept(message(9, { request_id: 'req-1' }), RULES)).toBe('queued');
+      expect(await inbox.pruneStartedBefore('2026-01-01T00:00:03.500Z')).toBe(0);
+    });
+  });
+}

@@ -1,0 +1,65 @@
+import type { InboxAcceptOutcome, InboxAcceptRules, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
+import type { Database } from './database.js';
+import { removeInSlices } from './slices.js';
+import type { SqliteUnitOfWork } from './unit-of-work.js';
+
+type InboxRow = Omit<InboxMessage, 'metadata'> & { metadata: string };
+
+/**
+ * Channel messages on the service's SQLite file. The duplicate check, the capacity check and the
+ * insert run in one write of the unit of work, so two requests with the same key can never both
+ * be stored, and the capacity is exact.
+ */
+export class SqliteInboxStore implements InboxStore {
+  private readonly stmt;
+
+  constructor(
+    private readonly database: Database,
+    private readonly uow: SqliteUnitOfWork,
+  ) {
+    const db = database.db;
+    this.stmt = {
+      duplicate: db.prepare(`SELECT 1 FROM channel_inbox
+        WHERE channel = ? AND request_id = ? AND received_at >= ? LIMIT 1`).pluck(),
+      waitingCount: db.prepare('SELECT count(*) FROM channel_inbox WHERE channel = ? AND waiting = 1').pluck(),
+      insert: db.prepare(`INSERT INTO channel_inbox
+        (channel, sender, content, metadata, received_at, request_id, run_id)
+        VALUES (@channel, @sender, @content, @metadata, @received_at, @request_id, @run_id)`),
+      waiting: db.prepare(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id
+        FROM channel_inbox WHERE channel = ? AND waiting = 1 ORDER BY id LIMIT ?`),
+      // The run keeps its own (censored) copy of the text; this one is no longer needed.
+      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ?`),
+      pruneBatch: db.prepare(`DELETE FROM channel_inbox WHERE id IN (
+          SELECT id FROM channel_inbox WHERE waiting = 0 AND received_at < ? ORDER BY received_at LIMIT ?)`),
+    };
+  }
+
+  accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
+    return this.uow.run((): InboxAcceptOutcome => {
+      if (message.request_id !== null && this.stmt.duplicate.get(message.channel, message.request_id, rules.duplicatesSince)) {
+        return 'duplicate';
+      }
+      if ((this.stmt.waitingCount.get(message.channel) as number) >= rules.capacity) return 'full';
+      this.stmt.insert.run({ ...message, metadata: JSON.stringify(message.metadata) });
+      return 'queued';
+    });
+  }
+
+  async waiting(channel: string, limit: number): Promise<InboxMessage[]> {
+    return (this.stmt.waiting.all(channel, limit) as InboxRow[]).map((row) => ({
+      ...row,
+      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    }));
+  }
+
+  async markStarted(runId: string): Promise<void> {
+    await this.uow.run(() => this.stmt.started.run(runId));
+  }
+
+  pruneStartedBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+    return removeInSlices(
+      (limit) => this.stmt.pruneBatch.run(cutoff, limit).changes,
+      { signal: options.signal, isOpen: () => this.database.open },
+    );
+  }
+}
