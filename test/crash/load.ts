@@ -1,0 +1,71 @@
+import { createHmac, randomUUID } from 'node:crypto';
+
+/** Everything a client was told was accepted, to be found again after the crashes. */
+export interface Acknowledged {
+  /** Webhook prompts answered 202 (each unique), by sender. */
+  webhook: { sender: string; prompt: string }[];
+  /** Runs answered 202: id and the message sent. */
+  runs: { runId: string; message: string }[];
+  /** Chats answered 200: session and the message sent. */
+  chats: { sessionId: string; message: string }[];
+}
+
+export interface Target {
+  api: string;
+  webhook: string;
+  apiKey: string;
+  secret: string;
+}
+
+let counter = 0;
+/** A question the offline provider answers, made unique so it can be found in the store. */
+const question = (kind: string) => `what is ${++counter}+1? ${kind}-${randomUUID().slice(0, 8)}`;
+
+/**
+ * Mixed load until `signal` aborts: webhook POSTs (some repeated with the same X-Request-Id, which
+ * must not run twice), background runs and chats, each from its own set of concurrent workers. A
+ * write is recorded only when its 2xx arrived: a request cut off by the crash proves nothing.
+ */
+export async function driveLoad(target: Target, acked: Acknowledged, signal: AbortSignal): Promise<void> {
+  const auth = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
+  const webhookWorker = async (sender: string) => {
+    while (!signal.aborted) {
+      const prompt = question('webhook');
+      const body = JSON.stringify({ prompt, sender });
+      const signature = `sha256=${createHmac('sha256', target.secret).update(body).digest('hex')}`;
+      const requestId = randomUUID();
+      const client = `10.${counter % 250}.${Math.floor(counter / 250) % 250}.${1 + (counter % 7)}`;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const response = await fetch(target.webhook, {
+          method: 'POST', body, signal,
+          headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-request-id': requestId, 'x-forwarded-for': client },
+        }).catch(() => null);
+        if (response?.status === 202 && attempt === 0) acked.webhook.push({ sender, prompt });
+        await response?.arrayBuffer().catch(() => undefined);
+      }
+    }
+  };
+  const runWorker = async () => {
+    while (!signal.aborted) {
+      const message = question('run');
+      const response = await fetch(`${target.api}/api/v1/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ message }), signal }).catch(() => null);
+      if (response?.status !== 202) continue;
+      const body = await response.json().catch(() => null) as { data: { run_id: string } } | null;
+      if (body) acked.runs.push({ runId: body.data.run_id, message });
+    }
+  };
+  const chatWorker = async () => {
+    while (!signal.aborted) {
+      const message = question('chat');
+      const response = await fetch(`${target.api}/api/v1/chat`, { method: 'POST', headers: auth, body: JSON.stringify({ message }), signal }).catch(() => null);
+      if (response?.status !== 200) continue;
+      const body = await response.json().catch(() => null) as { data: { session_id: string } } | null;
+      if (body) acked.chats.push({ sessionId: body.data.session_id, message });
+    }
+  };
+  await Promise.all([
+    ...['alpha', 'beta', 'gamma', 'delta', 'alpha', 'beta'].map(webhookWorker),
+    runWorker(), runWorker(), runWorker(),
+    chatWorker(), chatWorker(),
+  ]);
+}
