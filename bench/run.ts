@@ -2,7 +2,7 @@ import { agentScenarios } from './agent.js';
 import { gatewayScenario } from './gateway.js';
 import { httpScenario } from './http.js';
 import { memoryScenario } from './memory.js';
-import { webhookScenario } from './webhook.js';
+import { durableWebhookScenario, webhookScenario } from './webhook.js';
 import type { Scenario, ScenarioResult } from './types.js';
 
 /**
@@ -16,6 +16,7 @@ const SCENARIOS: Record<string, Scenario> = {
   memory: () => memoryScenario(),
   agent: () => agentScenarios(),
   webhook: webhookScenario,
+  'webhook-durable': durableWebhookScenario,
 };
 
 async function main(): Promise<void> {

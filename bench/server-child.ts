@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.js';
 import { createMemoryLogger } from '../src/log.js';
+import { Database } from '../src/storage/sqlite/database.js';
 
 /** Child-process entry of bench servers: `bare` (node:http baseline) or `agentd` (the real app). */
 const [kind = 'bare', rawArgs = '{}'] = process.argv.slice(2);
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     process.on('SIGTERM', () => server.close(() => process.exit(0)));
     return;
   }
+  if (kind === 'bare-durable') return serveBareDurable();
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
   const app = await createApp({
     home,
@@ -52,6 +55,81 @@ async function main(): Promise<void> {
       process.exit(0);
     });
   });
+}
+
+/**
+ * The durable baseline: the same rows agentd stores for an accepted webhook message (the message
+ * in `channel_inbox`, its `webhook.accept` event in `audit_events`, on the same schema and indexes,
+ * WAL, synchronous=NORMAL), inserted in one transaction per event-loop turn and answered 202 once it
+ * committed; every 5 ms the messages taken are marked started, as the dispatcher does. It also
+ * does the rest of the required work (HMAC-SHA256 of the body compared in constant time, JSON
+ * parse); what it skips is agentd's own: header checks, limits, redaction, the audit hash chain.
+ */
+async function serveBareDurable(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'agentd-bench-bare-'));
+  const { db } = new Database(join(home, 'agentd.db'));
+  const insertMessage = db.prepare(`INSERT INTO channel_inbox (channel, sender, content, metadata, received_at, request_id, run_id)
+    VALUES ('webhook', 'bench', ?, '{}', ?, NULL, ?)`);
+  const insertAudit = db.prepare(`INSERT INTO audit_events (id, timestamp, event_type, category, result, severity, subsystem, source, detail, prev_hash, hash)
+    VALUES (?, ?, 'webhook.accept', 'webhook', 'allow', 'info', 'webhook', '127.0.0.1', ?, ?, ?)`);
+  const markStarted = db.prepare("UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ?");
+  let batch: { body: string; done: () => void }[] = [];
+  let taken: string[] = [];
+  let next = 0;
+  const commit = db.transaction((items: typeof batch) => {
+    for (const item of items) {
+      const id = String(++next);
+      const now = new Date().toISOString();
+      insertMessage.run(item.body, now, `run_${id}`);
+      insertAudit.run(`evt_${id}`, now, JSON.stringify({ sender: 'bench', prompt_length: item.body.length }), '0'.repeat(64), '0'.repeat(64));
+      taken.push(`run_${id}`);
+    }
+  });
+  const start = db.transaction((runIds: string[]) => {
+    for (const runId of runIds) markStarted.run(runId);
+  });
+  const flush = () => {
+    const items = batch;
+    batch = [];
+    commit(items);
+    for (const item of items) item.done();
+  };
+  const consumer = setInterval(() => {
+    const runIds = taken;
+    taken = [];
+    start(runIds);
+  }, 5);
+  const secret = String(args.secret ?? '');
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`);
+      const given = Buffer.from(String(req.headers['x-service-signature'] ?? ''));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        res.writeHead(401).end();
+        return;
+      }
+      const { prompt } = JSON.parse(raw.toString('utf8')) as { prompt: string };
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({
+        body: prompt,
+        done: () => {
+          res.writeHead(202, { 'content-type': 'application/json' });
+          res.end('{"status":"queued"}');
+        },
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: '' });
+  process.on('SIGTERM', () => server.close(() => {
+    clearInterval(consumer);
+    db.close();
+    rmSync(home, { recursive: true, force: true });
+    process.exit(0);
+  }));
 }
 
 void main();

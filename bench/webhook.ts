@@ -1,8 +1,14 @@
 import { fork } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuditLog } from '../src/audit/log.js';
+import { DurableInbox } from '../src/channels/inbox/durable-inbox.js';
 import { computeSignature, WebhookChannel } from '../src/channels/webhook/index.js';
 import { createMemoryLogger } from '../src/log.js';
+import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { ratioScenario, type Served } from './load.js';
 import { startChildServer } from './servers.js';
 import type { ScenarioResult } from './types.js';
@@ -16,6 +22,7 @@ import type { ScenarioResult } from './types.js';
  */
 const SECRET = 'bench-webhook-secret-0123456789';
 const CHILD_ARG = 'serve-webhook';
+const DURABLE_CHILD_ARG = 'serve-durable-webhook';
 const BODY = oneKibBody();
 
 export function webhookScenario(): Promise<ScenarioResult> {
@@ -24,8 +31,28 @@ export function webhookScenario(): Promise<ScenarioResult> {
     scenario: 'webhook: signed 1 KiB POST → 202 vs bare node:http reading the body',
     label: 'webhook',
     minRatio: 0.6,
-    subject: startWebhookChild,
+    subject: () => startWebhookChild(CHILD_ARG),
     baseline: () => startChildServer('bare', { status: 202 }),
+    requests: (webhook, bare) => [
+      { url: `${webhook.url}/`, method: 'POST', headers, body: BODY },
+      { url: `${bare.url}/`, method: 'POST', headers, body: BODY },
+    ],
+  });
+}
+
+/**
+ * The same POSTs against the intake `agentd serve` runs: each message and its audit event are
+ * committed to SQLite before the 202. The baseline does the same required work on bare node:http
+ * (signature, JSON parse, the same two rows committed per event-loop turn; see server-child.ts).
+ */
+export function durableWebhookScenario(): Promise<ScenarioResult> {
+  const headers = { 'content-type': 'application/json', 'x-service-signature': computeSignature(SECRET, BODY) };
+  return ratioScenario({
+    scenario: 'webhook (serve): signed 1 KiB POST stored before 202 vs node:http verifying and committing the same rows',
+    label: 'webhook_durable',
+    minRatio: 0.8,
+    subject: () => startWebhookChild(DURABLE_CHILD_ARG),
+    baseline: () => startChildServer('bare-durable', { secret: SECRET }),
     requests: (webhook, bare) => [
       { url: `${webhook.url}/`, method: 'POST', headers, body: BODY },
       { url: `${bare.url}/`, method: 'POST', headers, body: BODY },
@@ -39,8 +66,8 @@ function oneKibBody(): string {
   return JSON.stringify({ prompt: 'p'.repeat(1024 - empty.length) });
 }
 
-async function startWebhookChild(): Promise<Served> {
-  const child = fork(fileURLToPath(import.meta.url), [CHILD_ARG], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+async function startWebhookChild(mode: string): Promise<Served> {
+  const child = fork(fileURLToPath(import.meta.url), [mode], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.once('message', (m) => resolveUrl((m as { url: string }).url));
     child.once('exit', (code) => reject(new Error(`webhook bench server exited with ${code}`)));
@@ -70,6 +97,29 @@ async function serveWebhook(): Promise<void> {
   });
 }
 
-if (process.argv[2] === CHILD_ARG && resolve(process.argv[1] ?? '') === fileURLToPath(import.meta.url)) {
-  void serveWebhook();
+/** Child side of the durable scenario: the channel on the SQLite intake, drained as the dispatcher would. */
+async function serveDurableWebhook(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'agentd-bench-webhook-'));
+  const storage = new SqliteStorage(join(home, 'agentd.db'), { checkpointer: true });
+  const log = createMemoryLogger();
+  const inbox = new DurableInbox({ channel: 'webhook', store: storage.inbox, runExists: async () => false, log });
+  const channel = new WebhookChannel({
+    port: 0, secret: SECRET, rateLimitPerMinute: 1e9, log, intake: inbox, audit: new AuditLog(storage.audit),
+  });
+  await channel.start();
+  const consumer = setInterval(() => {
+    for (let message = inbox.receive(); message !== undefined; message = inbox.receive()) inbox.settled(message);
+  }, 5);
+  process.send?.({ url: `http://127.0.0.1:${channel.port}` });
+  process.on('SIGTERM', () => {
+    clearInterval(consumer);
+    void channel.stop().then(() => storage.close()).finally(() => {
+      rmSync(home, { recursive: true, force: true });
+      process.exit(0);
+    });
+  });
 }
+
+const childMode = resolve(process.argv[1] ?? '') === fileURLToPath(import.meta.url) ? process.argv[2] : undefined;
+if (childMode === CHILD_ARG) void serveWebhook();
+if (childMode === DURABLE_CHILD_ARG) void serveDurableWebhook();

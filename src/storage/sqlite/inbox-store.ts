@@ -12,6 +12,12 @@ type InboxRow = Omit<InboxMessage, 'metadata'> & { metadata: string };
  */
 export class SqliteInboxStore implements InboxStore {
   private readonly stmt;
+  /**
+   * Waiting messages per channel: counted once, then kept by this store's own writes (one process
+   * owns the file: the home lock), so the capacity check on the hot path costs no query. A rolled
+   * back batch makes it count again.
+   */
+  private readonly waitingCounts = new Map<string, number>();
 
   constructor(
     private readonly database: Database,
@@ -28,10 +34,12 @@ export class SqliteInboxStore implements InboxStore {
       waiting: db.prepare(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id
         FROM channel_inbox WHERE channel = ? AND waiting = 1 ORDER BY id LIMIT ?`),
       // The run keeps its own (censored) copy of the text; this one is no longer needed.
-      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ?`),
+      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ? AND waiting = 1 RETURNING channel`).pluck(),
+      // Oldest first by id (arrival order): no index on age is kept for a daily pass.
       pruneBatch: db.prepare(`DELETE FROM channel_inbox WHERE id IN (
-          SELECT id FROM channel_inbox WHERE waiting = 0 AND received_at < ? ORDER BY received_at LIMIT ?)`),
+          SELECT id FROM channel_inbox WHERE waiting = 0 AND received_at < ? ORDER BY id LIMIT ?)`),
     };
+    uow.onRollback(() => this.waitingCounts.clear());
   }
 
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
@@ -39,8 +47,10 @@ export class SqliteInboxStore implements InboxStore {
       if (message.request_id !== null && this.stmt.duplicate.get(message.channel, message.request_id, rules.duplicatesSince)) {
         return 'duplicate';
       }
-      if ((this.stmt.waitingCount.get(message.channel) as number) >= rules.capacity) return 'full';
+      const waiting = this.waitingCounts.get(message.channel) ?? (this.stmt.waitingCount.get(message.channel) as number);
+      if (waiting >= rules.capacity) return 'full';
       this.stmt.insert.run({ ...message, metadata: JSON.stringify(message.metadata) });
+      this.waitingCounts.set(message.channel, waiting + 1);
       return 'queued';
     });
   }
@@ -53,7 +63,11 @@ export class SqliteInboxStore implements InboxStore {
   }
 
   async markStarted(runId: string): Promise<void> {
-    await this.uow.run(() => this.stmt.started.run(runId));
+    await this.uow.run(() => {
+      const channel = this.stmt.started.get(runId) as string | undefined;
+      const waiting = channel === undefined ? undefined : this.waitingCounts.get(channel);
+      if (waiting !== undefined) this.waitingCounts.set(channel!, waiting - 1);
+    });
   }
 
   pruneStartedBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {

@@ -22,6 +22,5 @@ export const channelInboxMigration: Migration = {
     );
     CREATE INDEX channel_inbox_waiting ON channel_inbox (channel, id) WHERE waiting = 1;
     CREATE INDEX channel_inbox_request ON channel_inbox (channel, request_id, received_at) WHERE request_id IS NOT NULL;
-    CREATE INDEX channel_inbox_age ON channel_inbox (received_at) WHERE waiting = 0;
   `,
 };
