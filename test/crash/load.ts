@@ -45,24 +45,18 @@ export async function driveLoad(target: Target, acked: Acknowledged, signal: Abo
       }
     }
   };
-  const runWorker = async () => {
+  /** POSTs `{message}` to `path` in a loop; `record` keeps what an answer with `status` acknowledged. */
+  const apiWorker = async (path: string, status: number, record: (data: Record<string, string>, message: string) => void) => {
     while (!signal.aborted) {
-      const message = question('run');
-      const response = await fetch(`${target.api}/api/v1/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ message }), signal }).catch(() => null);
-      if (response?.status !== 202) continue;
-      const body = await response.json().catch(() => null) as { data: { run_id: string } } | null;
-      if (body) acked.runs.push({ runId: body.data.run_id, message });
+      const message = question(path.slice(path.lastIndexOf('/') + 1));
+      const response = await fetch(`${target.api}${path}`, { method: 'POST', headers: auth, body: JSON.stringify({ message }), signal }).catch(() => null);
+      if (response?.status !== status) continue;
+      const body = await response.json().catch(() => null) as { data: Record<string, string> } | null;
+      if (body) record(body.data, message);
     }
   };
-  const chatWorker = async () => {
-    while (!signal.aborted) {
-      const message = question('chat');
-      const response = await fetch(`${target.api}/api/v1/chat`, { method: 'POST', headers: auth, body: JSON.stringify({ message }), signal }).catch(() => null);
-      if (response?.status !== 200) continue;
-      const body = await response.json().catch(() => null) as { data: { session_id: string } } | null;
-      if (body) acked.chats.push({ sessionId: body.data.session_id, message });
-    }
-  };
+  const runWorker = () => apiWorker('/api/v1/runs', 202, (data, message) => acked.runs.push({ runId: data.run_id!, message }));
+  const chatWorker = () => apiWorker('/api/v1/chat', 200, (data, message) => acked.chats.push({ sessionId: data.session_id!, message }));
   await Promise.all([
     ...['alpha', 'beta', 'gamma', 'delta', 'alpha', 'beta'].map(webhookWorker),
     runWorker(), runWorker(), runWorker(),
