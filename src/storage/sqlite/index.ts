@@ -31,7 +31,7 @@ export class SqliteStorage implements Storage {
   constructor(path: string, options: SqliteStorageOptions = {}) {
     this.database = new Database(path);
     try {
-      this.uow = new SqliteUnitOfWork(this.database);
+      this.uow = new SqliteUnitOfWork(this.database, options.now);
       this.turns = new SqliteTurnStore(this.database, this.uow, { ...options.turns, now: options.now });
       this.runs = new SqliteRunStore(this.database, this.uow);
       this.costs = new SqliteCostStore(this.database, this.uow);
