@@ -1,3 +1,5 @@
+import { access, constants, statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { StorageHealth, Storage } from '../types.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
@@ -45,12 +47,17 @@ export class SqliteStorage implements Storage {
   }
 
   async health(options: { checkIntegrity?: boolean } = {}): Promise<StorageHealth> {
+    const inMemory = this.database.path === ':memory:';
+    const folder = dirname(this.database.path);
     return {
       backend: 'sqlite',
       location: this.database.path,
       sizeBytes: this.database.sizeBytes,
       journalMode: this.database.journalMode,
       integrity: options.checkIntegrity ? this.database.quickCheck() : null,
+      space: inMemory ? null : await filesystemSpace(folder),
+      writable: inMemory || (await access(folder, constants.W_OK).then(() => true, () => false)),
+      lastWriteFailure: this.uow.lastFailure,
     };
   }
 
@@ -64,6 +71,16 @@ export class SqliteStorage implements Storage {
       }
     })();
     return this.closing;
+  }
+}
+
+/** Free (for this user) and total bytes of the filesystem holding `folder`; null when unreadable. */
+async function filesystemSpace(folder: string): Promise<StorageHealth['space']> {
+  try {
+    const stats = await statfs(folder);
+    return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };
+  } catch {
+    return null;
   }
 }
 
