@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Real filesystems for the tests of full disks: a small tmpfs. Mounting needs root with CAP_SYS_ADMIN (CI has it); each helper answers null where this
+ * Real filesystems for the tests of full disks and read-only homes: a small tmpfs, a read-only bind
+ * mount. Mounting needs root with CAP_SYS_ADMIN (CI has it); each helper answers null where this
  * process cannot mount, and the caller falls back to what it can do without.
  */
 
@@ -13,10 +14,9 @@ function mount(args: string[]): boolean {
   return spawnSync('mount', args, { stdio: 'ignore' }).status === 0;
 }
 
-/** Unmounts `dir` (lazily if something still holds it open) and removes it. */
+/** Unmounts `dir`, lazily if something still holds it open. */
 export function unmount(dir: string): void {
   if (spawnSync('umount', [dir], { stdio: 'ignore' }).status !== 0) spawnSync('umount', ['-l', dir], { stdio: 'ignore' });
-  rmSync(dir, { recursive: true, force: true });
 }
 
 /** A new folder with a tmpfs of `size` (as `mount -o size=` reads it) mounted on it, or null. */
@@ -45,4 +45,20 @@ export function fillFilesystem(dir: string): string {
     closeSync(fd);
   }
   return path;
+}
+
+/**
+ * Makes `dir` read-only for this process and the commands it starts; returns the undo, or null when
+ * it cannot. As root (CI) a read-only bind mount of `dir` over itself, since permissions do not stop
+ * root; as any other user, taking away the write bits does.
+ */
+export function makeReadOnly(dir: string): (() => void) | null {
+  if (mount(['--bind', dir, dir])) {
+    if (mount(['-o', 'remount,ro,bind', dir])) return () => unmount(dir);
+    unmount(dir);
+    return null;
+  }
+  if (process.getuid?.() === 0) return null;
+  spawnSync('chmod', ['-R', 'a-w', dir]);
+  return () => void spawnSync('chmod', ['-R', 'u+w', dir]);
 }

@@ -44,7 +44,10 @@ export function smallDisk(): SmallDisk {
         if (filler) rmSync(filler);
         filler = null;
       },
-      remove: () => unmount(tmpfs),
+      remove() {
+        unmount(tmpfs);
+        rmSync(tmpfs, { recursive: true, force: true });
+      },
     };
   }
   const home = mkdtempSync(join(tmpdir(), 'agentd-full-'));

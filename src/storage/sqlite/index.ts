@@ -17,6 +17,8 @@ export interface SqliteStorageOptions {
   /** Checkpoint the WAL from a worker thread (the service does; one-shot commands need not). */
   checkpointer?: boolean;
   log?: (message: string) => void;
+  /** Open an existing database for reading only (see `DatabaseOptions.readonly`). */
+  readonly?: boolean;
 }
 
 /** The embedded backend: every store on one SQLite file, sharing one unit of work. */
@@ -31,7 +33,7 @@ export class SqliteStorage implements Storage {
   private closing: Promise<void> | null = null;
 
   constructor(path: string, options: SqliteStorageOptions = {}) {
-    this.database = new Database(path);
+    this.database = new Database(path, undefined, { readonly: options.readonly });
     try {
       this.uow = new SqliteUnitOfWork(this.database, options.now);
       this.turns = new SqliteTurnStore(this.database, this.uow, { ...options.turns, now: options.now });
