@@ -8,6 +8,7 @@ import { Database } from './database.js';
 import { SqliteRunStore } from './run-store.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
+import { writeFault } from './write-failure.js';
 
 export interface SqliteStorageOptions {
   /** Clock for default timestamps and age cleanup (tests). */
@@ -30,9 +31,11 @@ export class SqliteStorage implements Storage {
   readonly costs: SqliteCostStore;
   readonly audit: SqliteAuditStore;
   private readonly checkpointer: Checkpointer | null;
+  private readonly log: ((message: string) => void) | undefined;
   private closing: Promise<void> | null = null;
 
   constructor(path: string, options: SqliteStorageOptions = {}) {
+    this.log = options.log;
     this.database = new Database(path, undefined, { readonly: options.readonly });
     try {
       this.uow = new SqliteUnitOfWork(this.database, options.now);
@@ -69,10 +72,21 @@ export class SqliteStorage implements Storage {
         this.uow.close();
         await this.checkpointer?.stop();
       } finally {
-        this.database.close();
+        this.closeDatabase();
       }
     })();
     return this.closing;
+  }
+
+  /** Closes the file; a full disk only keeps the WAL from being folded in, which is no reason to fail. */
+  private closeDatabase(): void {
+    try {
+      this.database.close();
+    } catch (error) {
+      const fault = writeFault(error, this.database.path);
+      if (!fault) throw error;
+      this.log?.(`the WAL could not be folded into the database file at close (${fault.reason}); its commits are kept and the next start folds them in`);
+    }
   }
 }
 
