@@ -76,7 +76,7 @@ export function runRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 
       description: 'The run ends at once as cancelled (terminal event run.cancelled). 409 when it has already finished.',
       tags: ['runs'],
       params: idParams,
-      response: { 202: okSchema(runSchema), 507: errorSchema },
+      response: { 202: okSchema(runSchema) },
     },
   }, async (request, reply) => {
     const run = await agent.cancelRun(request.params.id);

@@ -78,7 +78,10 @@ export class SqliteStorage implements Storage {
     return this.closing;
   }
 
-  /** Closes the file; a full disk only keeps the WAL from being folded in, which is no reason to fail. */
+  /**
+   * Closes the file. A storage fault (a full disk) only keeps the WAL from being folded into it,
+   * which loses nothing and is no reason to fail the shutdown.
+   */
   private closeDatabase(): void {
     try {
       this.database.close();
