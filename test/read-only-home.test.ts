@@ -12,12 +12,16 @@ import { makeReadOnly } from './helpers/mounts.js';
  * without writing a byte, in each state a home can be copied in; `agentd serve` refuses it in one
  * sentence. The home is really read-only: a read-only bind mount as root (CI), else no write bits.
  */
-const root = mkdtempSync(join(tmpdir(), 'agentd-ro-'));
-// Whether this process can make a folder read-only at all (see makeReadOnly).
-const probe = join(root, 'probe');
-mkdirSync(probe);
-const undoProbe = makeReadOnly(probe);
-undoProbe?.();
+/** Whether this process can make a folder read-only at all (tried and undone at once). */
+function canMakeReadOnly(): boolean {
+  const probe = mkdtempSync(join(tmpdir(), 'agentd-ro-probe-'));
+  const undo = makeReadOnly(probe);
+  undo?.();
+  rmSync(probe, { recursive: true, force: true });
+  return undo !== null;
+}
+
+let root: string;
 
 const EVENTS = 5;
 const CONFIG = 'api:\n  api_key: ro-key\n';
@@ -53,11 +57,12 @@ function agentd(args: string[]) {
 type Report = { overall: string; source: string; sections: { key: string; checks: { name: string; status: string; summary: string }[] }[] };
 const checkOf = (report: Report, name: string) => report.sections.find((s) => s.key === 'memory')!.checks.find((c) => c.name === name);
 
-describe.skipIf(undoProbe === null)('a read-only home', () => {
+describe.runIf(canMakeReadOnly())('a read-only home', () => {
   const homes: Record<string, string> = {};
   const undo: (() => void)[] = [];
 
   beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'agentd-ro-'));
     const snapshot = join(root, 'snapshot');
     killedWhileWriting(snapshot);
     expect(statSync(join(snapshot, 'agentd.db-wal')).size).toBeGreaterThan(0);
@@ -75,12 +80,16 @@ describe.skipIf(undoProbe === null)('a read-only home', () => {
     expect(readdirSync(stopped).sort()).toEqual(['agentd.db', 'config.yaml']);
     homes['the home of a stopped service (the file alone)'] = stopped;
 
-    for (const home of Object.values(homes)) undo.push(makeReadOnly(home)!);
+    for (const home of Object.values(homes)) {
+      const step = makeReadOnly(home);
+      if (!step) throw new Error(`could not make ${home} read-only`);
+      undo.push(step);
+    }
   });
 
   afterAll(() => {
     for (const step of undo) step();
-    rmSync(root, { recursive: true, force: true });
+    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   it.each(['a snapshot of a running service (-wal and -shm beside the file)', 'a backup that left out the -shm file', 'the home of a stopped service (the file alone)'])(

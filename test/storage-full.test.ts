@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
 import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
-import { smallDisk } from './helpers/small-disk.js';
+import { canMountTmpfs } from './helpers/mounts.js';
+import { smallDisk, type SmallDisk } from './helpers/small-disk.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 
@@ -10,11 +11,13 @@ import type { FakeLlmServer } from './fakes/fake-llm-server.js';
  * run.error, the diagnostics say so, and everything works again once space is freed, without a
  * restart. On CI the disk is a real 8 MB tmpfs (see helpers/small-disk.ts for the fallback).
  */
-const disk = smallDisk();
+const realDisk = canMountTmpfs();
+let disk: SmallDisk;
 let llm: FakeLlmServer;
 let t: TestApp;
 
 beforeAll(async () => {
+  disk = smallDisk();
   llm = await startFakeOpenAI();
   t = await startTestApp({
     home: disk.home,
@@ -29,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await llm?.close();
-  disk.remove();
+  disk?.remove();
 });
 
 afterEach(() => disk.free(sqliteOf(t.app)));
@@ -70,7 +73,7 @@ describe('a full disk', () => {
   });
 
   // Under the page limit these writes fit in place and succeed: only a real full disk refuses them.
-  it.runIf(disk.real)('refuses runs, pins and deletions with 507 as well', async () => {
+  it.runIf(realDisk)('refuses runs, pins and deletions with 507 as well', async () => {
     const chat = (await json(await postJson(t, '/api/v1/chat', { message: 'remember the blue door' }))).data;
     const [turn] = (await json(await t.request(`/api/v1/sessions/${chat.session_id}/history`))).data.turns;
     const db = sqliteOf(t.app);

@@ -27,6 +27,15 @@ export function smallTmpfs(size: string): string | null {
   return null;
 }
 
+/** Whether this process can mount a tmpfs (tried and undone at once): for `it.runIf`. */
+export function canMountTmpfs(): boolean {
+  const dir = smallTmpfs('1m');
+  if (dir === null) return false;
+  unmount(dir);
+  rmSync(dir, { recursive: true, force: true });
+  return true;
+}
+
 /** Takes every free byte of the filesystem of `dir` with the file `dir/filler`; returns its path. */
 export function fillFilesystem(dir: string): string {
   const path = join(dir, 'filler');

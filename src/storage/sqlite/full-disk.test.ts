@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fillFilesystem, smallTmpfs, unmount } from '../../../test/helpers/mounts.js';
+import { canMountTmpfs, fillFilesystem, smallTmpfs, unmount } from '../../../test/helpers/mounts.js';
 import { StorageFullError } from '../errors.js';
 import { startCheckpointer } from './checkpointer.js';
 import { Database } from './database.js';
@@ -15,14 +15,7 @@ import { writeFault } from './write-failure.js';
  * beyond what the unit of work's page-limit tests reach: the errors SQLite gives there, closing,
  * and the checkpoint worker.
  */
-const canMount = (() => {
-  const dir = smallTmpfs('1m');
-  if (dir) {
-    unmount(dir);
-    rmSync(dir, { recursive: true });
-  }
-  return dir !== null;
-})();
+const canMount = canMountTmpfs();
 
 let dir: string | null = null;
 afterEach(() => {
