@@ -10,14 +10,18 @@ export interface Connection {
   close(): void;
 }
 
+/** What SQLite answers when it can neither read nor create the -shm index (see below). */
+const NO_INDEX: ReadonlySet<string> = new Set(['SQLITE_CANTOPEN', 'SQLITE_READONLY_DIRECTORY']);
+
 /**
  * Opens a database file for reading only, on a home that may be read-only (a snapshot, a backup
  * mount): nothing is written to the file, its folder or its WAL.
  *
  * A WAL database is read through its -shm index. SQLite (3.22 and later) reads one that exists, even
  * on read-only media, and creates it where the folder is writable; where neither is possible (a
- * service that shut down cleanly leaves no -shm behind) it refuses with SQLITE_CANTOPEN. Its way
- * around that, `?immutable=1`, is a URI parameter and better-sqlite3 opens no URIs, and
+ * service that shut down cleanly leaves no -shm behind) it refuses: SQLITE_CANTOPEN on a read-only
+ * filesystem, SQLITE_READONLY_DIRECTORY in a folder this user may not write. SQLite's way around
+ * that, `?immutable=1`, is a URI parameter and better-sqlite3 opens no URIs, and
  * `locking_mode=EXCLUSIVE` needs a write lock the read-only file cannot take. So then the file and
  * its WAL (which holds commits not yet copied into the file) are read from a private copy in the
  * system's temporary folder, removed on close.
@@ -30,7 +34,7 @@ export function openReadOnly(path: string): Connection {
     return { db, close: () => db.close() };
   } catch (error) {
     db.close();
-    if (!(error instanceof BetterSqlite3.SqliteError && error.code === 'SQLITE_CANTOPEN')) throw error;
+    if (!(error instanceof BetterSqlite3.SqliteError && NO_INDEX.has(error.code))) throw error;
   }
   return openCopy(path);
 }
