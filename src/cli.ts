@@ -101,11 +101,22 @@ function init(options: HomeOptions): void {
   out(`API key (shown only this once): ${key}`);
 }
 
+/**
+ * A home's database for the commands that only read it: nothing is written, so they work on a
+ * read-only home (a snapshot, a backup mount) and never migrate or checkpoint beside a service.
+ */
+const openReadOnly = (file: string) => new SqliteStorage(file, { readonly: true });
+
 async function auditVerify(options: HomeOptions): Promise<void> {
   const home = resolveHome(options.home, process.env);
   const file = join(home, 'agentd.db');
   if (!existsSync(file)) throw new Error(`no database at ${file}`);
-  const storage = new SqliteStorage(file);
+  let storage: SqliteStorage;
+  try {
+    storage = openReadOnly(file);
+  } catch (error) {
+    throw new Error(`cannot open the database ${file} (${(error as Error).message})`);
+  }
   try {
     const result = await new AuditLog(storage.audit).verify();
     if (result.ok) {
@@ -124,7 +135,9 @@ async function auditVerify(options: HomeOptions): Promise<void> {
  * this home, else checked from the files without starting anything (safe beside a service).
  */
 async function doctor(options: HomeOptions & { json?: boolean }): Promise<void> {
-  const { report, source, detail } = await doctorReport({ home: options.home, config: options.config, openStorage: (file) => new SqliteStorage(file) });
+  // A home without a database yet (after agentd init) gets the empty one agentd serve would create.
+  const openStorage = (file: string) => (existsSync(file) ? openReadOnly(file) : new SqliteStorage(file));
+  const { report, source, detail } = await doctorReport({ home: options.home, config: options.config, openStorage });
   const origin = source === 'live' ? `live report from the service at ${detail}` : `offline report (${detail})`;
   out(options.json ? JSON.stringify({ ...report, source, source_detail: detail }, null, 2) : `${origin}\n${formatReport(report)}`);
   if (report.overall === 'error') process.exitCode = 1;

@@ -40,7 +40,8 @@ export interface DoctorOptions {
 export async function doctorReport(options: DoctorOptions): Promise<DoctorResult> {
   const env = options.env ?? process.env;
   const home = resolveHome(options.home, env);
-  const homeError = homeProblem(home);
+  // The doctor only reads: a read-only home (a snapshot, a backup mount) is checked like any other.
+  const homeError = homeProblem(home, 'read');
   if (homeError) return unusable([check('home', 'error', homeError)], home);
   let loaded: LoadedConfig;
   try {
@@ -124,7 +125,7 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
   try {
     storage = openStorage(file);
   } catch (error) {
-    const problems = [check('database', 'error', `cannot open the database ${file} (${(error as Error).message}); check that the home folder is writable`)];
+    const problems = [check('database', 'error', `cannot open the database ${file} (${(error as Error).message})`)];
     return unusable(problems, loaded.home).report;
   }
   try {

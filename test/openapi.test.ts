@@ -43,6 +43,18 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents 507 with the error envelope on every route that writes to the store', () => {
+    const writes = [['/api/v1/chat', 'post'], ['/api/v1/runs', 'post'], ['/api/v1/memory/turns/{id}/pin', 'post'], ['/api/v1/memory/turns/{id}', 'delete']] as const;
+    for (const [path, method] of writes) {
+      expect(paths[path]![method]!.responses['507'], `${method} ${path}`).toMatchObject({
+        description: expect.stringContaining('disk is full'),
+        content: { 'application/json': { schema: { required: ['status', 'error', 'code'] } } },
+      });
+    }
+    // Routes that only read never answer it.
+    expect(paths['/api/v1/memory/search']!.get!.responses['507']).toBeUndefined();
+  });
+
   it('documents request bodies, required only when a field is', () => {
     expect(paths['/api/v1/chat']!.post!.requestBody?.required).toBe(true);
     expect(paths['/api/v1/sessions']!.post!.requestBody?.required).toBe(false);

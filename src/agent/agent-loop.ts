@@ -4,7 +4,7 @@ import type { ChatMessage, Provider, ToolCall } from '../providers/types.js';
 import { censor } from '../security/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CostMeter } from './cost-meter.js';
-import { AgentError } from './errors.js';
+import { AgentError, notStored } from './errors.js';
 import type { RunCost } from './types.js';
 
 export const DEFAULT_MAX_ITERATIONS = 8;
@@ -81,8 +81,9 @@ export class AgentLoop {
 
   /**
    * Resolves once the turns are committed: a caller that answers after this acknowledges only what
-   * is stored. When the turns cannot be stored the answer is not given either (`storage` error); a
-   * turn that failed anyway keeps its own error (the storage failure is logged).
+   * is stored. When the turns cannot be stored the answer is not given either (`storage`, or
+   * `storage_full` on a full disk); a turn that failed anyway keeps its own error (the storage
+   * failure is logged).
    */
   async run(input: AgentTurnInput): Promise<AgentTurnResult> {
     const askedAt = new Date(this.now()).toISOString();
@@ -97,7 +98,7 @@ export class AgentLoop {
       await this.store(input, askedAt, result.response);
     } catch (storeError) {
       this.logStoreFailure(input, storeError);
-      throw new AgentError('storage', 'the answer could not be stored, so it is not given; see the service log');
+      throw notStored(storeError, 'the answer could not be stored, so it is not given');
     }
     return result;
   }

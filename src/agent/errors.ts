@@ -1,5 +1,6 @@
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { censor } from '../security/secrets.js';
+import { StorageFullError } from '../storage/errors.js';
 
 /**
  * Errors of the agent runtime. Each has a `code` the HTTP layer maps to a catalogue code and status
@@ -18,7 +19,9 @@ export type AgentErrorCode =
   | 'capacity'
   | 'shutting_down'
   /** A write the agent needed did not commit. */
-  | 'storage';
+  | 'storage'
+  /** ... because the disk is full. */
+  | 'storage_full';
 
 export class AgentError extends Error {
   override readonly name: string = 'AgentError';
@@ -37,6 +40,13 @@ export const sessionBusy = (id: string) =>
 export const runFinished = (id: string, status: string) => new AgentError('run_finished', `run '${truncate(id)}' has already finished (${status})`);
 export const shuttingDown = () => new AgentError('shutting_down', 'the service is shutting down');
 
+/** `what` could not be stored because of `err`: `storage_full` when the disk is full, else `storage`. */
+export function notStored(err: unknown, what: string): AgentError {
+  return err instanceof StorageFullError
+    ? new AgentError('storage_full', `the storage is full: ${what}`)
+    : new AgentError('storage', `${what}; see the service log`);
+}
+
 function truncate(id: string): string {
   return id.length > 80 ? `${id.slice(0, 80)}…` : id;
 }
@@ -52,4 +62,4 @@ export function failureMessage(err: unknown): { message: string; expected: boole
   return { message: 'internal error while running the agent (details are in the service log)', expected: false };
 }
 
-const EXPECTED_ERRORS = [ProviderRequestError, ProviderUnavailableError, UnknownProviderError];
+const EXPECTED_ERRORS = [ProviderRequestError, ProviderUnavailableError, UnknownProviderError, StorageFullError];

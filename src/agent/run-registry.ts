@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
 import type { Provider } from '../providers/types.js';
@@ -5,7 +6,8 @@ import { redact } from '../security/redact.js';
 import { censor } from '../security/secrets.js';
 import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
-import { AgentError, failureMessage, runFinished, runNotFound, shuttingDown } from './errors.js';
+import { StorageFullError } from '../storage/errors.js';
+import { AgentError, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
 import type { RunOutcome, RunStore } from './stores.js';
 import type { SessionSlots } from './session-slots.js';
 import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
@@ -14,6 +16,8 @@ import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord 
 export const MAX_VIEWERS_PER_RUN = 10_000;
 /** How long shutdown waits for cancelled agent loops to unwind before the database closes. */
 export const SHUTDOWN_GRACE_MS = 5_000;
+/** How often the end of a run is tried again while the disk is full. */
+export const END_RETRY_MS = 1_000;
 
 /**
  * Someone watching a run's events (an SSE connection). `send` must never block or throw: a slow
@@ -292,8 +296,9 @@ export class RunRegistry {
       (err: unknown) => {
         live.broken = true;
         this.options.log.error(`could not store event ${event.id} of run ${live.record.run_id}: ${(err as Error)?.message ?? String(err)}`);
-        live.controller.abort(new AgentError('storage', 'the run could not be stored; see the service log'));
-        this.finish(live, { status: 'error', error: 'the run could not be stored; see the service log' });
+        const failure = notStored(err, 'the run could not be stored');
+        live.controller.abort(failure);
+        this.finish(live, { status: 'error', error: failure.message });
       },
     );
   }
@@ -343,7 +348,7 @@ export class RunRegistry {
     const terminal = this.event(live, name, payload);
     const final: RunRecord = { ...record, tools_used: [...record.tools_used], cost };
     // Queued in the same turn, so on SQLite the end state and its audit event share a commit.
-    const stored = this.options.store.finish(record.run_id, {
+    const stored = this.storeEnd(record.run_id, {
       status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
       tools_used: final.tools_used, cost,
     }, terminal);
@@ -363,6 +368,24 @@ export class RunRegistry {
       this.live.delete(record.run_id);
       live.resolveDone(final);
     });
+  }
+
+  /**
+   * Stores the end of a run. On a full disk it is tried again until it is stored, so that freeing
+   * space is enough: until then the run stays live, readers see its final state and viewers wait for
+   * the terminal event. Once the service is closing it gives up; the next start marks the run
+   * interrupted.
+   */
+  private async storeEnd(runId: string, outcome: RunOutcome, terminal: RunEvent): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.options.store.finish(runId, outcome, terminal);
+      } catch (err) {
+        if (!(err instanceof StorageFullError) || this.closing) throw err;
+        if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (the storage is full); trying again every ${END_RETRY_MS} ms`);
+      }
+      await sleep(END_RETRY_MS, undefined, { ref: false });
+    }
   }
 
   /** Never rejects: a failure is logged. */

@@ -59,9 +59,10 @@ const HOME_FIX = 'pass --home (or set AGENTD_HOME) to a folder you can write';
 
 /**
  * What is wrong with `home` as a home folder, in one sentence with the fix, or null when it is a
- * writable folder (or does not exist yet and could be created).
+ * writable folder (or does not exist yet and could be created). `read`: only reading is needed
+ * (`agentd doctor`), so a read-only home (a snapshot, a backup mount) is fine.
  */
-export function homeProblem(home: string): string | null {
+export function homeProblem(home: string, needs: 'write' | 'read' = 'write'): string | null {
   let stat;
   try {
     stat = statSync(home);
@@ -78,8 +79,10 @@ export function homeProblem(home: string): string | null {
   }
   if (!stat.isDirectory()) return `cannot use ${home} as the home folder: it is a file, not a folder; ${HOME_FIX}`;
   try {
-    accessSync(home, constants.W_OK | constants.X_OK);
-  } catch {
+    accessSync(home, needs === 'write' ? constants.W_OK | constants.X_OK : constants.R_OK | constants.X_OK);
+  } catch (error) {
+    if (needs === 'read') return `cannot read the home folder ${home} (${describeErrno(error)}); give your user read access to it or pass --home`;
+    if ((error as NodeJS.ErrnoException).code === 'EROFS') return `cannot write to the home folder ${home}: it is on a read-only file system; ${HOME_FIX}`;
     return `cannot write to the home folder ${home}: give your user write access to it (chown or chmod) or ${HOME_FIX}`;
   }
   return null;

@@ -96,12 +96,12 @@ export function memoryChecks(input: DiagnosticsInput): Check[] {
 }
 
 function storageChecks(storage: StorageHealth): Check[] {
-  const megabytes = (storage.sizeBytes / 1_048_576).toFixed(1);
   const out = [
-    check('database', 'ok', `SQLite file ${storage.location} (${megabytes} MB)`),
+    check('database', 'ok', `SQLite file ${storage.location} (${size(storage.sizeBytes)})`),
     storage.journalMode === 'wal'
       ? check('journal', 'ok', 'SQLite in WAL mode')
       : check('journal', 'warn', `SQLite journal mode is ${storage.journalMode}`, 'the database file may be on a filesystem without WAL support'),
+    storageCheck(storage),
   ];
   if (storage.integrity !== null) {
     out.push(storage.integrity === 'ok'
@@ -109,6 +109,39 @@ function storageChecks(storage: StorageHealth): Check[] {
       : check('integrity', 'error', `database integrity check failed: ${storage.integrity}`, 'stop the service, copy the database file aside and restore it from a backup'));
   }
   return out;
+}
+
+/** Free space is low below this share of the filesystem or below this many bytes. */
+const LOW_SPACE_SHARE = 0.05;
+const LOW_SPACE_BYTES = 100 * 1_048_576;
+
+/**
+ * Whether writes can land: an error while they are failing (it clears once one commits), a warning
+ * on a read-only folder or when the filesystem is nearly full, before writes start to fail.
+ */
+function storageCheck(storage: StorageHealth): Check {
+  const failure = storage.lastWriteFailure;
+  if (failure) {
+    return check('storage', 'error', `writes are failing: the last one failed at ${failure.at} (${failure.reason}) and none has succeeded since`,
+      `free space on the filesystem of ${storage.location} or repair the disk (see the system log); writes resume by themselves, no restart needed`);
+  }
+  if (!storage.writable) {
+    return check('storage', 'warn', 'the folder of the database is read-only: it can be inspected (doctor, audit verify), not served',
+      'run agentd serve on a writable copy of the home, or remount the filesystem read-write');
+  }
+  const space = storage.space;
+  if (!space) return check('storage', 'ok', 'free space of the filesystem unknown');
+  const share = space.totalBytes > 0 ? space.freeBytes / space.totalBytes : 0;
+  const free = `${size(space.freeBytes)} free (${(share * 100).toFixed(1)} %) on the filesystem of the database`;
+  if (share < LOW_SPACE_SHARE || space.freeBytes < LOW_SPACE_BYTES) {
+    return check('storage', 'warn', `only ${free}`, 'free space or move the home (--home) to a larger disk: when it is full, writes are refused with 507');
+  }
+  return check('storage', 'ok', free);
+}
+
+function size(bytes: number): string {
+  const megabytes = bytes / 1_048_576;
+  return megabytes >= 10_240 ? `${(megabytes / 1024).toFixed(1)} GB` : `${megabytes.toFixed(1)} MB`;
 }
 
 function dataRetention(retention: Config['retention']): Check {

@@ -5,6 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load.js';
 import { runDiagnostics, type DiagnosticsInput } from './index.js';
 
+const MB = 1_048_576;
+const GB = 1024 * MB;
+
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -16,7 +19,10 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     config: parseConfig(config), home: dir, configPath, apiKeyFromEnv: false,
     providers: [{ name: 'offline', model: 'offline', available: true, is_default: true, reason: null }],
     tools: ['current_time', 'calculator'], memory: { turnCount: 3 }, webhook: null,
-    storage: { backend: 'sqlite', location: join(dir, 'agentd.db'), sizeBytes: 4096, journalMode: 'wal', integrity: null },
+    storage: {
+      backend: 'sqlite', location: join(dir, 'agentd.db'), sizeBytes: 4096, journalMode: 'wal', integrity: null,
+      space: { freeBytes: 50 * GB, totalBytes: 100 * GB }, writable: true, lastWriteFailure: null,
+    },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     ...overrides,
   };
@@ -70,5 +76,42 @@ describe('runDiagnostics', () => {
     expect(find(report, 'web', 'bind')?.status).toBe('warn');
     expect(find(report, 'policy', 'default_deny')?.status).toBe('warn');
     expect(report.overall).toBe('warn');
+  });
+
+  describe('the storage check', () => {
+    const storage = (overrides: Partial<DiagnosticsInput['storage']>) => {
+      const base = input();
+      return { ...base, storage: { ...base.storage, ...overrides } };
+    };
+
+    it('is ok with room to spare, and says how much', () => {
+      const report = runDiagnostics(input());
+      expect(find(report, 'memory', 'storage')).toEqual({ name: 'storage', status: 'ok', summary: '50.0 GB free (50.0 %) on the filesystem of the database' });
+    });
+
+    it('warns under 5 % free, and under 100 MB free on a small disk', () => {
+      const share = runDiagnostics(storage({ space: { freeBytes: 4 * GB, totalBytes: 100 * GB } }));
+      expect(find(share, 'memory', 'storage')).toMatchObject({ status: 'warn', summary: expect.stringMatching(/^only 4096\.0 MB free \(4\.0 %\)/), remediation: expect.stringContaining('507') });
+      const bytes = runDiagnostics(storage({ space: { freeBytes: 99 * MB, totalBytes: 1 * GB } }));
+      expect(find(bytes, 'memory', 'storage')?.status).toBe('warn');
+      const enough = runDiagnostics(storage({ space: { freeBytes: 101 * MB, totalBytes: 1 * GB } }));
+      expect(find(enough, 'memory', 'storage')?.status).toBe('ok');
+      expect(enough.overall).toBe('ok');
+    });
+
+    it('is an error while writes fail, naming the time and the reason', () => {
+      const report = runDiagnostics(storage({ lastWriteFailure: { at: '2026-05-01T10:00:00.000Z', reason: 'the storage is full' } }));
+      expect(find(report, 'memory', 'storage')).toMatchObject({
+        status: 'error',
+        summary: expect.stringContaining('failed at 2026-05-01T10:00:00.000Z (the storage is full)'),
+        remediation: expect.stringContaining('no restart needed'),
+      });
+      expect(report.overall).toBe('error');
+    });
+
+    it('warns that a read-only folder can be inspected but not served', () => {
+      const report = runDiagnostics(storage({ writable: false }));
+      expect(find(report, 'memory', 'storage')).toMatchObject({ status: 'warn', summary: expect.stringContaining('read-only') });
+    });
   });
 });

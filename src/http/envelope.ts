@@ -28,3 +28,14 @@ export function okSchema(data: Record<string, unknown>): Record<string, unknown>
     properties: { status: { type: 'string', const: 'ok' }, data },
   };
 }
+
+/**
+ * JSON Schema of the error envelope, for the error answers a route documents in OpenAPI. Every
+ * route that writes documents 507 (`AGENTD_STORAGE_FULL`): a full disk is an answer a client should
+ * expect there and retry later, not a bug.
+ */
+export const errorSchema: Record<string, unknown> = {
+  type: 'object',
+  required: ['status', 'error', 'code'],
+  properties: { status: { type: 'string', const: 'error' }, error: { type: 'string' }, code: { type: 'string' } },
+};

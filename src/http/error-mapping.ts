@@ -1,6 +1,7 @@
 import type { FastifyError } from 'fastify';
 import { AgentError, type AgentErrorCode } from '../agent/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
+import { StorageFullError } from '../storage/errors.js';
 import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType, type ErrorCode } from './errors.js';
 
 /** The agent runtime's failures in the catalogue; its messages are written for the operator. */
@@ -16,6 +17,7 @@ const AGENT_CODES: Record<AgentErrorCode, ErrorCode> = {
   capacity: 'AGENTD_AT_CAPACITY',
   shutting_down: 'AGENTD_SHUTTING_DOWN',
   storage: 'AGENTD_STORAGE',
+  storage_full: 'AGENTD_STORAGE_FULL',
 };
 
 /** Fastify's own client errors that can reach the handler, reworded for API clients. */
@@ -39,6 +41,8 @@ export function asApiError(error: unknown): ApiError | null {
   if (error instanceof UnknownProviderError) return new ApiError('AGENTD_UNKNOWN_PROVIDER', error.message);
   if (error instanceof ProviderUnavailableError) return new ApiError('AGENTD_PROVIDER_UNAVAILABLE', error.message);
   if (error instanceof ProviderRequestError) return new ApiError('AGENTD_PROVIDER_FAILED', error.message);
+  // Any write of any route (turns, runs, pins, deletions, audit events) on a full disk.
+  if (error instanceof StorageFullError) return new ApiError('AGENTD_STORAGE_FULL');
   if (!(error instanceof Error)) return null;
   const fastify = error as FastifyError;
   if (fastify.validation) return fromValidation(fastify);

@@ -80,6 +80,7 @@ function describe(code: string): string {
   const names: Record<string, string> = {
     '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No Content', '400': 'Bad request',
     '401': 'Unauthorized', '404': 'Not found', '409': 'Conflict', '413': 'Payload too large',
+    '507': 'Insufficient storage: the disk is full, the change could not be saved; retry once space is freed',
   };
   return names[code] ?? 'Response';
 }

@@ -13,6 +13,12 @@ export interface StorageHealth {
   journalMode: string;
   /** "ok" or the first problem an integrity check found; null when not checked. */
   integrity: string | null;
+  /** Space on the filesystem holding the data; null when it cannot be read (or the data is in memory). */
+  space: { freeBytes: number; totalBytes: number } | null;
+  /** Whether the folder holding the data can be written (false on a read-only mount or snapshot). */
+  writable: boolean;
+  /** The last write that failed because of the storage (full disk, I/O), until a write commits again. */
+  lastWriteFailure: { at: string; reason: string } | null;
 }
 
 /**

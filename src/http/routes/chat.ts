@@ -1,4 +1,4 @@
-import { ok, okSchema } from '../envelope.js';
+import { errorSchema, ok, okSchema } from '../envelope.js';
 import { costSchema, turnBodySchema } from './agent-schemas.js';
 import { auditBusy } from './busy-audit.js';
 import type { RouteContext, RouteInstance } from './context.js';
@@ -24,6 +24,7 @@ export function chatRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' |
             usage: costSchema,
           },
         }),
+        507: errorSchema,
       },
     },
   }, async (request) => {

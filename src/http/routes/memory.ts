@@ -1,5 +1,5 @@
 import { MAX_QUERY_WORDS, queryWords } from '../../memory/query.js';
-import { ok, okSchema } from '../envelope.js';
+import { errorSchema, ok, okSchema } from '../envelope.js';
 import { ApiError, invalidField } from '../errors.js';
 import { limitParam, parseLimit } from '../query.js';
 import type { RouteContext, RouteInstance } from './context.js';
@@ -81,6 +81,7 @@ export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory
           required: ['id', 'pinned'],
           properties: { id: { type: 'string' }, pinned: { type: 'boolean' } },
         }),
+        507: errorSchema,
       },
     },
   }, async (request) => {
@@ -108,6 +109,7 @@ export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory
           required: ['id', 'deleted'],
           properties: { id: { type: 'string' }, deleted: { type: 'boolean', const: true } },
         }),
+        507: errorSchema,
       },
     },
   }, async (request) => {

@@ -1,4 +1,4 @@
-import { ok, okSchema } from '../envelope.js';
+import { errorSchema, ok, okSchema } from '../envelope.js';
 import { ApiError } from '../errors.js';
 import { limitParam, parseLimit } from '../query.js';
 import { idParams, MAX_ID_CHARS, runSchema, turnBodySchema } from './agent-schemas.js';
@@ -20,7 +20,7 @@ export function runRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 
         '/api/v1/runs/{id}/events. A session already running something is a 409 (audited as web.run deny).',
       tags: ['runs'],
       body: turnBodySchema,
-      response: { 202: okSchema(runSchema) },
+      response: { 202: okSchema(runSchema), 507: errorSchema },
     },
   }, async (request, reply) => {
     const { body } = request;

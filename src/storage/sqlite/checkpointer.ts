@@ -15,8 +15,19 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Sqlite = require(workerData.driver);
 const db = new Sqlite(workerData.path);
 db.pragma('busy_timeout = 5000');
+// A failure is reported when it starts or changes, and the recovery once: on a full disk every
+// attempt fails until space is freed, and the log must not get a line per second.
+let failing = null;
 const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage({ error: String(error && error.message) }); }
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    if (failing !== null) parentPort.postMessage({ recovered: true });
+    failing = null;
+  } catch (error) {
+    const message = String(error && error.message);
+    if (message !== failing) parentPort.postMessage({ error: message });
+    failing = message;
+  }
 }, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
@@ -44,8 +55,9 @@ export function startCheckpointer(database: Database, options: { intervalMs?: nu
   worker.unref();
   database.db.pragma('wal_autocheckpoint = 0');
   let stopping = false;
-  worker.on('message', (message: { error?: string }) => {
-    if (message.error) options.log?.(`WAL checkpoint failed: ${message.error}`);
+  worker.on('message', (message: { error?: string; recovered?: boolean }) => {
+    if (message.error) options.log?.(`WAL checkpoint failed: ${message.error} (reported again only if the failure changes)`);
+    if (message.recovered) options.log?.('WAL checkpoint works again');
   });
   worker.on('error', (error) => options.log?.(`WAL checkpoint worker failed: ${error.message}`));
   const exited = new Promise<void>((resolve) =>

@@ -1,8 +1,17 @@
 import { closeSync, openSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { openReadOnly, type Connection } from './read-only.js';
 
 export type SqliteDatabase = BetterSqlite3.Database;
+
+export interface DatabaseOptions {
+  /**
+   * Read without writing anything (`agentd doctor`, `agentd audit verify`, also on a read-only home):
+   * no file is created, no migration applied, no checkpoint run; writes fail.
+   */
+  readonly?: boolean;
+}
 
 /**
  * The one SQLite file of a home folder. WAL lets readers run beside the writer; every write is a
@@ -12,18 +21,22 @@ export type SqliteDatabase = BetterSqlite3.Database;
  */
 export class Database {
   readonly db: SqliteDatabase;
+  readonly readonly: boolean;
+  private readonly closeConnection: () => void;
 
-  constructor(readonly path: string, migrations: readonly Migration[] = MIGRATIONS) {
-    // Created owner-only before SQLite opens it; the -wal and -shm files inherit this mode.
-    if (path !== ':memory:') closeSync(openSync(path, 'a', 0o600));
-    this.db = new BetterSqlite3(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    // Deleted conversation text and audit data must not linger in free pages of the file.
-    this.db.pragma('secure_delete = ON');
-    this.db.pragma('busy_timeout = 5000');
-    applyMigrations(this.db, migrations);
+  constructor(readonly path: string, migrations: readonly Migration[] = MIGRATIONS, options: DatabaseOptions = {}) {
+    this.readonly = options.readonly ?? false;
+    const connection = this.readonly ? openReadOnly(path) : openWritable(path);
+    this.db = connection.db;
+    this.closeConnection = connection.close;
+    try {
+      this.db.pragma('busy_timeout = 5000');
+      if (this.readonly) requireMigrations(this.db, migrations);
+      else applyMigrations(this.db, migrations);
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
   }
 
   /** Run `fn` in one transaction (nested calls become savepoints). */
@@ -65,18 +78,46 @@ export class Database {
   close(): void {
     if (!this.db.open) return;
     try {
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      if (!this.readonly) this.db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
-      this.db.close();
+      this.closeConnection();
     }
+  }
+}
+
+function openWritable(path: string): Connection {
+  // Created owner-only before SQLite opens it; the -wal and -shm files inherit this mode.
+  if (path !== ':memory:') closeSync(openSync(path, 'a', 0o600));
+  const db = new BetterSqlite3(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  // Deleted conversation text and audit data must not linger in free pages of the file.
+  db.pragma('secure_delete = ON');
+  return { db, close: () => db.close() };
+}
+
+function appliedVersions(db: SqliteDatabase): Set<number> {
+  return new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+}
+
+/** A database opened read-only cannot be migrated: one that needs it is refused, saying so. */
+function requireMigrations(db: SqliteDatabase, migrations: readonly Migration[]): void {
+  let applied: Set<number>;
+  try {
+    applied = appliedVersions(db);
+  } catch (error) {
+    throw new Error(`it is not an agentd database (${(error as Error).message})`);
+  }
+  const missing = migrations.filter((m) => !applied.has(m.version)).map((m) => m.version);
+  if (missing.length > 0) {
+    throw new Error(`it was written by an older agentd (it lacks schema version ${missing.join(', ')}); start agentd serve on it once to upgrade it`);
   }
 }
 
 function applyMigrations(db: SqliteDatabase, migrations: readonly Migration[]): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  const applied = new Set(
-    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-  );
+  const applied = appliedVersions(db);
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
   for (const migration of sorted) {

@@ -1,3 +1,5 @@
+import { access, constants, statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { StorageHealth, Storage } from '../types.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
@@ -7,6 +9,7 @@ import { Database } from './database.js';
 import { SqliteRunStore } from './run-store.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
+import { writeFault } from './write-failure.js';
 
 export interface SqliteStorageOptions {
   /** Clock for default timestamps and age cleanup (tests). */
@@ -16,6 +19,8 @@ export interface SqliteStorageOptions {
   /** Checkpoint the WAL from a worker thread (the service does; one-shot commands need not). */
   checkpointer?: boolean;
   log?: (message: string) => void;
+  /** Open an existing database for reading only (see `DatabaseOptions.readonly`). */
+  readonly?: boolean;
 }
 
 /** The embedded backend: every store on one SQLite file, sharing one unit of work. */
@@ -28,12 +33,14 @@ export class SqliteStorage implements Storage {
   readonly audit: SqliteAuditStore;
   readonly inbox: SqliteInboxStore;
   private readonly checkpointer: Checkpointer | null;
+  private readonly log: ((message: string) => void) | undefined;
   private closing: Promise<void> | null = null;
 
   constructor(path: string, options: SqliteStorageOptions = {}) {
-    this.database = new Database(path);
+    this.log = options.log;
+    this.database = new Database(path, undefined, { readonly: options.readonly });
     try {
-      this.uow = new SqliteUnitOfWork(this.database);
+      this.uow = new SqliteUnitOfWork(this.database, options.now);
       this.turns = new SqliteTurnStore(this.database, this.uow, { ...options.turns, now: options.now });
       this.runs = new SqliteRunStore(this.database, this.uow);
       this.costs = new SqliteCostStore(this.database, this.uow);
@@ -48,12 +55,17 @@ export class SqliteStorage implements Storage {
   }
 
   async health(options: { checkIntegrity?: boolean } = {}): Promise<StorageHealth> {
+    const inMemory = this.database.path === ':memory:';
+    const folder = dirname(this.database.path);
     return {
       backend: 'sqlite',
       location: this.database.path,
       sizeBytes: this.database.sizeBytes,
       journalMode: this.database.journalMode,
       integrity: options.checkIntegrity ? this.database.quickCheck() : null,
+      space: inMemory ? null : await filesystemSpace(folder),
+      writable: inMemory || (await access(folder, constants.W_OK).then(() => true, () => false)),
+      lastWriteFailure: this.uow.lastFailure,
     };
   }
 
@@ -63,10 +75,34 @@ export class SqliteStorage implements Storage {
         this.uow.close();
         await this.checkpointer?.stop();
       } finally {
-        this.database.close();
+        this.closeDatabase();
       }
     })();
     return this.closing;
+  }
+
+  /**
+   * Closes the file. A storage fault (a full disk) only keeps the WAL from being folded into it,
+   * which loses nothing and is no reason to fail the shutdown.
+   */
+  private closeDatabase(): void {
+    try {
+      this.database.close();
+    } catch (error) {
+      const fault = writeFault(error, this.database.path);
+      if (!fault) throw error;
+      this.log?.(`the WAL could not be folded into the database file at close (${fault.reason}); its commits are kept and the next start folds them in`);
+    }
+  }
+}
+
+/** Free (for this user) and total bytes of the filesystem holding `folder`; null when unreadable. */
+async function filesystemSpace(folder: string): Promise<StorageHealth['space']> {
+  try {
+    const stats = await statfs(folder);
+    return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };
+  } catch {
+    return null;
   }
 }
 

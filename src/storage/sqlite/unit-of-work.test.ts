@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StorageFullError } from '../errors.js';
 import { Database } from './database.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 
@@ -118,5 +119,36 @@ describe('SqliteUnitOfWork', () => {
     await expect(queued).rejects.toThrow(/closed/);
     uow.close();
     await expect(uow.run(() => insert('late'))).rejects.toThrow(/closed/);
+  });
+
+  describe('on a full disk', () => {
+    // SQLite's own size limit: past it the engine answers SQLITE_FULL exactly as on a full disk.
+    const fill = () => database.db.pragma(`max_page_count = ${database.db.pragma('page_count', { simple: true }) as number}`);
+    const free = () => database.db.pragma('max_page_count = 1073741823');
+    const large = () => insert('x'.repeat(100_000));
+
+    it('rejects with StorageFullError and keeps the failure until a write lands again', async () => {
+      const clock = Date.parse('2026-05-01T10:00:00.000Z');
+      uow = new SqliteUnitOfWork(database, () => clock);
+      fill();
+      const refused = uow.run(large);
+      await expect(refused).rejects.toBeInstanceOf(StorageFullError);
+      await expect(refused).rejects.toThrow(/^the storage is full/);
+      expect(uow.lastFailure).toEqual({ at: '2026-05-01T10:00:00.000Z', reason: 'the storage is full' });
+      // A write refused for its own data says nothing about the disk: the failure stays.
+      await expect(uow.run(() => insert(null))).rejects.toThrow(/NOT NULL/);
+      expect(uow.lastFailure).not.toBeNull();
+
+      free();
+      await uow.run(large);
+      expect(uow.lastFailure).toBeNull();
+      expect(committedRows()).toHaveLength(1);
+    });
+
+    it('records no failure for writes refused for their data', async () => {
+      await expect(uow.run(() => insert(null))).rejects.toThrow(/NOT NULL/);
+      await expect(uow.run(orphan)).rejects.toThrow(/FOREIGN KEY/);
+      expect(uow.lastFailure).toBeNull();
+    });
   });
 });

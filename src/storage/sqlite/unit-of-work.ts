@@ -1,7 +1,15 @@
 import type { Database } from './database.js';
+import { writeFault } from './write-failure.js';
 
 /** Most writes queued before a commit is forced. */
 const MAX_QUEUED = 10_000;
+
+/** The last write that failed because of the storage (full, I/O, read-only), for diagnostics. */
+export interface WriteFailure {
+  /** ISO 8601 time of the failure. */
+  at: string;
+  reason: string;
+}
 
 interface Pending {
   write: () => unknown;
@@ -21,17 +29,25 @@ interface Pending {
  * a caller does after `await` — answer 2xx, send an SSE frame, advance a hash chain — happens only
  * for data that is on disk. Each write runs in its own savepoint, so one failing write is rolled
  * back alone and the others still commit.
+ *
+ * A write that fails because of the storage rejects with a `StorageFullError` when the disk is full
+ * (the driver's error otherwise), and is kept as `lastFailure` until a write commits in a batch
+ * without such a failure: the diagnostics report it as an error exactly while writes are failing.
  */
 export class SqliteUnitOfWork {
   private queue: Pending[] = [];
   private scheduled = false;
   private closed = false;
   private readonly rollbackListeners: (() => void)[] = [];
+  private failure: WriteFailure | null = null;
   /** Built once: a transaction wrapper per call costs. */
   private readonly savepoint: (write: () => unknown) => unknown;
   private readonly commit: (batch: Pending[]) => void;
 
-  constructor(private readonly database: Database) {
+  constructor(
+    private readonly database: Database,
+    private readonly now: () => number = Date.now,
+  ) {
     this.savepoint = database.db.transaction((write: () => unknown) => write());
     this.commit = database.db.transaction((batch: Pending[]) => {
       for (const pending of batch) {
@@ -71,6 +87,11 @@ export class SqliteUnitOfWork {
     this.rollbackListeners.push(listener);
   }
 
+  /** The last write that failed because of the storage, or null once a batch has committed cleanly. */
+  get lastFailure(): WriteFailure | null {
+    return this.failure;
+  }
+
   /** Commits everything queued now. */
   flush(): void {
     if (this.queue.length === 0) return;
@@ -81,18 +102,29 @@ export class SqliteUnitOfWork {
       for (const pending of batch) pending.reject(error);
       return;
     }
+    let faulted = false;
+    const reject = (pending: Pending, error: unknown) => {
+      const fault = writeFault(error, this.database.path);
+      if (fault) {
+        faulted = true;
+        this.failure = { at: new Date(this.now()).toISOString(), reason: fault.reason };
+      }
+      pending.reject(fault ? fault.error : error);
+    };
     try {
       this.commit(batch);
     } catch (error) {
       for (const listener of this.rollbackListeners) listener();
-      for (const pending of batch) pending.reject(pending.outcome?.ok === false ? pending.outcome.error : error);
+      for (const pending of batch) reject(pending, pending.outcome?.ok === false ? pending.outcome.error : error);
       return;
     }
     for (const pending of batch) {
       const outcome = pending.outcome!;
       if (outcome.ok) pending.resolve(outcome.value);
-      else pending.reject(outcome.error);
+      else reject(pending, outcome.error);
     }
+    // A write that landed shows the storage takes writes again.
+    if (!faulted && batch.some((pending) => pending.outcome?.ok)) this.failure = null;
   }
 
   /** Commits what is queued and from then on commits each write at once (shutdown). */

@@ -1,0 +1,12 @@
+/**
+ * A write did not commit because the filesystem holding the data has no space left. Backends raise
+ * it instead of their driver's error, so the HTTP layer (507) and the agent can tell a full disk
+ * from a bug without knowing the driver. The message names no path: it reaches API clients.
+ */
+export class StorageFullError extends Error {
+  override readonly name = 'StorageFullError';
+
+  constructor(options?: ErrorOptions) {
+    super('the storage is full: the write did not commit', options);
+  }
+}
