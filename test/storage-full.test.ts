@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
 import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
@@ -25,6 +26,7 @@ beforeAll(async () => {
     config: {
       providers: { openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: llm.baseUrl } },
       network: { allowed_hosts: [llm.host] },
+      webhook: { enabled: true, port: 0, secret: WEBHOOK_SECRET },
     },
   });
 });
@@ -36,6 +38,16 @@ afterAll(async () => {
 });
 
 afterEach(() => disk.free(sqliteOf(t.app)));
+
+const WEBHOOK_SECRET = 'full-disk-webhook-secret';
+
+function postWebhook(prompt: string): Promise<Response> {
+  const body = JSON.stringify({ prompt, sender: 'ci' });
+  const signature = `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`;
+  return fetch(`http://127.0.0.1:${t.app.webhook!.channel.port}/`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature }, body,
+  });
+}
 
 /** Big enough to need new pages: under the page-limit fallback only such writes fail. */
 const LONG = 'a long message that needs room on the disk. '.repeat(500);
@@ -51,6 +63,20 @@ function expectStorageFull(body: { status: string; code: string; error: string }
 }
 
 describe('a full disk', () => {
+  it('answers a webhook message it cannot store 507 instead of 202, and stores the retry once space is freed', async () => {
+    const db = sqliteOf(t.app);
+    disk.fill(db);
+    const refused = await postWebhook(LONG);
+    expect(refused.status).toBe(507);
+    expectStorageFull(await refused.json() as { status: string; code: string; error: string });
+    expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(db.prepare('SELECT count(*) AS n FROM channel_inbox').get()).toEqual({ n: 0 });
+
+    disk.free(db);
+    expect((await postWebhook(LONG)).status).toBe(202);
+    expect(db.prepare('SELECT count(*) AS n FROM channel_inbox').get()).toEqual({ n: 1 });
+  });
+
   it('refuses a chat with 507, reports it in the diagnostics, and takes the chat once space is freed', async () => {
     const db = sqliteOf(t.app);
     disk.fill(db);
