@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { RunViewer } from '../../agent/run-registry.js';
+import type { RunViewer } from '../../agent/fan-out.js';
 import type { RunEvent } from '../../agent/types.js';
 import { SECURITY_HEADERS } from '../../security/headers.js';
 
