@@ -25,10 +25,11 @@ function lastEventId(request: FastifyRequest, fromQuery: string | undefined): nu
  */
 export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'pingIntervalMs'>): void {
   const open = new Set<SseViewer>();
-  // An open stream is never idle, so closing the server would wait for it: end them all first.
-  // Runs still in flight have already ended by then (the app closes the agent runtime first).
+  // An open stream is never idle, so closing the server would wait for it: end them all first
+  // (one still behind is cut off). Runs in flight have already ended by then, their last events
+  // handed to the viewers (the app closes the agent runtime first).
   app.addHook('preClose', async () => {
-    for (const viewer of [...open]) viewer.end();
+    for (const viewer of [...open]) viewer.close();
   });
 
   app.get('/runs/:id/events', {
