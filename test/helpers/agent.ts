@@ -1,6 +1,54 @@
-import type { TestApp } from './app.js';
+import type { ToolDefinition } from '../../src/tools/types.js';
+import type { FakeLlmServer } from '../fakes/fake-llm-server.js';
+import { startFakeOpenAI } from '../fakes/openai-server.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 /** Helpers shared by the agent, runs and SSE integration tests. */
+
+/** The real app whose default provider is a fake OpenAI server; `close` stops both. */
+export async function startAppWithFakeOpenAI(options: TestAppOptions = {}): Promise<{ t: TestApp; server: FakeLlmServer; close(): Promise<void> }> {
+  const server = await startFakeOpenAI();
+  try {
+    const t = await startTestApp({
+      ...options,
+      env: { OPENAI_API_KEY: 'sk-test-openai-key-000000000000' },
+      config: {
+        ...options.config,
+        providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
+        network: { allowed_hosts: [server.host] },
+      },
+    });
+    return { t, server, close: async () => { await t.close(); await server.close(); } };
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+}
+
+/**
+ * A tool that holds the run until the test releases it (it ignores the abort signal too): a run
+ * can be stopped at a known point, with everything before it committed.
+ */
+export function heldTool(name = 'stubborn'): { tool: ToolDefinition; started: Promise<void>; release(): void } {
+  let release!: () => void;
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    started,
+    release,
+    tool: {
+      name,
+      description: 'finishes its work whatever happens',
+      schema: { type: 'object', properties: {} },
+      run: async () => {
+        markStarted();
+        await released;
+        return 'done anyway';
+      },
+    },
+  };
+}
 
 export interface SseEvent {
   id: string | undefined;
