@@ -80,6 +80,16 @@ describe('viewers that stop reading', () => {
       expect(JSON.parse(resumed.events[0]!.data).arguments.note).toHaveLength(16 * MiB);
       expect(JSON.parse(resumed.events[4]!.data).response).toBe(answer);
     }
+
+    // Forty that resume and stop reading again: each replay reads its own copy of the log from the
+    // store, and they still share one frame of each event.
+    const beforeReplays = rssAfterGcMb();
+    for (let i = 0; i < 40; i++) {
+      const s = await stream(t, run.run_id, { 'last-event-id': '1' });
+      expect(await s.status()).toBe(200);
+      s.pause();
+    }
+    expect(rssAfterGcMb() - beforeReplays).toBeLessThan(48);
   });
 });
 

@@ -53,7 +53,7 @@ export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agen
   }, async (request, reply) => {
     const { id } = request.params;
     const afterId = lastEventId(request, request.query.last_event_id);
-    const viewer = new SseViewer(reply.raw, { pingIntervalMs: ctx.pingIntervalMs });
+    const viewer = new SseViewer(reply.raw, id, { pingIntervalMs: ctx.pingIntervalMs });
     const watch = await ctx.agent.watchRun(id, afterId, viewer);
     if (!watch.found) throw new ApiError('AGENTD_RUN_NOT_FOUND');
     if (watch.finished && watch.replay.length === 0) return reply.code(204).send(null);
@@ -61,8 +61,11 @@ export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agen
     // From here the response is written by hand; nothing below may throw into Fastify.
     reply.hijack();
     open.add(viewer);
+    // Only `stop` is kept for later: the replay's events (a copy of the log read from the store)
+    // must not live as long as the connection.
+    const { stop } = watch;
     viewer.whenClosed(() => {
-      watch.stop();
+      stop();
       open.delete(viewer);
     });
     viewer.start(watch.replay, watch.finished);

@@ -1,8 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../agent/types.js';
-import { sseFrame, SseViewer } from './sse-viewer.js';
+import { sseFrame } from './sse-frames.js';
+import { SseViewer } from './sse-viewer.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -23,6 +24,10 @@ async function connection(): Promise<{ res: ServerResponse; socket: Socket }> {
   return { res: await responded, socket };
 }
 
+// Frames are shared by run and event id: each test is its own run.
+let RUN = '';
+let runs = 0;
+beforeEach(() => void (RUN = `run_viewer_${++runs}`));
 const event = (id: number, size = 10): RunEvent => ({ id, name: 'tool.result', data: JSON.stringify({ pad: 'x'.repeat(size) }) });
 
 describe('SseViewer', () => {
@@ -30,7 +35,7 @@ describe('SseViewer', () => {
     const { res, socket } = await connection();
     let received = '';
     socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    const viewer = new SseViewer(res);
+    const viewer = new SseViewer(res, RUN);
     // Attached to a live run while the handler still reads the stored log.
     viewer.send(event(2));
     viewer.send(event(3));
@@ -45,17 +50,10 @@ describe('SseViewer', () => {
     expect(received).toContain('content-type: text/event-stream');
   });
 
-  it('encodes an event once: every viewer writes the same buffer', () => {
-    const e = event(7);
-    expect(sseFrame(e)).toBeInstanceOf(Buffer);
-    expect(sseFrame(e).toString()).toBe(`id: 7\nevent: tool.result\ndata: ${e.data}\n\n`);
-    expect(sseFrame(e)).toBe(sseFrame(e));
-  });
-
   it('disconnects a viewer that stops reading once its backlog passes the byte bound; Node holds one frame meanwhile', async () => {
     const { res, socket } = await connection();
     socket.pause();
-    const viewer = new SseViewer(res, { maxBufferedBytes: 256 * 1024, maxBufferedEvents: 1_000_000 });
+    const viewer = new SseViewer(res, RUN, { maxBufferedBytes: 256 * 1024, maxBufferedEvents: 1_000_000 });
     let closed = false;
     viewer.whenClosed(() => (closed = true));
     viewer.start([], false);
@@ -76,7 +74,7 @@ describe('SseViewer', () => {
   it('writes one event larger than the bound to a viewer that has nothing waiting, then bounds what queues behind it', async () => {
     const { res, socket } = await connection();
     socket.pause();
-    const viewer = new SseViewer(res, { maxBufferedBytes: 256 * 1024 });
+    const viewer = new SseViewer(res, RUN, { maxBufferedBytes: 256 * 1024 });
     let closed = false;
     viewer.whenClosed(() => (closed = true));
     viewer.start([], false);
@@ -85,7 +83,7 @@ describe('SseViewer', () => {
     viewer.send(big);
     expect(closed).toBe(false);
     const inNode = res.writableLength;
-    expect(inNode).toBeGreaterThan(sseFrame(big).length);
+    expect(inNode).toBeGreaterThan(sseFrame(RUN, big).length);
     // Behind it: 200 KiB fit in the bound and wait in the viewer (Node's buffer does not grow); the
     // next 100 KiB do not fit (the new event counts).
     viewer.send(event(2, 100 * 1024));
@@ -101,7 +99,7 @@ describe('SseViewer', () => {
     const { res, socket } = await connection();
     let received = '';
     socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    const viewer = new SseViewer(res, { maxBufferedBytes: 64 * 1024 });
+    const viewer = new SseViewer(res, RUN, { maxBufferedBytes: 64 * 1024 });
     let closedAt = '';
     viewer.whenClosed(() => (closedAt = res.destroyed ? 'destroyed' : 'ended'));
     // A client resuming after a disconnect: its replay holds three events of 2 MiB each.
@@ -120,7 +118,7 @@ describe('SseViewer', () => {
     let received = '';
     reading.socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
     stalled.socket.pause();
-    const viewers = [new SseViewer(reading.res), new SseViewer(stalled.res)];
+    const viewers = [new SseViewer(reading.res, RUN), new SseViewer(stalled.res, RUN)];
     for (const viewer of viewers) viewer.start([event(1)], false);
     // 16 MiB is more than the kernel takes for a client that does not read.
     viewers[1]!.send(event(2, 16 * 1024 * 1024));
@@ -136,7 +134,7 @@ describe('SseViewer', () => {
   it('disconnects on the event-count bound too, and never throws from send afterwards', async () => {
     const { res, socket } = await connection();
     socket.pause();
-    const viewer = new SseViewer(res, { maxBufferedEvents: 3, maxBufferedBytes: 1 << 30 });
+    const viewer = new SseViewer(res, RUN, { maxBufferedEvents: 3, maxBufferedBytes: 1 << 30 });
     viewer.start([], false);
     for (let id = 1; id <= 5000 && !res.destroyed; id++) viewer.send(event(id, 4096));
     expect(res.destroyed).toBe(true);
@@ -147,7 +145,7 @@ describe('SseViewer', () => {
     const { res, socket } = await connection();
     let received = '';
     socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
-    const viewer = new SseViewer(res, { pingIntervalMs: 5 });
+    const viewer = new SseViewer(res, RUN, { pingIntervalMs: 5 });
     let closed = false;
     viewer.whenClosed(() => (closed = true));
     viewer.start([], false);

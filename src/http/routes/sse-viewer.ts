@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { RunViewer } from '../../agent/fan-out.js';
 import type { RunEvent } from '../../agent/types.js';
 import { SECURITY_HEADERS } from '../../security/headers.js';
+import { sseFrame } from './sse-frames.js';
 
 /** Reconnect delay EventSource clients are told to use (decisions.md). */
 export const SSE_RETRY_MS = 3000;
@@ -17,22 +18,6 @@ export interface SseViewerOptions {
   pingIntervalMs?: number;
   maxBufferedEvents?: number;
   maxBufferedBytes?: number;
-}
-
-/**
- * Every viewer of a run is sent the same event objects; the frame is encoded once per event and the
- * same bytes are written to every socket (a string would be encoded again for each of them: a
- * 16 MiB answer to 40 viewers was 640 MiB).
- */
-const frames = new WeakMap<RunEvent, Buffer>();
-
-export function sseFrame(event: RunEvent): Buffer {
-  let frame = frames.get(event);
-  if (frame === undefined) {
-    frame = Buffer.from(`id: ${event.id}\nevent: ${event.name}\ndata: ${event.data}\n\n`);
-    frames.set(event, frame);
-  }
-  return frame;
 }
 
 /**
@@ -52,21 +37,24 @@ export class SseViewer implements RunViewer {
   private readonly maxEvents: number;
   private readonly maxBytes: number;
   private readonly pingIntervalMs: number;
-  /** Events not written yet, oldest first: the catch-up, then those that arrived while behind. */
-  private pending: RunEvent[] = [];
+  /** What the run sent before the stream was opened (the handler reads the replay meanwhile); null once open. */
+  private early: RunEvent[] | null = [];
+  /**
+   * Frames not written yet, oldest first: the catch-up, then events that arrived while behind. Kept
+   * as the shared frames, so waiting here costs no copy of an event.
+   */
+  private pending: Buffer[] = [];
   /** How many of `pending`, from the front, are the catch-up. */
   private catchUp = 0;
   /** Bytes of the frames in `pending` after the catch-up. */
   private behindBytes = 0;
-  /** The stream has been opened: the viewer is attached before the handler has read the replay. */
-  private started = false;
   /** The run has finished (or the service is closing): the stream ends once `pending` is written. */
   private ending = false;
   private closed = false;
   private ping: NodeJS.Timeout | undefined;
   private onClose: (() => void)[] = [];
 
-  constructor(private readonly res: ServerResponse, options: SseViewerOptions = {}) {
+  constructor(private readonly res: ServerResponse, private readonly runId: string, options: SseViewerOptions = {}) {
     this.maxEvents = options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
     this.maxBytes = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
     this.pingIntervalMs = options.pingIntervalMs ?? SSE_PING_INTERVAL_MS;
@@ -74,9 +62,10 @@ export class SseViewer implements RunViewer {
 
   /** Opens the stream and writes `replay`, then what arrived meanwhile; ends it if the run ended. */
   start(replay: readonly RunEvent[], finished: boolean): void {
-    this.started = true;
     const last = replay.at(-1)?.id ?? 0;
-    this.pending = [...replay, ...this.pending.filter((event) => event.id > last)];
+    const catchUp = [...replay, ...this.early!.filter((event) => event.id > last)];
+    this.early = null;
+    this.pending = catchUp.map((event) => sseFrame(this.runId, event));
     this.catchUp = this.pending.length;
     if (finished) this.ending = true;
     if (this.open()) this.flush();
@@ -90,11 +79,11 @@ export class SseViewer implements RunViewer {
 
   send(event: RunEvent): void {
     if (this.closed || this.ending) return;
-    if (!this.started) {
-      this.pending.push(event);
+    if (this.early) {
+      this.early.push(event);
       return;
     }
-    const frame = sseFrame(event);
+    const frame = sseFrame(this.runId, event);
     if (this.pending.length === 0 && !this.res.writableNeedDrain) {
       this.res.write(frame);
       return;
@@ -103,14 +92,14 @@ export class SseViewer implements RunViewer {
       this.disconnect();
       return;
     }
-    this.pending.push(event);
+    this.pending.push(frame);
     this.behindBytes += frame.length;
   }
 
   end(): void {
     if (this.closed) return;
     this.ending = true;
-    if (this.started && this.pending.length === 0) this.finish();
+    if (!this.early && this.pending.length === 0) this.finish();
   }
 
   /**
@@ -119,7 +108,7 @@ export class SseViewer implements RunViewer {
    */
   close(): void {
     if (this.closed) return;
-    if (this.started && this.pending.length === 0 && !this.res.writableNeedDrain) this.finish();
+    if (!this.early && this.pending.length === 0 && !this.res.writableNeedDrain) this.finish();
     else this.disconnect();
   }
 
@@ -151,7 +140,7 @@ export class SseViewer implements RunViewer {
   /** Writes pending events while the socket takes them; ends the stream when the run has ended. */
   private flush(): void {
     while (this.pending.length > 0 && !this.res.writableNeedDrain && !this.closed) {
-      const frame = sseFrame(this.pending.shift()!);
+      const frame = this.pending.shift()!;
       if (this.catchUp > 0) this.catchUp--;
       else this.behindBytes -= frame.length;
       this.res.write(frame);
@@ -173,6 +162,7 @@ export class SseViewer implements RunViewer {
   private cleanup(): void {
     if (this.closed) return;
     this.closed = true;
+    this.early = null;
     this.pending = [];
     clearInterval(this.ping);
     for (const fn of this.onClose.splice(0)) fn();
