@@ -23,11 +23,12 @@ export interface SseViewerOptions {
 /**
  * One SSE connection watching a run, writing to the raw response of a hijacked reply. An event is
  * written when the socket has taken what was written before (Node's buffer is under its high-water
- * mark); otherwise it waits in `pending`. So Node holds at most one event for a viewer, whatever
- * its size, and a viewer that keeps up receives an event of any size — a long answer can always be
- * seen. Events that arrive while the viewer is behind are bounded (MAX_BUFFERED_EVENTS and
- * MAX_BUFFERED_BYTES, the new one included): past either, the socket is destroyed at once, which
- * frees what Node still held for it, and the client resumes from the stored log with Last-Event-ID.
+ * mark, 16 KiB); otherwise it waits in `pending`. So Node buffers at most one event beyond that
+ * mark for a viewer, whatever its size, and a viewer that keeps up receives an event of any size —
+ * a long answer can always be seen. Events that arrive while the viewer is behind are bounded
+ * (MAX_BUFFERED_EVENTS and MAX_BUFFERED_BYTES, the new one included): past either, the socket is
+ * destroyed at once, which frees what Node still held for it, and the client resumes from the
+ * stored log with Last-Event-ID.
  *
  * The catch-up (the replay the client asked for, and what the run sent before the stream opened) is
  * not bounded: it is written as the socket takes it, so a client resuming after a disconnect gets
@@ -88,6 +89,9 @@ export class SseViewer implements RunViewer {
       this.res.write(frame);
       return;
     }
+    // Behind. The event the socket is still taking is not counted: it is written whole, however
+    // large (or no one could ever see a 16 MiB answer, and a reconnect would fail on it again), and
+    // it is the frame every viewer shares. What queues behind it must fit in the bounds.
     if (this.pending.length - this.catchUp >= this.maxEvents || this.behindBytes + frame.length > this.maxBytes) {
       this.disconnect();
       return;
