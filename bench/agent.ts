@@ -1,6 +1,6 @@
-import { createServer, request, Agent, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request, Agent, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { client, probe, round, startUpstream, waitFor } from './agent-support.js';
 import { startChildServer, type ChildServer } from './servers.js';
 import type { ScenarioResult } from './types.js';
 
@@ -80,7 +80,7 @@ async function sseViewers(options: AgentBenchOptions): Promise<ScenarioResult> {
   // pool bound), so 20 runs are what can be held in flight at the upstream at once.
   const perRun = options.viewersPerRun ?? 50;
   const runs = Math.ceil(viewers / perRun);
-  const upstream = await startSlowUpstream(options.upstreamDelayMs ?? 5000);
+  const upstream = await startUpstream({ answerAfterMs: options.upstreamDelayMs ?? 5000 });
   const key = 'sk-bench-0123456789abcdefghijklmnop';
   const server = await startChildServer('agentd', {
     env: { OPENAI_API_KEY: key },
@@ -125,46 +125,6 @@ async function sseViewers(options: AgentBenchOptions): Promise<ScenarioResult> {
   }
 }
 
-async function probe(server: ChildServer): Promise<{ rss: number; cpuMicros: number }> {
-  if (!server.probe) throw new Error('bench: the server child cannot report its RSS and CPU time');
-  return server.probe();
-}
-
-function round(value: number): number {
-  return Number(value.toFixed(2));
-}
-
-async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('bench: condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-function client(server: ChildServer, agent: Agent) {
-  const send = (method: string, path: string, body?: unknown) =>
-    new Promise<string>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = request(`${server.url}${path}`, {
-        method, agent,
-        headers: { authorization: `Bearer ${server.apiKey}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => (res.statusCode! < 300 ? resolve(text) : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`))));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(payload);
-    });
-  return {
-    text: send,
-    json: async (method: string, path: string, body?: unknown) => JSON.parse(await send(method, path, body)),
-  };
-}
-
 /** One SSE viewer on its own socket: `started` once run.start arrived, `done` with the whole body. */
 function openStream(server: ChildServer, path: string): { started: Promise<void>; done: Promise<string> } {
   let markStarted!: () => void;
@@ -189,44 +149,3 @@ function openStream(server: ChildServer, path: string): { started: Promise<void>
   return { started, done };
 }
 
-/** An OpenAI-compatible upstream that answers every chat completion after `delayMs`. */
-async function startSlowUpstream(delayMs: number): Promise<{ url: string; host: string; waiting: number; answered: number; close(): Promise<void> }> {
-  const state = { waiting: 0, answered: 0 };
-  const timers = new Set<NodeJS.Timeout>();
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      state.waiting++;
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        state.waiting--;
-        state.answered++;
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({
-          id: `chatcmpl-${state.answered}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'gpt-4.1-mini',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Done.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 },
-        }));
-      }, delayMs);
-      timers.add(timer);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    host: `127.0.0.1:${port}`,
-    get waiting() {
-      return state.waiting;
-    },
-    get answered() {
-      return state.answered;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}

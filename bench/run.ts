@@ -2,6 +2,7 @@ import { agentScenarios } from './agent.js';
 import { gatewayScenario } from './gateway.js';
 import { httpScenario } from './http.js';
 import { memoryScenario } from './memory.js';
+import { largeAnswerScenarios } from './sse-large.js';
 import { durableWebhookScenario, webhookScenario } from './webhook.js';
 import type { Scenario, ScenarioResult } from './types.js';
 
@@ -15,6 +16,7 @@ const SCENARIOS: Record<string, Scenario> = {
   gateway: gatewayScenario,
   memory: () => memoryScenario(),
   agent: () => agentScenarios(),
+  'sse-large': () => largeAnswerScenarios(),
   webhook: webhookScenario,
   'webhook-durable': durableWebhookScenario,
 };

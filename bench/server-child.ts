@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { createMemoryLogger } from '../src/log.js';
 import { Database } from '../src/storage/sqlite/database.js';
@@ -13,9 +14,33 @@ const [kind = 'bare', rawArgs = '{}'] = process.argv.slice(2);
 const args = JSON.parse(rawArgs) as Record<string, unknown>;
 const API_KEY = 'bench-key-0123456789abcdef';
 
-// Memory probes from the parent: a full collection first, so the figure is live memory, not garbage.
+/**
+ * The longest the event loop was blocked since the parent last asked: the longest gap between the
+ * ticks of a 2 ms timer, in wall time, and the most CPU time the process used within one gap. On a
+ * machine other processes share, a wall gap can be time this one was not scheduled at all; the
+ * CPU figure is the work it did itself.
+ */
+const TICK_MS = 2;
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+let last = { wall: performance.now(), cpu: cpuMs() };
+let longest = { wallMs: 0, cpuMs: 0 };
+setInterval(() => {
+  const now = { wall: performance.now(), cpu: cpuMs() };
+  longest = { wallMs: Math.max(longest.wallMs, now.wall - last.wall - TICK_MS), cpuMs: Math.max(longest.cpuMs, now.cpu - last.cpu) };
+  last = now;
+}, TICK_MS).unref();
+
 process.on('message', (message: { type?: string }) => {
+  if (message?.type === 'loop') {
+    process.send?.(longest);
+    longest = { wallMs: 0, cpuMs: 0 };
+    return;
+  }
   if (message?.type !== 'probe') return;
+  // Memory probes: a full collection first, so the figure is live memory, not garbage.
   (globalThis as { gc?: () => void }).gc?.();
   const cpu = process.cpuUsage();
   process.send?.({ rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system });

@@ -13,6 +13,11 @@ export interface ChildServer {
    * --expose-gc), and the CPU time it has used so far in microseconds.
    */
   probe?(): Promise<{ rss: number; cpuMicros: number }>;
+  /**
+   * The longest the child's event loop was blocked since the previous call, in ms of wall time,
+   * and the most CPU time the child used within one such gap.
+   */
+  loopMax?(): Promise<{ wallMs: number; cpuMs: number }>;
   close(): Promise<void>;
 }
 
@@ -31,6 +36,11 @@ export async function startChildServer(kind: string, args: Record<string, unknow
       new Promise<{ rss: number; cpuMicros: number }>((resolve) => {
         child.once('message', (m) => resolve(m as { rss: number; cpuMicros: number }));
         child.send({ type: 'probe' });
+      }),
+    loopMax: () =>
+      new Promise<{ wallMs: number; cpuMs: number }>((resolve) => {
+        child.once('message', (m) => resolve(m as { wallMs: number; cpuMs: number }));
+        child.send({ type: 'loop' });
       }),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,28 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
-import { startFakeOpenAI } from './fakes/openai-server.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { json, postJson, readEvents } from './helpers/agent.js';
+import { json, postJson, readEvents, startAppWithFakeOpenAI } from './helpers/agent.js';
 
-const ENV = { OPENAI_API_KEY: 'sk-test-openai-key-000000000000' };
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const clean of cleanups.splice(0).reverse()) await clean();
 });
 
 async function appWithFake(): Promise<{ t: TestApp; server: FakeLlmServer }> {
-  const server = await startFakeOpenAI();
-  cleanups.push(() => server.close());
-  const t = await startTestApp({
-    env: ENV,
-    config: {
-      providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
-      network: { allowed_hosts: [server.host] },
-    },
-  });
+  const started = await startAppWithFakeOpenAI();
   // Closing twice is harmless (the app's close is idempotent), so a test may close it itself.
-  cleanups.push(() => t.close());
-  return { t, server };
+  cleanups.push(started.close);
+  return started;
 }
 
 describe('run and chat edges', () => {

@@ -2,18 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ToolDefinition } from '../src/tools/types.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
-import { startFakeOpenAI } from './fakes/openai-server.js';
 import { sqliteOf, startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
-import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
+import { eventually, heldTool, json, postJson, readEvents, startAppWithFakeOpenAI, startRun } from './helpers/agent.js';
 
 /**
  * The seams between the agent and its store: nothing is acknowledged or streamed that did not
  * commit, and a session is free only once its run's loop has unwound.
  */
 
-const ENV = { OPENAI_API_KEY: 'sk-test-openai-key-000000000000' };
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const clean of cleanups.splice(0).reverse()) await clean();
@@ -26,39 +23,9 @@ async function app(options: TestAppOptions = {}): Promise<TestApp> {
 }
 
 async function appWithFake(options: TestAppOptions = {}): Promise<{ t: TestApp; server: FakeLlmServer }> {
-  const server = await startFakeOpenAI();
-  cleanups.push(() => server.close());
-  const t = await app({
-    ...options,
-    env: ENV,
-    config: {
-      providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
-      network: { allowed_hosts: [server.host] },
-    },
-  });
-  return { t, server };
-}
-
-/** A tool that ignores the abort signal: it returns only when the test releases it. */
-function stubbornTool(): { tool: ToolDefinition; started: Promise<void>; release(): void } {
-  let release!: () => void;
-  let markStarted!: () => void;
-  const started = new Promise<void>((resolve) => (markStarted = resolve));
-  const released = new Promise<void>((resolve) => (release = resolve));
-  return {
-    started,
-    release,
-    tool: {
-      name: 'stubborn',
-      description: 'finishes its work whatever happens',
-      schema: { type: 'object', properties: {} },
-      run: async () => {
-        markStarted();
-        await released;
-        return 'done anyway';
-      },
-    },
-  };
+  const started = await startAppWithFakeOpenAI(options);
+  cleanups.push(started.close);
+  return started;
 }
 
 async function newSession(t: TestApp): Promise<string> {
@@ -68,7 +35,7 @@ async function newSession(t: TestApp): Promise<string> {
 describe('run lifecycle', () => {
   it('keeps a cancelled run\'s session busy until its loop has unwound, so its turns precede the next run\'s', async () => {
     const { t, server } = await appWithFake();
-    const stubborn = stubbornTool();
+    const stubborn = heldTool();
     t.app.tools.register(stubborn.tool);
     server.enqueue({ toolCalls: [{ name: 'stubborn', arguments: {} }] }, { text: 'second answer' });
     const session = await newSession(t);
@@ -94,7 +61,7 @@ describe('run lifecycle', () => {
   });
 
   it('reports a loop that outlives the shutdown bound and refuses its late writes without crashing', async () => {
-    const stubborn = stubbornTool();
+    const stubborn = heldTool();
     const home = mkdtempSync(join(tmpdir(), 'agentd-seams-'));
     cleanups.push(async () => rmSync(home, { recursive: true, force: true }));
     const { t, server } = await appWithFake({ shutdownGraceMs: 200, home });

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayClient } from '../src/gateway/client.js';
 import { createClient } from '../src/gateway/gateway.js';
 import { ResponseTooLargeError } from '../src/gateway/errors.js';
 import { loopbackPolicy, startHttp, startSink, type HttpServer, type Sink } from './gateway-support.js';
+import { rssAfterGcMb } from './helpers/memory.js';
 
 const MB = 1024 * 1024;
 const LIMIT = 1 * MB;
@@ -153,22 +152,6 @@ describe('redirects are never followed', () => {
   });
 });
 
-/**
- * RSS after a full garbage collection. Test workers do not run with --expose-gc, so the flag is
- * switched on here and `gc` fetched from a fresh context (where V8 installs it).
- */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  const gc = (globalThis as { gc?: () => void }).gc ?? (runInNewContext('gc') as () => void);
-  gc();
-  gc();
-}
-
-function rssMb(): number {
-  collectGarbage();
-  return process.memoryUsage().rss / MB;
-}
-
 async function drainFetch(url: string): Promise<unknown> {
   const response = await client().fetch(url);
   const reader = response.body!.getReader();
@@ -239,11 +222,11 @@ describe('response size limit', () => {
     // settling on its size) is not counted.
     await round();
     await round();
-    const before = rssMb();
+    const before = rssAfterGcMb();
     for (let i = 0; i < 3; i++) await round();
     // Seven 60 MB answers per round: holding any one of them would add 60 MB. The bound is half
     // of that: the allocator's own RSS drift on a loaded machine reached 11 MB (a 10 MB bound failed
     // without anything being held).
-    expect(rssMb() - before).toBeLessThan(30);
+    expect(rssAfterGcMb() - before).toBeLessThan(30);
   });
 });

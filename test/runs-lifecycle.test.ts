@@ -168,6 +168,23 @@ describe('restart and shutdown', () => {
     expect((await readEvents(after, run.run_id)).events.map((e) => e.event)).toEqual(['run.start', 'run.error']);
   });
 
+  it('closes the runtime only once every viewer has been handed the terminal event and the end', async () => {
+    const server = await fakeServer(10_000);
+    const t = await app({ env: ENV, config: slowConfig(server) });
+    const run = await startRun(t, { message: 'slow' });
+    await eventually(() => server.requests.length === 1);
+    // Two thousand viewers take many turns of the event loop to be handed the event and the end.
+    const seen: string[][] = Array.from({ length: 2000 }, () => []);
+    for (const got of seen) {
+      const watch = await t.app.agent.watchRun(run.run_id, 0, { send: (event) => got.push(event.name), end: () => got.push('end') });
+      if (!watch.found || watch.finished) throw new Error('the run is not in flight');
+      // The log so far comes as the replay; what follows, through the viewer.
+      got.unshift(...watch.replay.map((event) => event.name));
+    }
+    await t.app.agent.close();
+    for (const got of seen) expect(got).toEqual(['run.start', 'run.error', 'end']);
+  });
+
   it('refuses new work while closing', async () => {
     const t = await startTestApp();
     await t.app.agent.close();

@@ -1,8 +1,7 @@
 import { EventSource } from 'eventsource';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
-import { startFakeOpenAI } from './fakes/openai-server.js';
-import { finishedRun, json, parseSse, postJson, rawGet, readEvents, startRun, type RawStream } from './helpers/agent.js';
+import { finishedRun, json, parseSse, postJson, rawGet, readEvents, startAppWithFakeOpenAI, startRun, type RawStream } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
 /**
@@ -14,21 +13,10 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-const ENV = { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' };
-
 /** An app whose default provider is a fake OpenAI server; the second reply waits `delayMs`. */
 async function slowApp(delayMs: number, options: Parameters<typeof startTestApp>[0] = {}): Promise<{ t: TestApp; server: FakeLlmServer }> {
-  const server = await startFakeOpenAI();
-  cleanups.push(() => server.close());
-  const t = await startTestApp({
-    env: ENV,
-    ...options,
-    config: {
-      providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
-      network: { allowed_hosts: [server.host] },
-    },
-  });
-  cleanups.push(() => t.close());
+  const { t, server, close } = await startAppWithFakeOpenAI(options);
+  cleanups.push(close);
   const plan = () =>
     server.enqueue(
       { toolCalls: [{ id: 'call_1', name: 'calculator', arguments: { expression: '2+3' } }] },

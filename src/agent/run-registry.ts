@@ -7,6 +7,7 @@ import { censor } from '../security/secrets.js';
 import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
 import { StorageFullError } from '../storage/errors.js';
+import { FanOut, type RunViewer } from './fan-out.js';
 import { AgentError, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
 import type { RunOutcome, RunStore } from './stores.js';
 import type { SessionSlots } from './session-slots.js';
@@ -18,16 +19,6 @@ export const MAX_VIEWERS_PER_RUN = 10_000;
 export const SHUTDOWN_GRACE_MS = 5_000;
 /** How often the end of a run is tried again while the disk is full. */
 export const END_RETRY_MS = 1_000;
-
-/**
- * Someone watching a run's events (an SSE connection). `send` must never block or throw: a slow
- * viewer buffers (bounded) or disconnects itself, so it can never hold up the run or other viewers.
- */
-export interface RunViewer {
-  send(event: RunEvent): void;
-  /** The run has finished (its terminal event was the last `send`), or the service is closing. */
-  end(): void;
-}
 
 export type WatchResult =
   | { found: false }
@@ -52,7 +43,8 @@ interface LiveRun {
   events: RunEvent[];
   /** Id of the next event (ids stay unique when a write fails and its event is dropped). */
   nextId: number;
-  viewers: Set<RunViewer>;
+  /** The viewers, and the committed events on their way to them. */
+  fanOut: FanOut;
   /** The terminal transition happened (the terminal event may still be committing). */
   finished: boolean;
   /** A write of this run failed: nothing more is sent to viewers but the terminal event. */
@@ -90,6 +82,8 @@ export class RunRegistry {
   private readonly live = new Map<string, LiveRun>();
   /** Agent loops that have not unwound, by run id. */
   private readonly loops = new Map<string, Promise<void>>();
+  /** Finished runs whose last events and end are still being handed to their viewers. */
+  private readonly deliveries = new Set<Promise<void>>();
   private readonly now: () => number;
   private closing = false;
 
@@ -139,9 +133,12 @@ export class RunRegistry {
     }
     let resolveDone!: (record: RunRecord) => void;
     const done = new Promise<RunRecord>((resolve) => (resolveDone = resolve));
+    const fanOut = new FanOut((_viewer, err) => {
+      this.options.log.warn(`dropped a viewer of run ${runId}: ${(err as Error)?.message ?? String(err)}`);
+    });
     const live: LiveRun = {
       record, message: input.message, provider: input.provider, controller,
-      events: [], nextId: 1, viewers: new Set(), finished: false, broken: false, done, resolveDone,
+      events: [], nextId: 1, fanOut, finished: false, broken: false, done, resolveDone,
     };
     this.live.set(runId, live);
     const snapshot = copy(record);
@@ -207,7 +204,8 @@ export class RunRegistry {
 
   /**
    * Stops accepting runs and ends every run in flight as `error` ("interrupted by shutdown"), with
-   * its terminal event stored and sent; then waits (bounded) for the cancelled loops to unwind.
+   * its terminal event stored and sent; then waits (bounded) for the cancelled loops to unwind and
+   * for every viewer to be handed its run's last events and end.
    * A loop still running after the bound is named in the log: the store will refuse its writes.
    */
   async close(): Promise<void> {
@@ -216,7 +214,11 @@ export class RunRegistry {
       live.controller.abort(new AgentError('shutting_down', 'the service is shutting down'));
       this.finish(live, { status: 'error', error: 'interrupted by shutdown' });
     }
-    const settled = await settleWithin([...this.live.values()].map((live) => live.done), [...this.loops.values()], this.options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+    const settled = await settleWithin(
+      [...this.live.values()].map((live) => live.done),
+      () => [...this.loops.values(), ...this.deliveries],
+      this.options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
+    );
     if (!settled) {
       const stuck = [...this.loops.keys()];
       if (stuck.length > 0) {
@@ -228,17 +230,17 @@ export class RunRegistry {
   private attach(runId: string, afterId: number, viewer: RunViewer): WatchResult | null {
     const live = this.live.get(runId);
     if (!live) return null;
-    if (live.viewers.size >= MAX_VIEWERS_PER_RUN) {
+    if (live.fanOut.size >= MAX_VIEWERS_PER_RUN) {
       throw new AgentError('capacity', `run '${runId}' already has ${MAX_VIEWERS_PER_RUN} viewers`);
     }
     // Only committed events are in `events`: a viewer is never shown an event the store does not
     // have. The ones still being written reach it with everyone else's once they are committed.
-    live.viewers.add(viewer);
+    live.fanOut.add(viewer);
     return {
       found: true,
       replay: live.events.filter((event) => event.id > afterId),
       finished: false,
-      stop: () => void live.viewers.delete(viewer),
+      stop: () => live.fanOut.remove(viewer),
     };
   }
 
@@ -291,7 +293,7 @@ export class RunRegistry {
       () => {
         if (live.broken) return;
         live.events.push(event);
-        this.broadcast(live, event);
+        live.fanOut.send(event);
       },
       (err: unknown) => {
         live.broken = true;
@@ -301,17 +303,6 @@ export class RunRegistry {
         this.finish(live, { status: 'error', error: failure.message });
       },
     );
-  }
-
-  private broadcast(live: LiveRun, event: RunEvent): void {
-    for (const viewer of live.viewers) {
-      try {
-        viewer.send(event);
-      } catch (err) {
-        live.viewers.delete(viewer);
-        this.options.log.warn(`dropped a viewer of run ${live.record.run_id}: ${(err as Error).message}`);
-      }
-    }
   }
 
   /** `running`, and the `run.start` event that every run's log opens with. */
@@ -356,14 +347,16 @@ export class RunRegistry {
     stored.then(
       () => {
         live.events.push(terminal);
-        this.broadcast(live, terminal);
+        live.fanOut.send(terminal);
       },
       (err: unknown) => {
         this.options.log.error(`could not store the end of run ${record.run_id} (it will be marked interrupted at the next start): ${(err as Error)?.message ?? String(err)}`);
       },
     ).finally(() => {
-      for (const viewer of live.viewers) viewer.end();
-      live.viewers.clear();
+      // The viewers still get what is on its way to them, then the end; shutdown waits for that.
+      const delivered = live.fanOut.end();
+      this.deliveries.add(delivered);
+      void delivered.then(() => this.deliveries.delete(delivered));
       // From here readers read the store, which holds the terminal state.
       this.live.delete(record.run_id);
       live.resolveDone(final);
@@ -411,11 +404,11 @@ function copy(record: RunRecord): RunRecord {
   return { ...record, tools_used: [...record.tools_used], cost: { ...record.cost } };
 }
 
-/** True when every promise settled within `ms`. */
-async function settleWithin(first: Promise<unknown>[], then: Promise<unknown>[], ms: number): Promise<boolean> {
+/** True when every promise of `first`, then every one `then` lists once those settled, settled within `ms`. */
+async function settleWithin(first: Promise<unknown>[], then: () => Promise<unknown>[], ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const all = Promise.allSettled(first).then(() => Promise.allSettled(then)).then(() => true as const);
+  const all = Promise.allSettled(first).then(() => Promise.allSettled(then())).then(() => true as const);
   try {
     return await Promise.race([all, timeout]);
   } finally {

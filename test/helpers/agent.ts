@@ -1,6 +1,54 @@
-import type { TestApp } from './app.js';
+import type { ToolDefinition } from '../../src/tools/types.js';
+import type { FakeLlmServer } from '../fakes/fake-llm-server.js';
+import { startFakeOpenAI } from '../fakes/openai-server.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 /** Helpers shared by the agent, runs and SSE integration tests. */
+
+/** The real app whose default provider is a fake OpenAI server; `close` stops both. */
+export async function startAppWithFakeOpenAI(options: TestAppOptions = {}): Promise<{ t: TestApp; server: FakeLlmServer; close(): Promise<void> }> {
+  const server = await startFakeOpenAI();
+  try {
+    const t = await startTestApp({
+      ...options,
+      env: { OPENAI_API_KEY: 'sk-test-openai-key-000000000000' },
+      config: {
+        ...options.config,
+        providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
+        network: { allowed_hosts: [server.host] },
+      },
+    });
+    return { t, server, close: async () => { await t.close(); await server.close(); } };
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+}
+
+/**
+ * A tool that holds the run until the test releases it (it ignores the abort signal too): a run
+ * can be stopped at a known point, with everything before it committed.
+ */
+export function heldTool(name = 'stubborn'): { tool: ToolDefinition; started: Promise<void>; release(): void } {
+  let release!: () => void;
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    started,
+    release,
+    tool: {
+      name,
+      description: 'finishes its work whatever happens',
+      schema: { type: 'object', properties: {} },
+      run: async () => {
+        markStarted();
+        await released;
+        return 'done anyway';
+      },
+    },
+  };
+}
 
 export interface SseEvent {
   id: string | undefined;
@@ -79,6 +127,7 @@ export interface RawStream {
   ended(): Promise<string>;
   /** Stop reading from the socket (a slow client). */
   pause(): void;
+  resume(): void;
   destroy(): void;
 }
 
@@ -89,36 +138,46 @@ export async function rawGet(baseUrl: string, path: string, headers: Record<stri
   const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''];
   socket.write(lines.join('\r\n'));
   let raw = Buffer.alloc(0);
+  // Data not yet joined to `raw`: a chunk of many MiB arrives in pieces, joined once it is whole.
+  let pieces: Buffer[] = [];
+  let received = 0;
+  let needed = 0;
   let headText: string | null = null;
   let body = '';
   let finished = false;
   const waiters = new Set<() => void>();
   const notify = () => waiters.forEach((w) => w());
-  const decode = () => {
+  /** Decodes what it can; returns how many bytes `raw` must hold before it can go on. */
+  const decode = (): number => {
     if (headText === null) {
       const end = raw.indexOf('\r\n\r\n');
-      if (end === -1) return;
+      if (end === -1) return raw.length + 1;
       headText = raw.subarray(0, end).toString('latin1');
       raw = raw.subarray(end + 4);
     }
     if (!/transfer-encoding: chunked/i.test(headText)) {
       body += raw.toString('utf8');
       raw = Buffer.alloc(0);
-      return;
+      return 1;
     }
     for (;;) {
       const lineEnd = raw.indexOf('\r\n');
-      if (lineEnd === -1) return;
+      if (lineEnd === -1) return raw.length + 1;
       const size = Number.parseInt(raw.subarray(0, lineEnd).toString('latin1'), 16);
-      if (raw.length < lineEnd + 2 + size + 2) return;
+      if (raw.length < lineEnd + 2 + size + 2) return lineEnd + 2 + size + 2;
       if (size === 0) finished = true;
       body += raw.subarray(lineEnd + 2, lineEnd + 2 + size).toString('utf8');
       raw = raw.subarray(lineEnd + 2 + size + 2);
     }
   };
   socket.on('data', (chunk: Buffer) => {
-    raw = Buffer.concat([raw, chunk]);
-    decode();
+    pieces.push(chunk);
+    received += chunk.length;
+    if (raw.length + received < needed) return;
+    raw = Buffer.concat([raw, ...pieces]);
+    pieces = [];
+    received = 0;
+    needed = decode();
     notify();
   });
   socket.on('close', () => {
@@ -161,6 +220,7 @@ export async function rawGet(baseUrl: string, path: string, headers: Record<stri
       return body;
     },
     pause: () => socket.pause(),
+    resume: () => socket.resume(),
     destroy: () => socket.destroy(),
   };
 }

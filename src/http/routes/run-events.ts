@@ -25,10 +25,11 @@ function lastEventId(request: FastifyRequest, fromQuery: string | undefined): nu
  */
 export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'pingIntervalMs'>): void {
   const open = new Set<SseViewer>();
-  // An open stream is never idle, so closing the server would wait for it: end them all first.
-  // Runs still in flight have already ended by then (the app closes the agent runtime first).
+  // An open stream is never idle, so closing the server would wait for it: end them all first
+  // (one still behind is cut off). Runs in flight have already ended by then, their last events
+  // handed to the viewers (the app closes the agent runtime first).
   app.addHook('preClose', async () => {
-    for (const viewer of [...open]) viewer.end();
+    for (const viewer of [...open]) viewer.close();
   });
 
   app.get('/runs/:id/events', {
@@ -52,7 +53,7 @@ export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agen
   }, async (request, reply) => {
     const { id } = request.params;
     const afterId = lastEventId(request, request.query.last_event_id);
-    const viewer = new SseViewer(reply.raw, { pingIntervalMs: ctx.pingIntervalMs });
+    const viewer = new SseViewer(reply.raw, id, { pingIntervalMs: ctx.pingIntervalMs });
     const watch = await ctx.agent.watchRun(id, afterId, viewer);
     if (!watch.found) throw new ApiError('AGENTD_RUN_NOT_FOUND');
     if (watch.finished && watch.replay.length === 0) return reply.code(204).send(null);
@@ -60,8 +61,11 @@ export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agen
     // From here the response is written by hand; nothing below may throw into Fastify.
     reply.hijack();
     open.add(viewer);
+    // Only `stop` is kept for later: the replay's events (a copy of the log read from the store)
+    // must not live as long as the connection.
+    const { stop } = watch;
     viewer.whenClosed(() => {
-      watch.stop();
+      stop();
       open.delete(viewer);
     });
     viewer.start(watch.replay, watch.finished);

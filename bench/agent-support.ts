@@ -1,0 +1,112 @@
+import { createServer, request, type Agent, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChildServer } from './servers.js';
+
+/** Pieces shared by the agent benchmarks: the API client, an OpenAI-compatible upstream, probes. */
+
+export async function probe(server: ChildServer): Promise<{ rss: number; cpuMicros: number }> {
+  if (!server.probe) throw new Error('bench: the server child cannot report its RSS and CPU time');
+  return server.probe();
+}
+
+export function round(value: number): number {
+  return Number(value.toFixed(2));
+}
+
+export async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('bench: condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export function client(server: ChildServer, agent: Agent) {
+  const send = (method: string, path: string, body?: unknown) =>
+    new Promise<string>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request(`${server.url}${path}`, {
+        method, agent,
+        headers: { authorization: `Bearer ${server.apiKey}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => (res.statusCode! < 300 ? resolve(text) : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`))));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  return {
+    text: send,
+    json: async (method: string, path: string, body?: unknown) => JSON.parse(await send(method, path, body)),
+  };
+}
+
+export interface Upstream {
+  url: string;
+  host: string;
+  /** Chat completions received and not answered yet. */
+  waiting: number;
+  answered: number;
+  /** Answers every waiting request now. */
+  answerNow(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * An OpenAI-compatible upstream that answers every chat completion with `text` (default "Done.")
+ * after `answerAfterMs`, or only when `answerNow()` is called when that is omitted.
+ */
+export async function startUpstream(options: { answerAfterMs?: number; text?: string } = {}): Promise<Upstream> {
+  const state = { waiting: 0, answered: 0 };
+  const timers = new Set<NodeJS.Timeout>();
+  const held = new Set<() => void>();
+  const content = options.text ?? 'Done.';
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      state.waiting++;
+      const answer = () => {
+        held.delete(answer);
+        state.waiting--;
+        state.answered++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({
+          id: `chatcmpl-${state.answered}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'gpt-4.1-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 },
+        }));
+      };
+      held.add(answer);
+      if (options.answerAfterMs === undefined) return;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        answer();
+      }, options.answerAfterMs);
+      timers.add(timer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
+    get waiting() {
+      return state.waiting;
+    },
+    get answered() {
+      return state.answered;
+    },
+    answerNow: () => {
+      for (const answer of [...held]) answer();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,130 @@
+import type { RunEvent } from './types.js';
+
+/**
+ * Someone watching a run's events (an SSE connection). `send` must never block or throw: a slow
+ * viewer buffers (bounded) or disconnects itself, so it can never hold up the run or other viewers.
+ */
+export interface RunViewer {
+  send(event: RunEvent): void;
+  /** The run has finished (its terminal event was the last `send`), or the service is closing. */
+  end(): void;
+}
+
+/**
+ * At most this many viewers are handed an event in one turn of the event loop: each hand-over is a
+ * socket write (a system call), and ten thousand of them in one turn would stall every other
+ * request for as long.
+ */
+export const SLICE_VIEWERS = 128;
+/**
+ * … and at most this many bytes of events (counted as the viewers handed an event times its size;
+ * one viewer per turn for an event larger than this). Handing over a shared buffer costs what the
+ * kernel copies of it at once — up to a socket's send buffer, a few MiB — so a 16 MiB answer to a
+ * thousand viewers takes a thousand short turns instead of one of several seconds.
+ */
+export const SLICE_BYTES = 4 * 1024 * 1024;
+
+/** One event (or the end, `null`) for the viewers attached when it was committed. */
+interface Delivery {
+  event: RunEvent | null;
+  viewers: RunViewer[];
+  /** Index of the next viewer to hand it to. */
+  next: number;
+}
+
+/**
+ * The viewers of one run and the delivery of its events to them, in slices with a yield to the
+ * event loop between them. Every viewer gets the events in order and the end last, because an
+ * event is handed to all of its viewers before the next one is started; a viewer removed meanwhile
+ * (it disconnected) is skipped. An event goes to the viewers attached when `send` is called: one
+ * attached later has been given the run's log up to that point (with this event) as its replay.
+ */
+export class FanOut {
+  private readonly viewers = new Set<RunViewer>();
+  private readonly queue: Delivery[] = [];
+  private scheduled = false;
+  private ending: Promise<void> | null = null;
+  private delivered!: () => void;
+
+  /** `onError` hears about a viewer whose `send` or `end` threw; that viewer is dropped. */
+  constructor(private readonly onError: (viewer: RunViewer, error: unknown) => void) {}
+
+  get size(): number {
+    return this.viewers.size;
+  }
+
+  /** True once `end` was called: no viewer can be added any more. */
+  get ended(): boolean {
+    return this.ending !== null;
+  }
+
+  add(viewer: RunViewer): void {
+    if (this.ending) throw new Error('the fan-out has ended');
+    this.viewers.add(viewer);
+  }
+
+  remove(viewer: RunViewer): void {
+    this.viewers.delete(viewer);
+  }
+
+  /** Queues `event` for every viewer attached now. */
+  send(event: RunEvent): void {
+    if (this.ending || this.viewers.size === 0) return;
+    this.enqueue({ event, viewers: [...this.viewers], next: 0 });
+  }
+
+  /** Queues the end for every viewer; resolves once every event before it and the end are handed over. */
+  end(): Promise<void> {
+    this.ending ??= new Promise<void>((resolve) => {
+      this.delivered = resolve;
+      this.enqueue({ event: null, viewers: [...this.viewers], next: 0 });
+    });
+    return this.ending;
+  }
+
+  private enqueue(delivery: Delivery): void {
+    this.queue.push(delivery);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.slice());
+    }
+  }
+
+  /** Hands events over until the slice's budget is spent, then yields to the event loop. */
+  private slice(): void {
+    this.scheduled = false;
+    let viewers = 0;
+    let bytes = 0;
+    while (this.queue.length > 0) {
+      const delivery = this.queue[0]!;
+      const size = delivery.event?.data.length ?? 0;
+      while (delivery.next < delivery.viewers.length) {
+        if (viewers >= SLICE_VIEWERS || (viewers > 0 && bytes + size > SLICE_BYTES)) {
+          this.scheduled = true;
+          setImmediate(() => this.slice());
+          return;
+        }
+        const viewer = delivery.viewers[delivery.next++]!;
+        if (!this.viewers.has(viewer)) continue;
+        viewers++;
+        bytes += size;
+        this.handOver(viewer, delivery.event);
+      }
+      this.queue.shift();
+      if (delivery.event === null) {
+        this.viewers.clear();
+        this.delivered();
+      }
+    }
+  }
+
+  private handOver(viewer: RunViewer, event: RunEvent | null): void {
+    try {
+      if (event) viewer.send(event);
+      else viewer.end();
+    } catch (err) {
+      this.viewers.delete(viewer);
+      this.onError(viewer, err);
+    }
+  }
+}
