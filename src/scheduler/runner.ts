@@ -199,7 +199,7 @@ export class JobRunner {
     try {
       run = await runs.startChannelRun({ sessionId: jobSessionId(job.id), message: job.task, provider: job.provider, runId });
     } catch (error) {
-      this.inFlight.delete(job.id);
+      this.release(job.id, runId);
       if (!failureMessage(error).expected) this.options.log.error(`scheduler: run of job ${job.id} failed to start: ${(error as Error)?.stack ?? String(error)}`);
       await this.record(job, runId, refusal(error));
       return;
@@ -207,13 +207,22 @@ export class JobRunner {
     await this.options.store.settle(job.id, runId, { status: 'running' });
     await audit.fired(job, runId, scheduledFor, run.resolved_provider);
     const outcome = runs.whenRunFinished(runId)
-      .then((final) => this.record(job, runId, final ? endOf(final) : { status: 'interrupted', error: `run ${runId} was not found` }))
+      .then((final) => {
+        // Ended and unwound: the next fire may start at once, even before this end is recorded.
+        this.release(job.id, runId);
+        return this.record(job, runId, final ? endOf(final) : { status: 'interrupted', error: `run ${runId} was not found` });
+      })
       .catch((error: unknown) => this.options.log.error(`scheduler: could not record the end of run ${runId} of job ${job.id}: ${(error as Error)?.message ?? String(error)}`))
       .finally(() => {
-        this.inFlight.delete(job.id);
+        this.release(job.id, runId);
         this.outcomes.delete(outcome);
       });
     this.outcomes.add(outcome);
+  }
+
+  /** Forgets the job's run in flight if it is still `runId` (a later fire may have started another). */
+  private release(jobId: string, runId: string): void {
+    if (this.inFlight.get(jobId) === runId) this.inFlight.delete(jobId);
   }
 
   /** Stores how the fire ended and audits it, once: only the write that changes the job audits. */
