@@ -17,6 +17,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     providers: [{ name: 'offline', model: 'offline', available: true, is_default: true, reason: null }],
     tools: ['current_time', 'calculator'], memory: { turnCount: 3 }, webhook: null,
     storage: { backend: 'sqlite', location: join(dir, 'agentd.db'), sizeBytes: 4096, journalMode: 'wal', integrity: null },
+    scheduler: { jobs: [], firing: true, now: Date.parse('2026-01-10T00:00:00.000Z') },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     ...overrides,
   };

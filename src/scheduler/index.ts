@@ -3,5 +3,5 @@ export { Scheduler, MAX_JOBS, type SchedulerOptions, type JobTransition } from '
 export { JobRunner, STALE_CLAIM_MS, RECONCILE_INTERVAL_MS, POLL_INTERVAL_MS } from './runner.js';
 export { JOB_FIELD_LIMITS, type JobInput } from './job-input.js';
 export { SCHEDULE_FORMS } from './schedule.js';
-export { SchedulerError, type SchedulerErrorCode } from './errors.js';
+export { SchedulerError, jobNotFound, quote, type SchedulerErrorCode } from './errors.js';
 export * from './types.js';

@@ -46,6 +46,7 @@ export class JobRunner {
   private startedAt: number;
   private passes: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
+  private started = false;
   private stopped = false;
   private lastReconcile = -Infinity;
 
@@ -55,12 +56,13 @@ export class JobRunner {
 
   /** Whether `start()` polls and `stop()` has not been called. */
   get firing(): boolean {
-    return this.timer !== null;
+    return this.started && !this.stopped;
   }
 
   /** Polls the store from now on; occurrences that fell due before this moment were missed. */
   start(): void {
-    if (this.stopped || this.timer) return;
+    if (this.stopped || this.started) return;
+    this.started = true;
     this.startedAt = this.options.now();
     this.loop();
   }
