@@ -23,13 +23,20 @@ export function parseTimeOfDay(text: string, options: { allowEndOfDay?: boolean 
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 const MAX_ZONE_CHARS = 64;
 
-/** Formatters by zone: one per zone ever used, and there are a few hundred zones at most. */
+/**
+ * Formatters of the zones stored jobs use (building one costs more than using it). A pure cache,
+ * shared by every app in the process; bounded, since a zone may be spelt in any letter case.
+ */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 1_000;
+
+const newFormatter = (zone: string) => new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', hour: '2-digit', minute: '2-digit' });
 
 function formatter(zone: string): Intl.DateTimeFormat {
   let format = formatters.get(zone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', hour: '2-digit', minute: '2-digit' });
+    format = newFormatter(zone);
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
     formatters.set(zone, format);
   }
   return format;
@@ -39,7 +46,7 @@ function formatter(zone: string): Intl.DateTimeFormat {
 export function isTimeZone(zone: string): boolean {
   if (zone.length > MAX_ZONE_CHARS || !ZONE_NAME.test(zone)) return false;
   try {
-    formatter(zone);
+    newFormatter(zone);
     return true;
   } catch {
     return false;

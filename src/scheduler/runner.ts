@@ -98,6 +98,8 @@ export class JobRunner {
   private loop(): void {
     const next = async (): Promise<number> => {
       await this.tick();
+      // Stopped during the pass: the store may be closing.
+      if (this.stopped) return POLL_INTERVAL_MS;
       const due = await this.options.store.nextDue();
       const wait = due === null ? POLL_INTERVAL_MS : Date.parse(due) - this.options.now();
       // A job still due after a pass failed to fire (logged): wait a poll before trying again.
