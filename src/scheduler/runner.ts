@@ -13,9 +13,9 @@ import {
 /** How long a claimed fire may go without its run before it counts as interrupted (its runner died). */
 export const STALE_CLAIM_MS = 60_000;
 /** How often fires whose runner is gone (a previous process) are looked for and settled. */
-export const RECONCILE_INTERVAL_MS = 30_000;
+const RECONCILE_INTERVAL_MS = 30_000;
 /** Longest wait between two looks at the store: jobs created or changed elsewhere are seen this fast. */
-export const POLL_INTERVAL_MS = 1_000;
+const POLL_INTERVAL_MS = 1_000;
 /** How long shutdown waits for the outcomes of its last runs to be recorded. */
 const DRAIN_GRACE_MS = 2_000;
 
