@@ -137,7 +137,7 @@ export class JobRunner {
   private async fire(job: JobRecord, now: number): Promise<void> {
     const { store, audit } = this.options;
     const plan = planFire(jobTimeline(job), Date.parse(job.next_run_at!), now, this.startedAt);
-    const decision = plan.fireAt === null ? null : await this.decide(job, now);
+    const decision = plan.fireAt === null ? null : await this.decide(job, plan.fireAt, now);
     const claimed = await store.claim(job.id, {
       expected: job.next_run_at!,
       next_run_at: iso(plan.next),
@@ -153,12 +153,12 @@ export class JobRunner {
     if (fire?.status === 'starting') await this.startRun(claimed, fire.run_id, iso(plan.fireAt)!);
   }
 
-  /** Whether and how the occurrence fires; decided before the claim, so the claim records it. */
-  private async decide(job: JobRecord, now: number): Promise<{ fire: ClaimedFire; note: string | null }> {
+  /** Whether and how the occurrence at `due` fires; decided before the claim, so the claim records it. */
+  private async decide(job: JobRecord, due: number, now: number): Promise<{ fire: ClaimedFire; note: string | null }> {
     const at = new Date(now).toISOString();
     const skip = (reason: SkipReason, note: string | null = null) => ({ fire: { at, status: 'skipped' as const, reason }, note });
     if (await this.previousInFlight(job, now)) return skip('in_flight', `run ${job.last_run_id} is still in flight`);
-    if (job.active_hours !== null && !withinActiveHours(parseActiveHours(job.active_hours), now, job.timezone)) {
+    if (job.active_hours !== null && !withinActiveHours(parseActiveHours(job.active_hours), due, job.timezone)) {
       return skip('active_hours', `outside ${job.active_hours} ${job.timezone}`);
     }
     try {
@@ -208,13 +208,16 @@ export class JobRunner {
       await this.record(job, runId, refusal(error));
       return;
     }
-    await this.options.store.settle(job.id, runId, { status: 'running' });
-    await audit.fired(job, runId, scheduledFor, run.resolved_provider);
-    const outcome = runs.whenRunFinished(runId)
-      .then((final) => {
+    // `running` counts the run; the end is recorded (and audited) after it and after the fire's own
+    // event, and the job stays in flight here until the run has ended, whatever became of the writes.
+    const announced = this.options.store.settle(job.id, runId, { status: 'running' })
+      .then(() => audit.fired(job, runId, scheduledFor, run.resolved_provider));
+    const outcome = Promise.allSettled([announced, runs.whenRunFinished(runId)])
+      .then(([, finished]) => {
         // Ended and unwound: the next fire may start at once, even before this end is recorded.
         this.release(job.id, runId);
-        return this.record(job, runId, final ? endOf(final) : { status: 'interrupted', error: `run ${runId} was not found` });
+        if (finished.status === 'rejected') throw finished.reason;
+        return this.record(job, runId, finished.value ? endOf(finished.value) : { status: 'interrupted', error: `run ${runId} was not found` });
       })
       .catch((error: unknown) => this.options.log.error(`scheduler: could not record the end of run ${runId} of job ${job.id}: ${(error as Error)?.message ?? String(error)}`))
       .finally(() => {
@@ -222,6 +225,7 @@ export class JobRunner {
         this.outcomes.delete(outcome);
       });
     this.outcomes.add(outcome);
+    await announced;
   }
 
   /** Forgets the job's run in flight if it is still `runId` (a later fire may have started another). */
