@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
 import { AuditLog } from './audit/log.js';
 import { AuditSampler } from './audit/sampler.js';
+import { controlCatalogue, OperatorControls } from './controls/index.js';
 import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
 import { WebhookService } from './channels/webhook-service.js';
 import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
@@ -16,7 +17,8 @@ import { createLogger, type Logger } from './log.js';
 import type { TurnStore } from './memory/types.js';
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { NetworkPolicy } from './policy/network-policy.js';
-import { createProviderRegistry, toSdkLogger, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
+import { createProviderRegistry, DefaultProviderSetting, toSdkLogger, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
+import { Scheduler } from './scheduler/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import { ListenError } from './listen-error.js';
@@ -64,6 +66,8 @@ export interface App {
   readonly tools: ToolRegistry;
   /** Sessions, chat, runs and costs; the scheduler and webhook start runs through it. */
   readonly agent: AgentRuntime;
+  /** Scheduled jobs; their fires start with `listen()` and stop first on `close()`. */
+  readonly scheduler: Scheduler;
   readonly http: ReturnType<typeof createHttpServer>['app'];
   /** The outbound gateway: this app's network policy, approval memory and connection pool. */
   readonly gateway: Gateway;
@@ -111,7 +115,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   let storage: SqliteStorage | undefined;
   try {
     storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, log: (message) => log.warn(message) }));
-    const app = assemble({ options, env, log, now, loaded, policy, storage, releaseLock });
+    const app = await assemble({ options, env, log, now, loaded, policy, storage, releaseLock });
     await app.agent.start();
     return app;
   } catch (error) {
@@ -153,7 +157,7 @@ interface AssemblyInput {
 }
 
 /** Wires every part on an open database; `createApp` undoes the lock and database if this throws. */
-function assemble({ options, env, log, now, loaded, policy, storage, releaseLock }: AssemblyInput): App {
+async function assemble({ options, env, log, now, loaded, policy, storage, releaseLock }: AssemblyInput): Promise<App> {
   const { config, home } = loaded;
   const audit = new AuditLog(storage.audit, now);
   const memory = storage.turns;
@@ -163,6 +167,10 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
   const gateway = new Gateway({ policy, audit, log: (message) => log.warn(message) });
   const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;
   const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
+  // The default an operator chose with provider.set_default outlives restarts.
+  const defaultSetting = new DefaultProviderSetting(providers, storage.settings, now);
+  const restored = await defaultSetting.restore();
+  if (restored) log[restored.level](restored.message);
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
   // Eviction never ends a session with work in flight; an ended session's approval answers go.
   const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
@@ -170,6 +178,8 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs,
   });
+  const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
+  const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting }), audit);
   const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent, inbox: storage.inbox, now }) : null;
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
@@ -210,6 +220,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
         config: port === 0 ? config : { ...config, api: { ...config.api, port } },
         home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
         webhook: webhook?.state() ?? null,
+        scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
         runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
       }),
     );
@@ -231,6 +242,8 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
     tools,
     memory,
     audit,
+    scheduler,
+    controls,
     web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy },
     pingIntervalMs: options.ssePingIntervalMs,
   };
@@ -247,7 +260,10 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
         // The webhook listener stops taking messages at once; runs in flight end (terminal event
         // stored and sent) before the listener and database close.
         const webhookStopped = webhook?.stop();
+        // No fire may start a run while the runtime closes; the outcomes of the runs it ends are recorded.
+        await scheduler.runner.stop();
         await agent.close();
+        await scheduler.runner.drain();
         await webhookStopped;
         // Also ends the open run event streams (a hook of the routes), which would hold it open.
         await http.close();
@@ -272,6 +288,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
     providers,
     tools,
     agent,
+    scheduler,
     http,
     gateway,
     webhook,
@@ -303,6 +320,8 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
         // Messages become runs on the session webhook:<sender>; their answers are read from the runs.
         log.info(`webhook channel listening on ${webhook.url}; each message runs on the session webhook:<sender> (GET /api/v1/runs?session_id=webhook:<sender>)`);
       }
+      // Jobs fire while the service serves; what fell due before this moment counts as missed.
+      scheduler.runner.start();
       return url;
     },
     close,

@@ -141,6 +141,7 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
         webhook: config.webhook.enabled
           ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
           : null,
+        scheduler: { jobs: () => storage.jobs.list(), firing: null, now: Date.now() },
         runtime: { uptimeSeconds: 0, sessions: 0, runsInFlight: 0 },
       }),
     );

@@ -25,6 +25,8 @@ describe('OpenAPI document', () => {
       'DELETE /api/v1/sessions/{id}', 'GET /api/v1/sessions/{id}/history', 'POST /api/v1/chat', 'POST /api/v1/runs',
       'GET /api/v1/runs', 'GET /api/v1/runs/{id}', 'GET /api/v1/runs/{id}/events', 'POST /api/v1/runs/{id}/cancel',
       'GET /api/v1/memory/search', 'POST /api/v1/memory/turns/{id}/pin', 'DELETE /api/v1/memory/turns/{id}',
+      'GET /api/v1/scheduler/jobs', 'POST /api/v1/scheduler/jobs', 'DELETE /api/v1/scheduler/jobs/{id}', 'GET /api/v1/controls',
+      'POST /api/v1/controls/{id}',
     ];
     const present = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(present).toEqual(expect.arrayContaining(expected));
@@ -59,5 +61,9 @@ describe('OpenAPI document', () => {
     expect(paths['/api/v1/chat']!.post!.requestBody?.required).toBe(true);
     expect(paths['/api/v1/sessions']!.post!.requestBody?.required).toBe(false);
     expect(paths['/api/v1/memory/search']!.get!.parameters?.map((p) => p.name)).toEqual(expect.arrayContaining(['q', 'limit', 'session_id']));
+    expect(paths['/api/v1/scheduler/jobs']!.post!.requestBody?.required).toBe(true);
+    // DELETE of a job takes its confirm string in the body or the query.
+    expect(paths['/api/v1/scheduler/jobs/{id}']!.delete!.requestBody?.required).toBe(false);
+    expect(paths['/api/v1/scheduler/jobs/{id}']!.delete!.parameters?.map((p) => p.name)).toEqual(['id', 'confirm']);
   });
 });

@@ -182,6 +182,14 @@ export class AgentRuntime {
     });
   }
 
+  /**
+   * Throws `budget_exceeded` when the session has spent `max_spend_usd` (and what `resolve` throws
+   * for the provider): a scheduled fire is skipped on it before anything is created.
+   */
+  async checkBudget(sessionId: string, provider?: string | null): Promise<void> {
+    await this.meter.check(sessionId, this.options.providers.resolve(provider ?? null));
+  }
+
   cancelRun(runId: string): Promise<RunRecord> {
     return this.runs.cancel(runId);
   }

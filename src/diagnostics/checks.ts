@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { StorageHealth } from '../storage/types.js';
+import type { SchedulerState } from './scheduler-checks.js';
 import type { Check } from './types.js';
 
 /** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
@@ -23,6 +24,7 @@ export interface DiagnosticsInput {
   memory: { turnCount: number };
   storage: StorageHealth;
   webhook: WebhookState | null;
+  scheduler: SchedulerState;
   runtime: { nodeVersion: string; uptimeSeconds: number; sessions: number; runsInFlight: number };
   stdinIsTty: boolean;
 }

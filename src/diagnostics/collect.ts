@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { StorageHealth } from '../storage/types.js';
+import type { JobRecord } from '../scheduler/types.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { DiagnosticsInput, WebhookState } from './checks.js';
 
@@ -18,13 +19,17 @@ export interface DiagnosticsParts {
   providers: ProviderRegistry;
   tools: ToolRegistry;
   webhook: WebhookState | null;
+  /** The stored jobs, and whether this process fires them (null: not a running service). */
+  scheduler: { jobs(): Promise<JobRecord[]>; firing: boolean | null; now: number };
   runtime: { uptimeSeconds: number; sessions: number; runsInFlight: number };
 }
 
 /** Read-only facts for `runDiagnostics`, gathered the same way by the API and by `agentd doctor`. */
 export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<DiagnosticsInput> {
   const { providers } = parts;
-  const [turnCount, storage] = await Promise.all([parts.memory.count(), parts.storage.health({ checkIntegrity: parts.checkIntegrity })]);
+  const [turnCount, storage, jobs] = await Promise.all([
+    parts.memory.count(), parts.storage.health({ checkIntegrity: parts.checkIntegrity }), parts.scheduler.jobs(),
+  ]);
   return {
     config: parts.config,
     home: parts.home,
@@ -35,6 +40,7 @@ export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<
     memory: { turnCount },
     storage,
     webhook: parts.webhook,
+    scheduler: { jobs, firing: parts.scheduler.firing, now: parts.scheduler.now },
     runtime: { nodeVersion: process.version, ...parts.runtime },
     stdinIsTty: Boolean(process.stdin.isTTY),
   };

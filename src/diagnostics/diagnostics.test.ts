@@ -23,6 +23,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
       backend: 'sqlite', location: join(dir, 'agentd.db'), sizeBytes: 4096, journalMode: 'wal', integrity: null,
       space: { freeBytes: 50 * GB, totalBytes: 100 * GB }, writable: true, lastWriteFailure: null,
     },
+    scheduler: { jobs: [], firing: true, now: Date.parse('2026-01-10T00:00:00.000Z') },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     ...overrides,
   };

@@ -1,8 +1,10 @@
 import { gatewayChecks, memoryChecks, policyChecks, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
 import { buildReport } from './report.js';
+import { schedulerChecks } from './scheduler-checks.js';
 import type { DiagnosticsReport } from './types.js';
 
 export type { DiagnosticsInput, WebhookState } from './checks.js';
+export type { SchedulerState } from './scheduler-checks.js';
 export { collectDiagnosticsInput, type DiagnosticsParts } from './collect.js';
 export type { Check, CheckStatus, DiagnosticsReport, Section } from './types.js';
 
@@ -16,7 +18,7 @@ export function runDiagnostics(input: DiagnosticsInput): DiagnosticsReport {
     policy: policyChecks(input),
     gateway: gatewayChecks(),
     discord: [{ name: 'channel', status: 'ok', summary: 'no Discord channel configured' }],
-    scheduler: [{ name: 'scheduler', status: 'ok', summary: 'no scheduled jobs in this build' }],
+    scheduler: schedulerChecks(input.scheduler),
     runtime: runtimeChecks(input),
   });
 }

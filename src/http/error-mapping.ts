@@ -1,5 +1,7 @@
 import type { FastifyError } from 'fastify';
 import { AgentError, type AgentErrorCode } from '../agent/errors.js';
+import { ControlError, type ControlErrorCode } from '../controls/errors.js';
+import { SchedulerError, type SchedulerErrorCode } from '../scheduler/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { StorageFullError } from '../storage/errors.js';
 import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType, type ErrorCode } from './errors.js';
@@ -20,6 +22,22 @@ const AGENT_CODES: Record<AgentErrorCode, ErrorCode> = {
   storage_full: 'AGENTD_STORAGE_FULL',
 };
 
+/** The scheduler's refusals; `invalid` messages name the field. */
+const SCHEDULER_CODES: Record<SchedulerErrorCode, ErrorCode> = {
+  invalid: 'AGENTD_VALIDATION',
+  too_large: 'AGENTD_PAYLOAD_TOO_LARGE',
+  job_not_found: 'AGENTD_JOB_NOT_FOUND',
+  job_limit: 'AGENTD_JOB_LIMIT',
+  state_conflict: 'AGENTD_STATE_CONFLICT',
+};
+
+const CONTROL_CODES: Record<ControlErrorCode, ErrorCode> = {
+  control_not_found: 'AGENTD_CONTROL_NOT_FOUND',
+  target_not_found: 'AGENTD_TARGET_NOT_FOUND',
+  confirm_mismatch: 'AGENTD_CONFIRM_MISMATCH',
+  conflict: 'AGENTD_STATE_CONFLICT',
+};
+
 /** Fastify's own client errors that can reach the handler, reworded for API clients. */
 const FASTIFY_CODES: Record<string, () => ApiError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => payloadTooLarge('Request body too large (limit 1 MiB)'),
@@ -27,8 +45,8 @@ const FASTIFY_CODES: Record<string, () => ApiError> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('AGENTD_BAD_REQUEST', 'Request body size did not match Content-Length'),
 };
 
-/** decisions.md: a `message` over its length limit is 413, not the 400 of other fields. */
-const TOO_LARGE_FIELDS: ReadonlySet<string> = new Set(['message']);
+/** decisions.md: a `message` (a job's `task` alike) over its length limit is 413, not the 400 of other fields. */
+const TOO_LARGE_FIELDS: ReadonlySet<string> = new Set(['message', 'task']);
 
 /**
  * Any error a route, hook or parser threw, as a catalogue error; null for what is not a known
@@ -37,6 +55,8 @@ const TOO_LARGE_FIELDS: ReadonlySet<string> = new Set(['message']);
 export function asApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (error instanceof AgentError) return new ApiError(AGENT_CODES[error.code], error.message);
+  if (error instanceof SchedulerError) return new ApiError(SCHEDULER_CODES[error.code], error.message);
+  if (error instanceof ControlError) return new ApiError(CONTROL_CODES[error.code], error.message);
   // Provider messages are written for the operator and scrubbed of keys by the provider layer.
   if (error instanceof UnknownProviderError) return new ApiError('AGENTD_UNKNOWN_PROVIDER', error.message);
   if (error instanceof ProviderUnavailableError) return new ApiError('AGENTD_PROVIDER_UNAVAILABLE', error.message);

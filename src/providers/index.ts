@@ -1,5 +1,6 @@
 export type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall, ToolSpec, Usage } from './types.js';
 export { ProviderRegistry, createProviderRegistry, type ProviderInfo, type ProviderRegistryOptions } from './registry.js';
+export { DefaultProviderSetting } from './default-provider.js';
 export { ProviderRequestError, ProviderUnavailableError, UnknownProviderError, type ProviderFailureKind } from './errors.js';
 export { OfflineProvider } from './offline.js';
 export { toSdkLogger, type SdkLogger } from './hosted.js';

@@ -2,6 +2,7 @@ import type { CostStore, RunStore } from '../agent/stores.js';
 import type { AuditStore } from '../audit/types.js';
 import type { InboxStore } from '../channels/inbox/types.js';
 import type { TurnStore } from '../memory/types.js';
+import type { JobStore } from '../scheduler/types.js';
 
 /** What the doctor reports about the store behind the service. */
 export interface StorageHealth {
@@ -21,6 +22,14 @@ export interface StorageHealth {
   lastWriteFailure: { at: string; reason: string } | null;
 }
 
+/** Named values an operator sets while the service runs, kept across restarts. */
+export interface SettingsStore {
+  /** The value, or null when it was never set. */
+  get(key: string): Promise<string | null>;
+  /** Stores the value (resolves after the commit); `at` is when, ISO 8601. */
+  set(key: string, value: string, at: string): Promise<void>;
+}
+
 /**
  * One backend's stores, built by `app.ts` and injected into the domain: nothing outside
  * `src/storage/` sees a database handle.
@@ -32,6 +41,10 @@ export interface Storage {
   readonly audit: AuditStore;
   /** Channel messages acknowledged and not yet run (the webhook's durable intake). */
   readonly inbox: InboxStore;
+  /** Scheduled jobs and the state of their fires. */
+  readonly jobs: JobStore;
+  /** Settings an operator changes at run time (the default provider). */
+  readonly settings: SettingsStore;
   /**
    * Size and state of the store. The integrity check reads every page (seconds on a large file),
    * so only `agentd doctor` asks for it, not the polled diagnostics endpoint.

@@ -1,11 +1,13 @@
 import { chatRoutes } from './chat.js';
 import type { RoutePlugin } from './context.js';
+import { controlRoutes } from './controls.js';
 import { costRoutes } from './costs.js';
 import { diagnosticsRoutes } from './diagnostics.js';
 import { memoryRoutes } from './memory.js';
 import { catalogRoutes } from './providers.js';
 import { runEventRoutes } from './run-events.js';
 import { runRoutes } from './runs.js';
+import { schedulerRoutes } from './scheduler.js';
 import { sessionRoutes } from './sessions.js';
 import { systemRoutes } from './system.js';
 
@@ -20,4 +22,6 @@ export const apiRoutes: RoutePlugin = async (app, { context }) => {
   runEventRoutes(app, context);
   costRoutes(app, context);
   memoryRoutes(app, context);
+  schedulerRoutes(app, context);
+  controlRoutes(app, context);
 };

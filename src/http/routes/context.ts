@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AgentRuntime } from '../../agent/runtime.js';
 import type { AuditSink } from '../../audit/types.js';
+import type { OperatorControls } from '../../controls/index.js';
 import type { DiagnosticsReport } from '../../diagnostics/index.js';
 import type { TurnStore } from '../../memory/types.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
+import type { Scheduler } from '../../scheduler/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { OpenApiCollector } from '../openapi.js';
 import type { WebSessionStore } from '../web-sessions.js';
@@ -44,6 +46,8 @@ export interface RouteContext {
   tools: ToolRegistry;
   memory: TurnStore;
   audit: AuditSink;
+  scheduler: Scheduler;
+  controls: OperatorControls;
   web: WebLogin;
   /** Keep-alive interval of run event streams (tests shorten it). */
   pingIntervalMs?: number;

@@ -4,18 +4,29 @@ import { join } from 'node:path';
 import { describeAuditStore } from '../contract/audit-store.js';
 import { describeCostStore } from '../contract/cost-store.js';
 import { describeInboxStore } from '../contract/inbox-store.js';
+import { describeJobStore } from '../contract/job-store.js';
 import { describeRunStore } from '../contract/run-store.js';
+import { describeSettingsStore } from '../contract/settings-store.js';
 import { describeTurnStore } from '../contract/turn-store.js';
 import { SqliteStorage, type SqliteStorageOptions } from './index.js';
 
-/** A fresh SqliteStorage on a file in its own temporary folder, removed on close. */
+/**
+ * A fresh SqliteStorage on a file in its own temporary folder, removed on close; `another()` opens
+ * one more connection to the same file (closed with it).
+ */
 function openStorage<T>(pick: (storage: SqliteStorage) => T, options: SqliteStorageOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'agentd-contract-'));
-  const storage = new SqliteStorage(join(dir, 'agentd.db'), options);
+  const file = join(dir, 'agentd.db');
+  const opened = [new SqliteStorage(file, options)];
   return {
-    store: pick(storage),
+    store: pick(opened[0]!),
+    another: () => {
+      const storage = new SqliteStorage(file, options);
+      opened.push(storage);
+      return pick(storage);
+    },
     close: async () => {
-      await storage.close();
+      for (const storage of opened) await storage.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -26,3 +37,11 @@ describeRunStore('sqlite', async () => openStorage((s) => s.runs));
 describeCostStore('sqlite', async () => openStorage((s) => s.costs));
 describeAuditStore('sqlite', async () => openStorage((s) => s.audit));
 describeInboxStore('sqlite', async () => openStorage((s) => s.inbox));
+describeJobStore('sqlite', async () => {
+  const opened = openStorage((s) => s.jobs);
+  return { ...opened, second: opened.another() };
+});
+describeSettingsStore('sqlite', async () => {
+  const opened = openStorage((s) => s.settings);
+  return { ...opened, reopen: async () => opened.another() };
+});

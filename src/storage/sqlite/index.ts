@@ -6,7 +6,9 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { SqliteCostStore } from './cost-store.js';
 import { SqliteInboxStore } from './inbox-store.js';
 import { Database } from './database.js';
+import { SqliteJobStore } from './job-store.js';
 import { SqliteRunStore } from './run-store.js';
+import { SqliteSettingsStore } from './settings-store.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import { writeFault } from './write-failure.js';
@@ -32,6 +34,8 @@ export class SqliteStorage implements Storage {
   readonly costs: SqliteCostStore;
   readonly audit: SqliteAuditStore;
   readonly inbox: SqliteInboxStore;
+  readonly jobs: SqliteJobStore;
+  readonly settings: SqliteSettingsStore;
   private readonly checkpointer: Checkpointer | null;
   private readonly log: ((message: string) => void) | undefined;
   private closing: Promise<void> | null = null;
@@ -46,6 +50,8 @@ export class SqliteStorage implements Storage {
       this.costs = new SqliteCostStore(this.database, this.uow);
       this.audit = new SqliteAuditStore(this.database, this.uow);
       this.inbox = new SqliteInboxStore(this.database, this.uow);
+      this.jobs = new SqliteJobStore(this.database, this.uow);
+      this.settings = new SqliteSettingsStore(this.database, this.uow);
       // Started last: nothing after it can fail, so a failed open never leaves the worker running.
       this.checkpointer = options.checkpointer ? startCheckpointer(this.database, { log: options.log }) : null;
     } catch (error) {

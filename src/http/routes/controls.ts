@@ -1,0 +1,39 @@
+import { ok, okSchema } from '../envelope.js';
+import type { RouteContext, RouteInstance } from './context.js';
+import { confirmField, controlListSchema, controlResultSchema } from './scheduler-schemas.js';
+
+/** Operator controls (spec: Operator controls; decisions.md: body `{target, confirm}`). */
+export function controlRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'controls'>): void {
+  app.get('/controls', {
+    schema: {
+      summary: 'Operator controls with their targets',
+      description: 'Each target says its state, whether the control applies to it now, and the exact confirm string it needs.',
+      tags: ['controls'],
+      response: { 200: okSchema(controlListSchema) },
+    },
+  }, async () => ok({ controls: await ctx.controls.list() }));
+
+  app.post('/controls/:id', {
+    schema: {
+      summary: 'Execute an operator control',
+      description:
+        'confirm must be exactly the target\'s confirm string (set-default:<provider>, pause-job:<job id>, resume-job:<job id>, ' +
+        'remove-job:<job id>); otherwise 409 and nothing changes. Unknown control or target: 404; a target already in the ' +
+        'state (or a provider that cannot be used): 409. Every execution, allowed or denied, is audited as web.control.',
+      tags: ['controls'],
+      params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+      body: {
+        type: 'object',
+        required: ['target'],
+        additionalProperties: false,
+        properties: { target: { type: 'string', minLength: 1, maxLength: 256 }, confirm: confirmField },
+      },
+      response: { 200: okSchema(controlResultSchema) },
+    },
+  }, async (request) => {
+    const { body } = request;
+    return ok(await ctx.controls.execute({
+      control: request.params.id, target: body.target, confirm: body.confirm, source: request.clientAddress || null,
+    }));
+  });
+}

@@ -1,0 +1,107 @@
+/** JSON schemas of the scheduler and controls routes. */
+import { CONTROL_IDS } from '../../controls/index.js';
+import { JOB_FIELD_LIMITS, SCHEDULE_FORMS } from '../../scheduler/index.js';
+
+const nullableString = { type: ['string', 'null'] } as const;
+const nullableTime = { type: ['string', 'null'], description: 'ISO 8601 UTC with milliseconds' } as const;
+const optionalText = (maxLength: number, description: string) => ({ type: ['string', 'null'], maxLength, description }) as const;
+
+export const jobSchema = {
+  type: 'object',
+  required: [
+    'id', 'name', 'description', 'schedule', 'task', 'provider', 'active_hours', 'timezone', 'state', 'created_at', 'next_run_at',
+    'last_run_at', 'last_status', 'last_run_id', 'last_error', 'run_count', 'skipped', 'last_skipped_at', 'last_skip_reason', 'missed',
+    'last_missed_at',
+  ],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: nullableString,
+    schedule: { type: 'string' },
+    task: { type: 'string' },
+    provider: { ...nullableString, description: 'null: the default provider at the time of each fire' },
+    active_hours: nullableString,
+    timezone: { type: 'string' },
+    state: { type: 'string', enum: ['active', 'paused'] },
+    created_at: { type: 'string' },
+    next_run_at: { ...nullableTime, description: 'null when paused, or when a one-shot job has fired' },
+    last_run_at: { ...nullableTime, description: 'when the most recent fire that started (or meant to start) a run was claimed' },
+    last_status: {
+      type: ['string', 'null'],
+      enum: ['starting', 'running', 'complete', 'error', 'cancelled', 'interrupted', null],
+      description: 'interrupted: the service stopped after claiming the fire and before its run started',
+    },
+    last_run_id: { ...nullableString, description: 'the run of that fire (GET /api/v1/runs/{id})' },
+    last_error: nullableString,
+    run_count: { type: 'integer', description: 'fires that started a run' },
+    skipped: { type: 'integer', description: 'fires skipped (run in flight, outside active_hours, budget spent)' },
+    last_skipped_at: nullableTime,
+    last_skip_reason: { type: ['string', 'null'], enum: ['in_flight', 'active_hours', 'budget', null] },
+    missed: { type: 'integer', description: 'occurrences that passed while the service was down or stalled; never replayed' },
+    last_missed_at: nullableTime,
+  },
+} as const;
+
+export const jobBodySchema = {
+  type: 'object',
+  required: ['name', 'schedule', 'task'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', maxLength: JOB_FIELD_LIMITS.name },
+    schedule: { type: 'string', maxLength: JOB_FIELD_LIMITS.schedule, description: SCHEDULE_FORMS },
+    task: { type: 'string', maxLength: JOB_FIELD_LIMITS.task, description: `what each run is asked; at most ${JOB_FIELD_LIMITS.task} characters (413 beyond)` },
+    provider: optionalText(JOB_FIELD_LIMITS.provider, 'provider of the job\'s runs; omitted: the default at each fire'),
+    description: optionalText(JOB_FIELD_LIMITS.description, 'free text for the operator'),
+    active_hours: optionalText(JOB_FIELD_LIMITS.active_hours, 'HH:MM-HH:MM in the job\'s time zone; fires outside it are skipped; 22:00-06:00 spans midnight'),
+    timezone: optionalText(JOB_FIELD_LIMITS.timezone, 'IANA time zone of the schedule and active_hours; default UTC'),
+  },
+} as const;
+
+/** Where a control's confirm string goes. */
+export const confirmField = { type: 'string', maxLength: 512, description: 'exactly the target\'s confirm string, e.g. pause-job:<job id>' } as const;
+
+export const controlResultSchema = {
+  type: 'object',
+  required: ['control', 'target', 'previous', 'current'],
+  properties: {
+    control: { type: 'string', enum: CONTROL_IDS },
+    target: { type: 'string' },
+    previous: { type: 'string', description: 'the target\'s state (or the default provider) before' },
+    current: { type: 'string', description: 'and after' },
+  },
+} as const;
+
+export const controlListSchema = {
+  type: 'object',
+  required: ['controls'],
+  properties: {
+    controls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'label', 'description', 'destructive', 'confirm_template', 'targets'],
+        properties: {
+          id: { type: 'string', enum: CONTROL_IDS },
+          label: { type: 'string' },
+          description: { type: 'string' },
+          destructive: { type: 'boolean' },
+          confirm_template: { type: 'string', description: 'e.g. pause-job:<job id>' },
+          targets: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['target', 'label', 'state', 'available', 'confirm'],
+              properties: {
+                target: { type: 'string' },
+                label: { type: 'string' },
+                state: { type: 'string' },
+                available: { type: 'boolean', description: 'whether the control applies to the target in its current state' },
+                confirm: { type: 'string', description: 'the confirm string this target needs' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
