@@ -68,8 +68,8 @@ describe('viewers that stop reading', () => {
     expect(parseSse(await reader.ended()).map((e) => e.id)).toEqual(['1', '2', '3', '4', '5', '6']);
     for (const s of stalled) s.resume();
     const cut = await Promise.all(stalled.map((s) => s.ended()));
-    // Each got the head and part of event 2, then the connection closed (a stream that ended would
-    // have gone on to event 6 and its final chunk).
+    // Each got the head and part of event 2 (an unfinished chunk, so nothing of it in the body), then
+    // the connection closed: a stream that ended would have gone on to event 6 and its final chunk.
     for (const body of cut) expect(body).toBe('retry: 3000\n\n');
 
     // Resuming after the last event it saw (1), a viewer gets the rest from the stored log.

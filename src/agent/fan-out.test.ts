@@ -82,6 +82,20 @@ describe('FanOut', () => {
     expect(perTurn(viewers, 1)).toEqual(Array(40 / (SLICE_BYTES / (1024 * 1024))).fill(SLICE_BYTES / (1024 * 1024)));
   });
 
+  it('counts every event handed over in one turn against that turn\'s budget', async () => {
+    const turns = turnCounter();
+    const { fanOut, viewers } = fanOutWith(100, turns.now);
+    // Three events committed in the same turn: 300 hand-overs, SLICE_VIEWERS per turn in all.
+    for (const id of [1, 2, 3]) fanOut.send(event(id));
+    await fanOut.end();
+    turns.stop();
+    const handedPerTurn = new Map<number, number>();
+    for (const viewer of viewers) {
+      for (const got of viewer.got) if (got.id !== 'end') handedPerTurn.set(got.turn, (handedPerTurn.get(got.turn) ?? 0) + 1);
+    }
+    expect([...handedPerTurn.values()]).toEqual([SLICE_VIEWERS, SLICE_VIEWERS, 300 - 2 * SLICE_VIEWERS]);
+  });
+
   it('skips a viewer that leaves during the fan-out, and gives one that joins only the later events', async () => {
     const turns = turnCounter();
     const fanOut = new FanOut(() => {});
@@ -97,10 +111,9 @@ describe('FanOut', () => {
     const others = Array.from({ length: SLICE_VIEWERS * 2 }, () => new Recorder(turns.now));
     for (const viewer of [first, ...others, leaving]) fanOut.add(viewer);
     fanOut.send(event(1));
-    // Not handed to anyone yet: the fan-out starts in the next turn.
-    expect(first.got).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    // The first slice is handed over at once; the others wait for the next turns.
     expect(first.got.map((g) => g.id)).toEqual([1]);
+    expect(others.at(-1)!.got).toEqual([]);
     fanOut.send(event(2));
     await fanOut.end();
     turns.stop();

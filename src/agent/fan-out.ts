@@ -42,7 +42,12 @@ interface Delivery {
 export class FanOut {
   private readonly viewers = new Set<RunViewer>();
   private readonly queue: Delivery[] = [];
-  private scheduled = false;
+  /** What this turn of the event loop has handed over so far. */
+  private spent = { viewers: 0, bytes: 0 };
+  /** The next turn is scheduled: it resets `spent` and goes on with what waits in `queue`. */
+  private turnScheduled = false;
+  /** This turn's budget is spent: the queue waits for the next turn. */
+  private waiting = false;
   private ending: Promise<void> | null = null;
   private delivered!: () => void;
 
@@ -67,7 +72,7 @@ export class FanOut {
     this.viewers.delete(viewer);
   }
 
-  /** Queues `event` for every viewer attached now. */
+  /** Hands `event` to every viewer attached now: at once as far as this turn's budget goes. */
   send(event: RunEvent): void {
     if (this.ending || this.viewers.size === 0) return;
     this.enqueue({ event, viewers: [...this.viewers], next: 0 });
@@ -75,39 +80,31 @@ export class FanOut {
 
   /** Queues the end for every viewer; resolves once every event before it and the end are handed over. */
   end(): Promise<void> {
-    this.ending ??= new Promise<void>((resolve) => {
-      this.delivered = resolve;
+    if (!this.ending) {
+      this.ending = new Promise<void>((resolve) => (this.delivered = resolve));
       this.enqueue({ event: null, viewers: [...this.viewers], next: 0 });
-    });
+    }
     return this.ending;
   }
 
   private enqueue(delivery: Delivery): void {
     this.queue.push(delivery);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.slice());
-    }
+    if (!this.waiting) this.deliver();
   }
 
-  /** Hands events over until the slice's budget is spent, then yields to the event loop. */
-  private slice(): void {
-    this.scheduled = false;
-    let viewers = 0;
-    let bytes = 0;
+  /** Hands events over, in order, until this turn's budget is spent; the rest waits for the next turn. */
+  private deliver(): void {
     while (this.queue.length > 0) {
       const delivery = this.queue[0]!;
       const size = delivery.event?.data.length ?? 0;
       while (delivery.next < delivery.viewers.length) {
-        if (viewers >= SLICE_VIEWERS || (viewers > 0 && bytes + size > SLICE_BYTES)) {
-          this.scheduled = true;
-          setImmediate(() => this.slice());
+        if (this.spent.viewers >= SLICE_VIEWERS || (this.spent.viewers > 0 && this.spent.bytes + size > SLICE_BYTES)) {
+          this.waiting = true;
           return;
         }
         const viewer = delivery.viewers[delivery.next++]!;
         if (!this.viewers.has(viewer)) continue;
-        viewers++;
-        bytes += size;
+        this.spend(size);
         this.handOver(viewer, delivery.event);
       }
       this.queue.shift();
@@ -116,6 +113,21 @@ export class FanOut {
         this.delivered();
       }
     }
+  }
+
+  private spend(bytes: number): void {
+    this.spent.viewers++;
+    this.spent.bytes += bytes;
+    if (this.turnScheduled) return;
+    this.turnScheduled = true;
+    setImmediate(() => {
+      this.turnScheduled = false;
+      this.spent = { viewers: 0, bytes: 0 };
+      if (this.waiting) {
+        this.waiting = false;
+        this.deliver();
+      }
+    });
   }
 
   private handOver(viewer: RunViewer, event: RunEvent | null): void {
