@@ -15,7 +15,7 @@ import { createLogger, type Logger } from './log.js';
 import type { TurnStore } from './memory/types.js';
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { NetworkPolicy } from './policy/network-policy.js';
-import { createProviderRegistry, toSdkLogger, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
+import { createProviderRegistry, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import { ListenError } from './listen-error.js';
@@ -161,7 +161,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
   const gateway = new Gateway({ policy, audit, log: (message) => log.warn(message) });
   const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;
-  const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
+  const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: log });
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
   // Eviction never ends a session with work in flight; an ended session's approval answers go.
   const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });

@@ -1,12 +1,17 @@
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
-import { currentRequestId } from './request-context.js';
 import { censor } from './security/secrets.js';
 
+/** What a line may carry besides its message. */
+export interface LogFields {
+  /** The HTTP request the line was written for (its `X-Request-Id`), when there is one. */
+  request_id?: string;
+}
+
 export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
   /**
    * The pino instance behind this logger, when there is one: the HTTP server logs its requests
    * through it, so the service's own lines and the request lines come out in one format.
@@ -30,8 +35,8 @@ export interface LoggerOptions {
 
 /**
  * The service's logger, on pino. Every message goes through the secret censor, so a key that
- * slips into an error message never reaches the log; a line the service writes while a request is
- * being handled carries its `request_id`.
+ * slips into an error message never reaches the log; a line written for a request carries its
+ * `request_id` (passed by the caller, which knows its request).
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'json';
@@ -66,18 +71,15 @@ function prettyStream(): DestinationStream {
 }
 
 function wrap(instance: PinoLogger): Logger {
-  // The request id is added here rather than by a pino mixin, which would run for every line,
-  // the per-request line (which carries its id already) included.
-  const emit = (level: 'info' | 'warn' | 'error', message: string) => {
-    const requestId = currentRequestId();
-    if (requestId === undefined) instance[level](message);
-    else instance[level]({ request_id: requestId }, message);
+  const emit = (level: 'info' | 'warn' | 'error', message: string, fields: LogFields | undefined) => {
+    if (fields === undefined) instance[level](message);
+    else instance[level](fields, message);
   };
   return {
     pino: instance,
-    info: (m) => emit('info', m),
-    warn: (m) => emit('warn', m),
-    error: (m) => emit('error', m),
+    info: (m, fields) => emit('info', m, fields),
+    warn: (m, fields) => emit('warn', m, fields),
+    error: (m, fields) => emit('error', m, fields),
   };
 }
 

@@ -121,6 +121,7 @@ function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError 
     refusal(options, {
       event_type: 'web.rate_limit', category: 'web', result: 'deny', subsystem: 'http', source: ip,
       action: `${request.method} ${pathOf(request)}`, detail: { ip, suppressed_since_last: sample.suppressed },
+      request_id: request.id,
     });
   }
   return rateLimited(decision.retryAfterSeconds);
@@ -164,6 +165,7 @@ function wrongKey(request: FastifyRequest, options: PipelineOptions, path: strin
         reason: offered === UNUSABLE_CREDENTIAL ? 'malformed credential' : 'invalid API key',
         suppressed_since_last: sample.suppressed,
       },
+      request_id: request.id,
     });
   }
   return unauthorized();
@@ -180,6 +182,7 @@ function checkCsrf(request: FastifyRequest, session: WebSession, options: Pipeli
       ip: request.clientAddress, web_session: session.id,
       reason: header === undefined ? 'missing X-CSRF-Token' : 'mismatched X-CSRF-Token',
     },
+    request_id: request.id,
   });
   return forbidden(CSRF_FAILED);
 }
@@ -211,5 +214,6 @@ export function pathOf(request: FastifyRequest): string {
  * and the rate limit must stay cheap under a flood.
  */
 function refusal(options: PipelineOptions, input: AuditInput): void {
-  emitInBackground(options.audit, input, (error) => options.log.error(`could not audit a refused request: ${(error as Error)?.message ?? String(error)}`));
+  emitInBackground(options.audit, input, (error) =>
+    options.log.error(`could not audit a refused request: ${(error as Error)?.message ?? String(error)}`, { request_id: input.request_id }));
 }

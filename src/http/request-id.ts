@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { runInRequest } from '../request-context.js';
 
 /** An offered `X-Request-Id` is kept only when it is short and plain: it is echoed and logged. */
 const OFFERED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -16,13 +15,13 @@ export function requestIdOf(raw: IncomingMessage): string {
 
 /**
  * Registered before the pipeline, so every answer (401, 404, 429 and 500 included) echoes the
- * request id, and everything the request does afterwards (audit events, log lines) runs in its
- * context.
+ * request id. What the request does afterwards is given `request.id` by its handler (audit
+ * events, log lines, the agent work it starts).
  */
-export function installRequestContext(app: FastifyInstance): void {
+export function installRequestIdHeader(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-    runInRequest(request.id, done);
+    done();
   });
 }
 
@@ -52,7 +51,7 @@ export class RequestLog extends LogController {
     else reply.log.info(line, 'request');
   }
 
-  override writeHeadError(error: Error, _request: FastifyRequest, reply: FastifyReply): void {
-    reply.log.warn({ status: reply.statusCode }, `could not send the response headers: ${error.message}`);
+  override writeHeadError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    reply.log.warn({ request_id: request.id, status: reply.statusCode }, `could not send the response headers: ${error.message}`);
   }
 }

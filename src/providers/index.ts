@@ -2,7 +2,6 @@ export type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCa
 export { ProviderRegistry, createProviderRegistry, type ProviderInfo, type ProviderRegistryOptions } from './registry.js';
 export { ProviderRequestError, ProviderUnavailableError, UnknownProviderError, type ProviderFailureKind } from './errors.js';
 export { OfflineProvider } from './offline.js';
-export { toSdkLogger, type SdkLogger } from './hosted.js';
 export { AnthropicProvider } from './anthropic.js';
 export { OpenAIProvider } from './openai.js';
 export { costUsd, lookupModelPrice, priceFor, unknownPriceMessage, PRICE_TABLE, type ModelPrice } from './prices.js';
