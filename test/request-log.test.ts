@@ -81,6 +81,7 @@ describe('request log', () => {
     });
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
+    expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info request /);
     expect(line).toContain('method=GET');
     expect(line).toContain('route=/api/v1/sessions/:id');
     expect(line).toContain('status=404');
