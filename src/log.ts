@@ -90,12 +90,15 @@ function wrap(instance: PinoLogger): Logger {
  * them costs a request little more than the copy.
  */
 export function createMemoryLogger(max = 1000, level: LogLevel = 'info'): Logger & { readonly lines: string[] } {
-  const raw: string[] = [];
+  // Kept as UTF-8 bytes, outside the JS heap: the strings pino builds are chains of small pieces,
+  // and a ring of them made every young-generation collection copy a thousand lines' worth.
+  const raw: Buffer[] = [];
   let next = 0;
   const destination: DestinationStream = {
     write(line: string) {
-      if (raw.length < max) raw.push(line);
-      else raw[next] = line;
+      const bytes = Buffer.from(line);
+      if (raw.length < max) raw.push(bytes);
+      else raw[next] = bytes;
       next = (next + 1) % max;
     },
   };
@@ -104,7 +107,7 @@ export function createMemoryLogger(max = 1000, level: LogLevel = 'info'): Logger
     ...logger,
     get lines() {
       const ordered = raw.length < max ? raw : [...raw.slice(next), ...raw.slice(0, next)];
-      return ordered.map(renderLine);
+      return ordered.map((bytes) => renderLine(bytes.toString()));
     },
   };
 }
