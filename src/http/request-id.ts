@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** An offered `X-Request-Id` is kept only when it is short and plain: it is echoed and logged. */
 const OFFERED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -11,18 +11,6 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export function requestIdOf(raw: IncomingMessage): string {
   const offered = raw.headers[REQUEST_ID_HEADER];
   return typeof offered === 'string' && OFFERED_ID.test(offered) ? offered : randomUUID();
-}
-
-/**
- * Registered before the pipeline, so every answer (401, 404, 429 and 500 included) echoes the
- * request id. What the request does afterwards is given `request.id` by its handler (audit
- * events, log lines, the agent work it starts).
- */
-export function installRequestIdHeader(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    done();
-  });
 }
 
 /**

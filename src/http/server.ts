@@ -8,7 +8,7 @@ import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
 import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type PipelineOptions } from './pipeline.js';
-import { installRequestIdHeader, REQUEST_ID_HEADER, RequestLog, requestIdOf } from './request-id.js';
+import { RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -79,7 +79,6 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks:
     // the pipeline runs here instead, so such a request is rate limited and authenticated first.
     frameworkErrors: (error, request, reply) => {
-      reply.header(REQUEST_ID_HEADER, request.id);
       const answer = (refusal: ApiError | null) =>
         sendError(reply, refusal ?? badRequest(error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
       try {
@@ -103,7 +102,6 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   installJsonParser(app);
   installFormParser(app);
-  installRequestIdHeader(app);
   pipeline.install(app);
 
   // For load balancers and supervisors: no key needed, nothing revealed but liveness.
