@@ -17,7 +17,7 @@ import { createLogger, type Logger } from './log.js';
 import type { TurnStore } from './memory/types.js';
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { NetworkPolicy } from './policy/network-policy.js';
-import { createProviderRegistry, DefaultProviderSetting, toSdkLogger, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
+import { createProviderRegistry, DefaultProviderSetting, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
 import { Scheduler } from './scheduler/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
@@ -166,7 +166,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
   const gateway = new Gateway({ policy, audit, log: (message) => log.warn(message) });
   const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;
-  const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: toSdkLogger(log) });
+  const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: log });
   // The default an operator chose with provider.set_default outlives restarts.
   const defaultSetting = new DefaultProviderSetting(providers, storage.settings, now);
   const restored = await defaultSetting.restore();

@@ -163,7 +163,9 @@ describe('agentd serve start-up messages', () => {
     json.child.kill('SIGTERM');
     await json.exited;
     const records = json.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(records.find((r) => r.request_id === 'cli-line-1')).toMatchObject({ level: 'info', msg: 'request', method: 'GET', route: '/api/v1/health', status: 200 });
+    expect(records.find((r) => r.request_id === 'cli-line-1')).toMatchObject({
+      level: 'info', time: expect.any(Number), msg: 'request', method: 'GET', route: '/api/v1/health', status: 200,
+    });
     expect(json.stderr()).not.toContain('k-levels');
 
     const quiet = serve(['--home', dir, '--port', '0', '--log-level', 'warn']);

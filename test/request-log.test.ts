@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from './helpers/agent.js';
+import { eventually, finishedRun } from './helpers/agent.js';
 import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp | undefined;
@@ -81,6 +81,7 @@ describe('request log', () => {
     });
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
+    expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info request /);
     expect(line).toContain('method=GET');
     expect(line).toContain('route=/api/v1/sessions/:id');
     expect(line).toContain('status=404');
@@ -120,6 +121,26 @@ describe('request ids in audit events', () => {
     const toolCalls = auditDetails(t, 'agent.tool_call');
     expect(toolCalls.length).toBeGreaterThan(0);
     expect(toolCalls.every((d) => d.request_id === 'chat-1')).toBe(true);
+  });
+
+  it('names the request that started a background run on the run\'s events, the gateway\'s included', async () => {
+    t = await startTestApp();
+    const started = await t.request('/api/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'run-1' },
+      // The offline provider calls web_fetch; the default policy refuses the host.
+      body: JSON.stringify({ message: 'fetch http://127.0.0.1:9/status' }),
+    });
+    expect(started.status).toBe(202);
+    const runId = ((await started.json()) as { data: { run_id: string } }).data.run_id;
+    // Read by other requests: the run keeps the id of the one that started it.
+    expect((await finishedRun(t, runId)).status).toBe('complete');
+    const completed = await eventually(() => auditDetails(t!, 'agent.run.complete').find((d) => d.run_id === runId));
+    expect(completed.request_id).toBe('run-1');
+    const toolCalls = auditDetails(t, 'agent.tool_call');
+    expect(toolCalls.map((d) => [d.tool, d.request_id])).toEqual([['web_fetch', 'run-1']]);
+    const denied = auditDetails(t, 'network_denied');
+    expect(denied.map((d) => [d.category, d.request_id])).toEqual([['tool', 'run-1']]);
   });
 
   it('adds nothing to events recorded outside a request', async () => {

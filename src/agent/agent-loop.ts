@@ -1,4 +1,5 @@
 import type { AuditSink } from '../audit/types.js';
+import type { Logger } from '../log.js';
 import type { NewTurn, TurnStore } from '../memory/types.js';
 import type { ChatMessage, Provider, ToolCall } from '../providers/types.js';
 import { censor } from '../security/secrets.js';
@@ -33,6 +34,8 @@ export interface AgentTurnInput {
   message: string;
   provider: Provider;
   signal: AbortSignal;
+  /** The HTTP request the turn was asked by: named on its audit events, provider calls and log lines. */
+  requestId?: string;
   /** Each provider call's usage and price, as soon as it is recorded (also when the turn later fails). */
   onUsage?(cost: RunCost): void;
   onToolRequest?(info: ToolRequestInfo): void;
@@ -55,7 +58,7 @@ export interface AgentLoopOptions {
   maxIterations?: number;
   contextTurns?: number;
   now?: () => number;
-  log?: { error(message: string): void };
+  log?: Pick<Logger, 'error'>;
   /** Called with how many turns were stored for a session (API sessions count them). */
   onTurnsStored?(sessionId: string, count: number): Promise<void> | void;
 }
@@ -104,7 +107,7 @@ export class AgentLoop {
   }
 
   private async converse(input: AgentTurnInput): Promise<AgentTurnResult> {
-    const { provider, signal, sessionId, runId } = input;
+    const { provider, signal, sessionId, runId, requestId } = input;
     const { tools, costs } = this.options;
     const messages: ChatMessage[] = [...(await this.context(sessionId)), { role: 'user', content: input.message }];
     const toolSpecs = tools.list();
@@ -115,7 +118,7 @@ export class AgentLoop {
       signal.throwIfAborted();
       await costs.check(sessionId, provider);
       const result = await provider.complete({
-        messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId,
+        messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId, requestId,
       });
       const cost = await costs.record(sessionId, runId, provider, result);
       input.onUsage?.(cost);
@@ -149,6 +152,7 @@ export class AgentLoop {
     const result = await this.options.tools.execute(call.name, call.arguments, {
       sessionId: input.sessionId,
       runId: input.runId ?? undefined,
+      requestId: input.requestId,
       signal: input.signal,
     });
     // The audit log redacts the arguments itself (sensitive keys, detected secrets).
@@ -162,6 +166,7 @@ export class AgentLoop {
       session_id: input.sessionId,
       task_id: input.runId,
       detail: { tool: call.name, call_id: call.id, is_error: result.isError, duration_ms: result.durationMs, arguments: call.arguments },
+      request_id: input.requestId,
     });
     input.onToolResult?.({ call_id: call.id, tool: call.name, is_error: result.isError, duration_ms: result.durationMs });
     return toolMessage(call, result.output, result.isError);
@@ -195,7 +200,7 @@ export class AgentLoop {
   }
 
   private logStoreFailure(input: AgentTurnInput, error: unknown): void {
-    this.options.log?.error(`could not store the turns of session ${input.sessionId}: ${(error as Error)?.message ?? String(error)}`);
+    this.options.log?.error(`could not store the turns of session ${input.sessionId}: ${(error as Error)?.message ?? String(error)}`, { request_id: input.requestId });
   }
 }
 

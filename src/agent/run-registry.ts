@@ -32,12 +32,15 @@ export interface StartRunInput {
   requestedProvider: string | null;
   /** An id chosen before the run exists (a durable channel message names its run when it is accepted). */
   runId?: string;
+  /** The HTTP request that started the run, named on its audit events and log lines. */
+  requestId?: string;
 }
 
 interface LiveRun {
   record: RunRecord;
   message: string;
   provider: Provider;
+  requestId: string | undefined;
   controller: AbortController;
   /** The run's committed log so far, in memory while it runs (bounded by the loop's step and tool caps). */
   events: RunEvent[];
@@ -137,7 +140,7 @@ export class RunRegistry {
       this.options.log.warn(`dropped a viewer of run ${runId}: ${(err as Error)?.message ?? String(err)}`);
     });
     const live: LiveRun = {
-      record, message: input.message, provider: input.provider, controller,
+      record, message: input.message, provider: input.provider, requestId: input.requestId, controller,
       events: [], nextId: 1, fanOut, finished: false, broken: false, done, resolveDone,
     };
     this.live.set(runId, live);
@@ -256,6 +259,7 @@ export class RunRegistry {
         message: live.message,
         provider: live.provider,
         signal: live.controller.signal,
+        requestId: live.requestId,
         onUsage: (call) => {
           cost.prompt_tokens += call.prompt_tokens;
           cost.completion_tokens += call.completion_tokens;
@@ -271,7 +275,7 @@ export class RunRegistry {
     } catch (err) {
       if (live.finished) return;
       const failure = failureMessage(err);
-      if (!failure.expected) this.options.log.error(`run ${record.run_id} failed: ${(err as Error)?.stack ?? String(err)}`);
+      if (!failure.expected) this.options.log.error(`run ${record.run_id} failed: ${(err as Error)?.stack ?? String(err)}`, { request_id: live.requestId });
       this.finish(live, { status: 'error', error: failure.message });
     }
   }
@@ -297,7 +301,7 @@ export class RunRegistry {
       },
       (err: unknown) => {
         live.broken = true;
-        this.options.log.error(`could not store event ${event.id} of run ${live.record.run_id}: ${(err as Error)?.message ?? String(err)}`);
+        this.options.log.error(`could not store event ${event.id} of run ${live.record.run_id}: ${(err as Error)?.message ?? String(err)}`, { request_id: live.requestId });
         const failure = notStored(err, 'the run could not be stored');
         live.controller.abort(failure);
         this.finish(live, { status: 'error', error: failure.message });
@@ -343,14 +347,17 @@ export class RunRegistry {
       status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
       tools_used: final.tools_used, cost,
     }, terminal);
-    void this.audit(final);
+    void this.audit(final, live.requestId);
     stored.then(
       () => {
         live.events.push(terminal);
         live.fanOut.send(terminal);
       },
       (err: unknown) => {
-        this.options.log.error(`could not store the end of run ${record.run_id} (it will be marked interrupted at the next start): ${(err as Error)?.message ?? String(err)}`);
+        this.options.log.error(
+          `could not store the end of run ${record.run_id} (it will be marked interrupted at the next start): ${(err as Error)?.message ?? String(err)}`,
+          { request_id: live.requestId },
+        );
       },
     ).finally(() => {
       // The viewers still get what is on its way to them, then the end; shutdown waits for that.
@@ -382,20 +389,22 @@ export class RunRegistry {
   }
 
   /** Never rejects: a failure is logged. */
-  private async audit(record: RunRecord): Promise<void> {
+  private async audit(record: RunRecord, requestId: string | undefined): Promise<void> {
     const summary = { run_id: record.run_id, resolved_provider: record.resolved_provider, tools_used: record.tools_used, cost: record.cost };
+    const common = { category: 'agent', subsystem: 'agent', action: 'run', session_id: record.session_id, task_id: record.run_id, request_id: requestId };
     try {
       await this.options.audit.emit(
         record.status === 'complete'
-          ? { event_type: 'agent.run.complete', category: 'agent', result: 'allow', subsystem: 'agent', action: 'run', session_id: record.session_id, task_id: record.run_id, detail: summary }
+          ? { ...common, event_type: 'agent.run.complete', result: 'allow', detail: summary }
           : {
+              ...common,
               event_type: record.status === 'cancelled' ? 'agent.run.cancelled' : 'agent.run.error',
-              category: 'agent', result: 'error', severity: record.status === 'cancelled' ? 'info' : 'error', subsystem: 'agent', action: 'run',
-              session_id: record.session_id, task_id: record.run_id, detail: { ...summary, status: record.status, error: record.error },
+              result: 'error', severity: record.status === 'cancelled' ? 'info' : 'error',
+              detail: { ...summary, status: record.status, error: record.error },
             },
       );
     } catch (err) {
-      this.options.log.error(`could not audit the end of run ${record.run_id}: ${(err as Error)?.message ?? String(err)}`);
+      this.options.log.error(`could not audit the end of run ${record.run_id}: ${(err as Error)?.message ?? String(err)}`, { request_id: requestId });
     }
   }
 }

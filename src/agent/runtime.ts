@@ -37,6 +37,11 @@ export interface TurnRequest {
   sessionId?: string;
   /** Per-request provider override; never changes the session's or the default provider. */
   provider?: string;
+  /**
+   * The HTTP request asking for the turn: its id is on the audit events and log lines of the work,
+   * a background run's included (which keeps the id of the request that started it).
+   */
+  requestId?: string;
 }
 
 export interface ChatReply {
@@ -143,12 +148,13 @@ export class AgentRuntime {
     this.chats.add(unwound);
     try {
       const result = await this.loop.run({
-        sessionId: session.id, runId: null, message: request.message, provider, signal: controller.signal,
+        sessionId: session.id, runId: null, message: request.message, provider, signal: controller.signal, requestId: request.requestId,
       });
       await this.options.audit.emit({
         event_type: 'agent.run.complete', category: 'agent', result: 'allow', subsystem: 'agent', action: 'chat',
         session_id: session.id, task_id: chatId,
         detail: { chat_id: chatId, resolved_provider: result.resolvedProvider, tools_used: result.toolsUsed, cost: result.cost },
+        request_id: request.requestId,
       });
       return { response: result.response, session_id: session.id, usage: result.cost };
     } catch (err) {
@@ -165,7 +171,9 @@ export class AgentRuntime {
   /** Starts a background run on an API session (created when omitted); 409-style `session_busy` when one is in flight. */
   async startRun(request: TurnRequest): Promise<RunRecord> {
     const { session, provider } = await this.prepare(request);
-    const run = await this.runs.start({ sessionId: session.id, message: request.message, provider, requestedProvider: request.provider ?? null });
+    const run = await this.runs.start({
+      sessionId: session.id, message: request.message, provider, requestedProvider: request.provider ?? null, requestId: request.requestId,
+    });
     await this.sessions.touch(session.id);
     return run;
   }

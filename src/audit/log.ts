@@ -1,4 +1,3 @@
-import { currentRequestId } from '../request-context.js';
 import { redact } from '../security/redact.js';
 import { newId } from '../security/tokens.js';
 import { PRUNED_EVENT_TYPE, type AuditEvent, type AuditInput, type AuditSink, type AuditStore, type ChainVerdict } from './types.js';
@@ -53,9 +52,7 @@ export class AuditLog implements AuditSink {
   }
 
   private build(input: AuditInput): AuditEvent {
-    // An event recorded while a request is handled names it, so an operator can find its log lines.
-    const requestId = currentRequestId();
-    const detail = requestId === undefined ? (input.detail ?? {}) : { ...input.detail, request_id: requestId };
+    const detail = input.request_id === undefined ? (input.detail ?? {}) : { ...input.detail, request_id: input.request_id };
     return {
       id: newId('evt'),
       timestamp: new Date(this.now()).toISOString(),

@@ -14,6 +14,11 @@ export interface AuditInput {
   session_id?: string | null;
   task_id?: string | null;
   detail?: Record<string, unknown>;
+  /**
+   * The HTTP request the event was recorded for (its `X-Request-Id`), so an operator can find its
+   * log lines; stored as `detail.request_id`.
+   */
+  request_id?: string;
 }
 
 /** A stored event, as the audit endpoint returns it. */

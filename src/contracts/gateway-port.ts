@@ -12,6 +12,8 @@ export interface GatewayClientOptions {
   /** Recorded on the gateway's audit events; null when the call belongs to no session or run. */
   sessionId: string | null;
   taskId: string | null;
+  /** The HTTP request the call was made for, recorded on the gateway's audit events. */
+  requestId?: string;
   timeout: number;
   category: GatewayCategory;
   maxResponseBytes?: number;

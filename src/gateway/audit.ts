@@ -20,12 +20,18 @@ export interface DeniedRequest {
   reason: string;
 }
 
+/** What every event of one client names: its category, and the session, run and request it works for. */
+export interface AuditScope {
+  category: GatewayCategory;
+  sessionId: string | null;
+  taskId: string | null;
+  requestId: string | undefined;
+}
+
 export class GatewayAudit {
   constructor(
     private readonly sink: AuditSink | undefined,
-    private readonly category: GatewayCategory,
-    private readonly sessionId: string | null,
-    private readonly taskId: string | null,
+    private readonly scope: AuditScope,
     private readonly log: (message: string) => void,
   ) {}
 
@@ -38,7 +44,7 @@ export class GatewayAudit {
         method,
         url: redactUrl(url),
         status_code: status,
-        category: this.category,
+        category: this.scope.category,
         ...(approved ? { approved_by: 'operator' } : {}),
       },
     });
@@ -53,7 +59,7 @@ export class GatewayAudit {
         method: denial.method,
         url: redactUrl(denial.url),
         host: denial.host,
-        category: this.category,
+        category: this.scope.category,
         stage: denial.stage,
         rule: denial.rule,
         reason: denial.reason,
@@ -70,7 +76,7 @@ export class GatewayAudit {
       detail: {
         method,
         url: redactUrl(url),
-        category: this.category,
+        category: this.scope.category,
         // The error's name and code only: messages can quote server responses.
         error: typeof err?.name === 'string' ? err.name : 'Error',
         ...(typeof err?.code === 'string' ? { code: err.code } : {}),
@@ -90,9 +96,10 @@ export class GatewayAudit {
         ...event,
         category: 'network',
         subsystem: 'gateway',
-        source: this.category,
-        session_id: this.sessionId,
-        task_id: this.taskId,
+        source: this.scope.category,
+        session_id: this.scope.sessionId,
+        task_id: this.scope.taskId,
+        request_id: this.scope.requestId,
       });
     } catch (error) {
       // Say so where the operator looks.

@@ -20,6 +20,8 @@ export interface ClientOptions {
   category: GatewayCategory;
   sessionId?: string | null;
   taskId?: string | null;
+  /** The HTTP request the client works for (its `X-Request-Id`), named on the audit events. */
+  requestId?: string;
   /**
    * Milliseconds for the whole request — DNS, waiting for a connection, connecting, headers and
    * the entire body (for `fetch`, until the body has been read); default 30 s.
@@ -95,7 +97,11 @@ export class Client implements GatewayClient {
     const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (!Number.isSafeInteger(max) || max < 0) throw new TypeError('maxResponseBytes must be a non-negative integer');
     this.maxResponseBytes = max;
-    this.audit = new GatewayAudit(gateway.audit, options.category, options.sessionId ?? null, options.taskId ?? null, gateway.log);
+    this.audit = new GatewayAudit(
+      gateway.audit,
+      { category: options.category, sessionId: options.sessionId ?? null, taskId: options.taskId ?? null, requestId: options.requestId },
+      gateway.log,
+    );
   }
 
   async request(method: string, url: string | URL, options?: RequestOptions): Promise<GatewayResponse> {
@@ -267,7 +273,7 @@ export class Client implements GatewayClient {
         ? ['network_rest_request', `${denial.method} ${denial.host}:${denial.port}${denial.path}`]
         : ['network_request', `${denial.category} ${denial.host}:${denial.port}`];
     if (approval.checkRemembered(action, detail, sessionId)) return Promise.resolve(true);
-    return approval.promptUser(action, detail, sessionId);
+    return approval.promptUser(action, detail, sessionId, this.options.requestId);
   }
 
   private deniedSize(request: Outgoing, error: ResponseTooLargeError): Promise<void> {

@@ -9,6 +9,7 @@ import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js'
 import { liveEvictionWarning, type SlidingWindowRateLimiter } from '../security/rate-limiter.js';
 import { apiKeyChecker, offeredApiKey, UNUSABLE_CREDENTIAL } from './auth.js';
 import { ApiError, expectationFailed, forbidden, rateLimited, shuttingDown, unauthorized } from './errors.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
 import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
 
 declare module 'fastify' {
@@ -56,7 +57,8 @@ export type Gate = (request: FastifyRequest, reply: FastifyReply) => ApiError | 
 export interface Pipeline {
   /**
    * The request pipeline, in the order decisions.md fixes:
-   *   1. security headers (first, so every later refusal carries them)
+   *   1. security headers and X-Request-Id (first, so every answer carries them, refusals included;
+   *      what the request does afterwards is given `request.id` by its handler)
    *   2. rate limit per client IP (before authentication: key guessing is rate limited too)
    *   3. authentication: every offered credential must be right, else the session cookie
    *      (before the body is read: an anonymous client cannot make us parse 1 MiB)
@@ -82,7 +84,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return null;
   };
   const gate: Gate = (request, reply) => {
-    reply.headers(SECURITY_HEADERS);
+    reply.headers(SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
     const limited = rateLimit(request, options);
     if (limited) return limited;
     const refusal = authenticate(request, options, keyMatches);
@@ -121,6 +123,7 @@ function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError 
     refusal(options, {
       event_type: 'web.rate_limit', category: 'web', result: 'deny', subsystem: 'http', source: ip,
       action: `${request.method} ${pathOf(request)}`, detail: { ip, suppressed_since_last: sample.suppressed },
+      request_id: request.id,
     });
   }
   return rateLimited(decision.retryAfterSeconds);
@@ -164,6 +167,7 @@ function wrongKey(request: FastifyRequest, options: PipelineOptions, path: strin
         reason: offered === UNUSABLE_CREDENTIAL ? 'malformed credential' : 'invalid API key',
         suppressed_since_last: sample.suppressed,
       },
+      request_id: request.id,
     });
   }
   return unauthorized();
@@ -180,6 +184,7 @@ function checkCsrf(request: FastifyRequest, session: WebSession, options: Pipeli
       ip: request.clientAddress, web_session: session.id,
       reason: header === undefined ? 'missing X-CSRF-Token' : 'mismatched X-CSRF-Token',
     },
+    request_id: request.id,
   });
   return forbidden(CSRF_FAILED);
 }
@@ -211,5 +216,6 @@ export function pathOf(request: FastifyRequest): string {
  * and the rate limit must stay cheap under a flood.
  */
 function refusal(options: PipelineOptions, input: AuditInput): void {
-  emitInBackground(options.audit, input, (error) => options.log.error(`could not audit a refused request: ${(error as Error)?.message ?? String(error)}`));
+  emitInBackground(options.audit, input, (error) =>
+    options.log.error(`could not audit a refused request: ${(error as Error)?.message ?? String(error)}`, { request_id: input.request_id }));
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { runInRequest } from '../request-context.js';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** An offered `X-Request-Id` is kept only when it is short and plain: it is echoed and logged. */
 const OFFERED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -12,18 +11,6 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export function requestIdOf(raw: IncomingMessage): string {
   const offered = raw.headers[REQUEST_ID_HEADER];
   return typeof offered === 'string' && OFFERED_ID.test(offered) ? offered : randomUUID();
-}
-
-/**
- * Registered before the pipeline, so every answer (401, 404, 429 and 500 included) echoes the
- * request id, and everything the request does afterwards (audit events, log lines) runs in its
- * context.
- */
-export function installRequestContext(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    runInRequest(request.id, done);
-  });
 }
 
 /**
@@ -52,7 +39,7 @@ export class RequestLog extends LogController {
     else reply.log.info(line, 'request');
   }
 
-  override writeHeadError(error: Error, _request: FastifyRequest, reply: FastifyReply): void {
-    reply.log.warn({ status: reply.statusCode }, `could not send the response headers: ${error.message}`);
+  override writeHeadError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    reply.log.warn({ request_id: request.id, status: reply.statusCode }, `could not send the response headers: ${error.message}`);
   }
 }

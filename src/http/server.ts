@@ -8,7 +8,7 @@ import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
 import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type PipelineOptions } from './pipeline.js';
-import { installRequestContext, REQUEST_ID_HEADER, RequestLog, requestIdOf } from './request-id.js';
+import { RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -41,8 +41,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const pipeline = createPipeline(options);
   const app = Fastify({
     // The service's own pino instance: request lines and the service's lines share one format.
-    // One line per answered request (RequestLog); the per-request child logger is skipped, the
-    // request id reaches lines through the request context.
+    // One line per answered request (RequestLog); the per-request child logger is skipped: the
+    // lines that concern a request name it themselves.
     loggerInstance: pinoFor(log) as FastifyBaseLogger,
     logController: new RequestLog(),
     childLoggerFactory: (logger) => logger,
@@ -79,7 +79,6 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // Errors Fastify raises before routing (a URL that does not percent-decode) skip the hooks:
     // the pipeline runs here instead, so such a request is rate limited and authenticated first.
     frameworkErrors: (error, request, reply) => {
-      reply.header(REQUEST_ID_HEADER, request.id);
       const answer = (refusal: ApiError | null) =>
         sendError(reply, refusal ?? badRequest(error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
       try {
@@ -103,7 +102,6 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   installJsonParser(app);
   installFormParser(app);
-  installRequestContext(app);
   pipeline.install(app);
 
   // For load balancers and supervisors: no key needed, nothing revealed but liveness.
@@ -138,7 +136,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
 function unexpected(log: Logger, request: FastifyRequest, error: unknown): ApiError {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  log.error(`unhandled error on ${request.method} ${pathOf(request)}: ${detail}`);
+  log.error(`unhandled error on ${request.method} ${pathOf(request)}: ${detail}`, { request_id: request.id });
   return internalError();
 }
 

@@ -81,15 +81,16 @@ export class InteractiveApproval {
   /**
    * Ask the operator; resolves `true` when the request may proceed. Prompts run one at a time.
    * Without a session id an `a` answer counts as `y`: there is no session whose end would clear it.
+   * `requestId` names the HTTP request the refused call was made for on the answer's audit event.
    */
-  async promptUser(action: string, detail: string, sessionId?: string | null): Promise<boolean> {
+  async promptUser(action: string, detail: string, sessionId?: string | null, requestId?: string): Promise<boolean> {
     if (!this.isTTY) return false;
     if (this.pending >= this.maxPending) {
-      await this.record(action, detail, sessionId, 'deny', 'too many prompts waiting');
+      await this.record(action, detail, sessionId, requestId, 'deny', 'too many prompts waiting');
       return false;
     }
     this.pending++;
-    const run = this.queue.then(() => this.ask(action, detail, sessionId));
+    const run = this.queue.then(() => this.ask(action, detail, sessionId, requestId));
     this.queue = run.catch(() => undefined);
     return run.finally(() => {
       this.pending--;
@@ -101,7 +102,7 @@ export class InteractiveApproval {
     this.remembered.delete(sessionId);
   }
 
-  private async ask(action: string, detail: string, sessionId?: string | null): Promise<boolean> {
+  private async ask(action: string, detail: string, sessionId: string | null | undefined, requestId: string | undefined): Promise<boolean> {
     // An answer given to an earlier prompt in the queue may already cover this one.
     if (this.checkRemembered(action, detail, sessionId)) return true;
     this.discardTypeAhead();
@@ -113,7 +114,7 @@ export class InteractiveApproval {
     const answer = line === null ? 'timeout' : parseAnswer(line);
     if (answer === 'timeout') this.output.write(`\n[agentd] no answer within ${Math.round(this.timeoutMs / 1000)} s: denied\n`);
     if (answer === 'always' && sessionId) this.remember(sessionId, pairHash(action, detail));
-    await this.record(action, detail, sessionId, answer);
+    await this.record(action, detail, sessionId, requestId, answer);
     return answer === 'once' || answer === 'always';
   }
 
@@ -168,7 +169,14 @@ export class InteractiveApproval {
   }
 
   /** Resolves once the answer is on record (the sink may write asynchronously); never rejects. */
-  private async record(action: string, detail: string, sessionId: string | null | undefined, answer: ApprovalAnswer, note?: string): Promise<void> {
+  private async record(
+    action: string,
+    detail: string,
+    sessionId: string | null | undefined,
+    requestId: string | undefined,
+    answer: ApprovalAnswer,
+    note?: string,
+  ): Promise<void> {
     const allowed = answer === 'once' || answer === 'always';
     try {
       await this.audit?.emit({
@@ -180,6 +188,7 @@ export class InteractiveApproval {
         action,
         session_id: sessionId ?? null,
         detail: { action, detail, answer, ...(note ? { note } : {}) },
+        request_id: requestId,
       });
     } catch {
       // The answer stands even when the audit log is unavailable; the caller audits the request.

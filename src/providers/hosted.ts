@@ -1,4 +1,5 @@
 import type { ProviderConfig } from '../config/schema.js';
+import type { Logger } from '../log.js';
 import { ProviderUnavailableError } from './errors.js';
 import { isSelfHosted, OFFICIAL_BASE_URLS, type HostedProviderName } from './endpoints.js';
 import type { GatewayClientFactory, GatewayClientLike } from '../contracts/gateway-port.js';
@@ -16,8 +17,11 @@ export interface HostedProviderOptions {
    * to ten minutes, far too long for a chat call.
    */
   timeoutMs?: number;
-  /** Where SDK warnings go (default: the SDK's own console output). */
-  logger?: SdkLogger;
+  /**
+   * The service's log: failed calls are logged there, and the SDKs' warnings too (without it they
+   * go to the SDKs' own console output).
+   */
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
 /** The logger shape both SDKs accept. */
@@ -48,12 +52,14 @@ const PLACEHOLDER_KEY = 'unused';
  */
 export abstract class HostedProvider implements Provider {
   protected readonly timeoutMs: number;
+  private readonly sdkLogger: SdkLogger | undefined;
 
   constructor(
     readonly name: HostedProviderName,
     protected readonly options: HostedProviderOptions,
   ) {
     this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.sdkLogger = options.logger && toSdkLogger(options.logger);
   }
 
   get model(): string {
@@ -89,6 +95,7 @@ export abstract class HostedProvider implements Provider {
     const client = this.options.clientFactory({
       sessionId: request.sessionId ?? null,
       taskId: request.taskId ?? null,
+      requestId: request.requestId,
       category: 'provider',
       timeout: this.timeoutMs,
     });
@@ -98,14 +105,16 @@ export abstract class HostedProvider implements Provider {
         apiKey: apiKey ?? PLACEHOLDER_KEY,
         baseURL: this.baseURL,
         timeoutMs: this.timeoutMs,
-        logger: this.options.logger,
+        logger: this.sdkLogger,
       });
     } catch (err) {
       const context = this.errorContext(request, apiKey);
       const failure = toProviderError(this.name, err, context);
       // The operator's record of the failure: the host and the cause (connection, TLS, status, …);
       // the message is already scrubbed of the key.
-      if (failure.kind !== 'cancelled') this.options.logger?.warn(`provider '${this.name}' request to ${context.host} failed (${failure.kind}): ${failure.message}`);
+      if (failure.kind !== 'cancelled') {
+        this.options.logger?.warn(`provider '${this.name}' request to ${context.host} failed (${failure.kind}): ${failure.message}`, { request_id: request.requestId });
+      }
       throw failure;
     } finally {
       await client.close();
@@ -126,7 +135,7 @@ export abstract class HostedProvider implements Provider {
 }
 
 /** Adapts the app's logger (info/warn/error, censored) to the SDKs' logger; debug output is dropped. */
-export function toSdkLogger(logger: { info(m: string): void; warn(m: string): void; error(m: string): void }): SdkLogger {
+function toSdkLogger(logger: Pick<Logger, 'info' | 'warn' | 'error'>): SdkLogger {
   const text = (value: unknown) => {
     if (typeof value === 'string') return value;
     try {

@@ -3,7 +3,6 @@ export { ProviderRegistry, createProviderRegistry, type ProviderInfo, type Provi
 export { DefaultProviderSetting } from './default-provider.js';
 export { ProviderRequestError, ProviderUnavailableError, UnknownProviderError, type ProviderFailureKind } from './errors.js';
 export { OfflineProvider } from './offline.js';
-export { toSdkLogger, type SdkLogger } from './hosted.js';
 export { AnthropicProvider } from './anthropic.js';
 export { OpenAIProvider } from './openai.js';
 export { costUsd, lookupModelPrice, priceFor, unknownPriceMessage, PRICE_TABLE, type ModelPrice } from './prices.js';

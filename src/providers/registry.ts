@@ -2,7 +2,7 @@ import type { Config } from '../config/schema.js';
 import { AnthropicProvider } from './anthropic.js';
 import { ProviderUnavailableError, UnknownProviderError } from './errors.js';
 import type { GatewayClientFactory } from '../contracts/gateway-port.js';
-import type { SdkLogger } from './hosted.js';
+import type { HostedProviderOptions } from './hosted.js';
 import { OfflineProvider } from './offline.js';
 import { OpenAIProvider } from './openai.js';
 import type { Provider } from './types.js';
@@ -22,8 +22,8 @@ export interface ProviderRegistryOptions {
   gatewayClientFactory: GatewayClientFactory;
   /** Per-request limit for hosted providers, in milliseconds. */
   timeoutMs?: number;
-  /** Receives the SDKs' warnings (wrap the app logger; it censors secrets). */
-  logger?: SdkLogger;
+  /** The service's log, for hosted providers' failed calls and the SDKs' warnings. */
+  logger?: HostedProviderOptions['logger'];
 }
 
 /**

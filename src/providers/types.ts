@@ -31,6 +31,8 @@ export interface CompletionRequest {
   /** Session and run the call belongs to, for gateway audit events. */
   sessionId?: string;
   taskId?: string;
+  /** The HTTP request the call was made for, for gateway audit events and the failure's log line. */
+  requestId?: string;
 }
 
 export interface CompletionResult {

@@ -3,6 +3,8 @@ import type { ToolSpec } from '../contracts/tool-spec.js';
 export interface ToolContext {
   sessionId: string;
   runId?: string;
+  /** The HTTP request the agent's turn was asked by (for the gateway's audit events). */
+  requestId?: string;
   signal: AbortSignal;
 }
 

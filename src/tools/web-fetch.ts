@@ -64,6 +64,7 @@ export function createWebFetchTool(options: WebFetchOptions): ToolDefinition {
       const client = options.clientFactory({
         sessionId: context.sessionId,
         taskId: context.runId ?? null,
+        requestId: context.requestId,
         category: 'tool',
         timeout,
         maxResponseBytes: maxBytes,

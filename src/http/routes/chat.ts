@@ -30,9 +30,9 @@ export function chatRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' |
   }, async (request) => {
     const { body } = request;
     try {
-      return ok(await ctx.agent.chat({ message: body.message, sessionId: body.session_id, provider: body.provider }));
+      return ok(await ctx.agent.chat({ message: body.message, sessionId: body.session_id, provider: body.provider, requestId: request.id }));
     } catch (err) {
-      await auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'chat');
+      await auditBusy(ctx.audit, err, request, body.session_id ?? null, 'chat');
       throw err;
     }
   });

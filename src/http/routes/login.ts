@@ -39,7 +39,7 @@ export const webRoutes: RoutePlugin = async (app, { context }) => {
       await ctx.audit.emit({
         event_type: 'web.login', category: 'web', result: 'deny', severity: 'warning', subsystem: 'http',
         source: request.clientAddress, action: 'POST /login',
-        detail: { ip: request.clientAddress, reason: 'key mismatch' },
+        detail: { ip: request.clientAddress, reason: 'key mismatch' }, request_id: request.id,
       });
       return reply.redirect('/login?error=1', 303);
     }
@@ -51,6 +51,7 @@ export const webRoutes: RoutePlugin = async (app, { context }) => {
     await ctx.audit.emit({
       event_type: 'web.login', category: 'web', result: 'allow', subsystem: 'http', actor: 'operator',
       source: request.clientAddress, action: 'POST /login', detail: { ip: request.clientAddress, web_session: session.id },
+      request_id: request.id,
     });
     return reply.redirect('/', 303);
   });
@@ -77,6 +78,7 @@ export const webRoutes: RoutePlugin = async (app, { context }) => {
       await ctx.audit.emit({
         event_type: 'web.logout', category: 'web', result: 'allow', subsystem: 'http', actor: 'operator',
         source: request.clientAddress, action: 'POST /logout', detail: { ip: request.clientAddress, web_session: session.id },
+        request_id: request.id,
       });
     }
     return reply.send(ok({ logged_out: revoked }));

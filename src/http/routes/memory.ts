@@ -92,7 +92,7 @@ export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory
     await ctx.audit.emit({
       event_type: 'web.memory', category: 'web', result: 'allow', subsystem: 'memory',
       action: pinned ? 'pin' : 'unpin', source: request.clientAddress || null,
-      session_id: turn.session_id, detail: { turn_id: turn.id, pinned },
+      session_id: turn.session_id, detail: { turn_id: turn.id, pinned }, request_id: request.id,
     });
     return ok({ id: turn.id, pinned: turn.pinned });
   });
@@ -119,7 +119,7 @@ export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory
     await ctx.audit.emit({
       event_type: 'web.memory', category: 'web', result: 'allow', subsystem: 'memory',
       action: 'delete', source: request.clientAddress || null,
-      session_id: turn.session_id, detail: { turn_id: id },
+      session_id: turn.session_id, detail: { turn_id: id }, request_id: request.id,
     });
     return ok({ id, deleted: true });
   });

@@ -25,10 +25,10 @@ export function runRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 
   }, async (request, reply) => {
     const { body } = request;
     try {
-      const run = await agent.startRun({ message: body.message, sessionId: body.session_id, provider: body.provider });
+      const run = await agent.startRun({ message: body.message, sessionId: body.session_id, provider: body.provider, requestId: request.id });
       return reply.code(202).send(ok(run));
     } catch (err) {
-      await auditBusy(ctx.audit, err, request.clientAddress, body.session_id ?? null, 'run');
+      await auditBusy(ctx.audit, err, request, body.session_id ?? null, 'run');
       throw err;
     }
   });
