@@ -24,6 +24,8 @@ export interface ControlRequest {
   confirm: string | undefined;
   /** The client address, for the audit trail. */
   source: string | null;
+  /** The HTTP request that asked, named on the audit event. */
+  requestId?: string;
 }
 
 /**
@@ -85,6 +87,7 @@ export class OperatorControls {
         control: request.control, target: request.target, result: result === 'allow' ? 'allowed' : 'denied', reason,
         ...(change ? { previous: change.previous, current: change.current } : {}),
       },
+      request_id: request.requestId,
     });
   }
 }

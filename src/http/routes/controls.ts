@@ -33,7 +33,7 @@ export function controlRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'contr
   }, async (request) => {
     const { body } = request;
     return ok(await ctx.controls.execute({
-      control: request.params.id, target: body.target, confirm: body.confirm, source: request.clientAddress || null,
+      control: request.params.id, target: body.target, confirm: body.confirm, source: request.clientAddress || null, requestId: request.id,
     }));
   });
 }

@@ -51,7 +51,7 @@ export function schedulerRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'sch
       throw invalidField('confirm is given in both the body and the query, with different values; give it once');
     }
     const result = await ctx.controls.execute({
-      control: 'scheduler.remove_job', target: request.params.id, confirm: fromBody ?? fromQuery, source: request.clientAddress || null,
+      control: 'scheduler.remove_job', target: request.params.id, confirm: fromBody ?? fromQuery, source: request.clientAddress || null, requestId: request.id,
     });
     return ok(result);
   });
