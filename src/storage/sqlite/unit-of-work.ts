@@ -27,6 +27,7 @@ export class SqliteUnitOfWork {
   private scheduled = false;
   private closed = false;
   private readonly rollbackListeners: (() => void)[] = [];
+  private readonly commitListeners: (() => void)[] = [];
   /** Built once: a transaction wrapper per call costs. */
   private readonly savepoint: (write: () => unknown) => unknown;
   private readonly commit: (batch: Pending[]) => void;
@@ -41,6 +42,7 @@ export class SqliteUnitOfWork {
           pending.outcome = { ok: false, error };
         }
       }
+      for (const listener of this.commitListeners) listener();
     });
   }
 
@@ -69,6 +71,15 @@ export class SqliteUnitOfWork {
    */
   onRollback(listener: () => void): void {
     this.rollbackListeners.push(listener);
+  }
+
+  /**
+   * Called inside each batch's transaction after its writes: a store that sums what its writes
+   * did (the audit counts) writes the sums here, once per batch instead of once per write. If the
+   * listener throws, the whole batch rolls back.
+   */
+  onBeforeCommit(listener: () => void): void {
+    this.commitListeners.push(listener);
   }
 
   /** Commits everything queued now. */
