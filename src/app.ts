@@ -110,7 +110,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const releaseLock = lockHome(home);
   let storage: SqliteStorage | undefined;
   try {
-    storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, log: (message) => log.warn(message) }));
+    storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, auditIndexing: true, log: (message) => log.warn(message) }));
     const app = assemble({ options, env, log, now, loaded, policy, storage, releaseLock });
     await app.agent.start();
     return app;

@@ -15,6 +15,11 @@ export interface SqliteStorageOptions {
   turns?: Omit<SqliteTurnStoreOptions, 'now'>;
   /** Checkpoint the WAL from a worker thread (the service does; one-shot commands need not). */
   checkpointer?: boolean;
+  /**
+   * Index new audit events for `q` in the background (the service does; one-shot commands need
+   * not: queries read what the index lacks).
+   */
+  auditIndexing?: boolean;
   log?: (message: string) => void;
 }
 
@@ -37,7 +42,7 @@ export class SqliteStorage implements Storage {
       this.turns = new SqliteTurnStore(this.database, this.uow, { ...options.turns, now: options.now });
       this.runs = new SqliteRunStore(this.database, this.uow);
       this.costs = new SqliteCostStore(this.database, this.uow);
-      this.audit = new SqliteAuditStore(this.database, this.uow);
+      this.audit = new SqliteAuditStore(this.database, this.uow, { search: { background: options.auditIndexing ?? false, log: options.log } });
       this.inbox = new SqliteInboxStore(this.database, this.uow);
       // Started last: nothing after it can fail, so a failed open never leaves the worker running.
       this.checkpointer = options.checkpointer ? startCheckpointer(this.database, { log: options.log }) : null;
@@ -61,6 +66,7 @@ export class SqliteStorage implements Storage {
     this.closing ??= (async () => {
       try {
         this.uow.close();
+        this.audit.close();
         await this.checkpointer?.stop();
       } finally {
         this.database.close();
