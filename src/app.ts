@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
 import { AuditLog } from './audit/log.js';
+import { ChainStatus } from './audit/chain-status.js';
 import { AuditSampler } from './audit/sampler.js';
 import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
 import { WebhookService } from './channels/webhook-service.js';
@@ -203,6 +204,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
     isPublicPath: (path) => WEB_PUBLIC_PATHS.has(path),
     requestTimeoutMs: options.requestTimeoutMs,
   });
+  const chain = new ChainStatus(() => audit.verify(), { now });
   const diagnostics = async (): Promise<DiagnosticsReport> =>
     runDiagnostics(
       await collectDiagnosticsInput({
@@ -211,6 +213,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
         home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
         webhook: webhook?.state() ?? null,
         runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
+        audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
       }),
     );
   const context: RouteContext = {

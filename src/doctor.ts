@@ -141,6 +141,8 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
           ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
           : null,
         runtime: { uptimeSeconds: 0, sessions: 0, runsInFlight: 0 },
+        // Offline there is time to walk the whole chain now.
+        audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
       }),
     );
   } finally {

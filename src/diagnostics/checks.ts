@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { StorageHealth } from '../storage/types.js';
+import type { AuditHealth } from './audit.js';
 import type { Check } from './types.js';
 
 /** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
@@ -25,6 +26,7 @@ export interface DiagnosticsInput {
   webhook: WebhookState | null;
   runtime: { nodeVersion: string; uptimeSeconds: number; sessions: number; runsInFlight: number };
   stdinIsTty: boolean;
+  audit: AuditHealth;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load.js';
 import { runDiagnostics, type DiagnosticsInput } from './index.js';
 
+const NOW = Date.parse('2026-02-01T00:00:00.000Z');
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -18,6 +19,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     tools: ['current_time', 'calculator'], memory: { turnCount: 3 }, webhook: null,
     storage: { backend: 'sqlite', location: join(dir, 'agentd.db'), sizeBytes: 4096, journalMode: 'wal', integrity: null },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
+    audit: { stats: { count: 0, oldest: null, newest: null }, chain: { verdict: { ok: true, count: 0 }, checkedAt: NOW }, retentionDays: 365, now: NOW },
     ...overrides,
   };
 }
