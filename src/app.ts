@@ -234,6 +234,7 @@ function assemble({ options, env, log, now, loaded, policy, storage, releaseLock
     tools,
     memory,
     audit,
+    auditTrail: audit,
     web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy },
     pingIntervalMs: options.ssePingIntervalMs,
   };

@@ -25,6 +25,7 @@ describe('OpenAPI document', () => {
       'DELETE /api/v1/sessions/{id}', 'GET /api/v1/sessions/{id}/history', 'POST /api/v1/chat', 'POST /api/v1/runs',
       'GET /api/v1/runs', 'GET /api/v1/runs/{id}', 'GET /api/v1/runs/{id}/events', 'POST /api/v1/runs/{id}/cancel',
       'GET /api/v1/memory/search', 'POST /api/v1/memory/turns/{id}/pin', 'DELETE /api/v1/memory/turns/{id}',
+      'GET /api/v1/audit',
     ];
     const present = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(present).toEqual(expect.arrayContaining(expected));
@@ -47,5 +48,9 @@ describe('OpenAPI document', () => {
     expect(paths['/api/v1/chat']!.post!.requestBody?.required).toBe(true);
     expect(paths['/api/v1/sessions']!.post!.requestBody?.required).toBe(false);
     expect(paths['/api/v1/memory/search']!.get!.parameters?.map((p) => p.name)).toEqual(expect.arrayContaining(['q', 'limit', 'session_id']));
+    expect(paths['/api/v1/audit']!.get!.parameters?.map((p) => p.name).sort()).toEqual([
+      'action', 'actor', 'category', 'event_type', 'limit', 'offset', 'q', 'result', 'session_id', 'severity', 'since', 'source', 'subsystem',
+      'task_id', 'until',
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { auditRoutes } from './audit.js';
 import { chatRoutes } from './chat.js';
 import type { RoutePlugin } from './context.js';
 import { costRoutes } from './costs.js';
@@ -20,4 +21,5 @@ export const apiRoutes: RoutePlugin = async (app, { context }) => {
   runEventRoutes(app, context);
   costRoutes(app, context);
   memoryRoutes(app, context);
+  auditRoutes(app, context);
 };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AgentRuntime } from '../../agent/runtime.js';
-import type { AuditSink } from '../../audit/types.js';
+import type { AuditPage, AuditQuery, AuditSink } from '../../audit/types.js';
 import type { DiagnosticsReport } from '../../diagnostics/index.js';
 import type { TurnStore } from '../../memory/types.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
@@ -44,6 +44,8 @@ export interface RouteContext {
   tools: ToolRegistry;
   memory: TurnStore;
   audit: AuditSink;
+  /** The audit browser's reads. */
+  auditTrail: { query(query: AuditQuery): Promise<AuditPage> };
   web: WebLogin;
   /** Keep-alive interval of run event streams (tests shorten it). */
   pingIntervalMs?: number;
