@@ -84,7 +84,7 @@ async function main(): Promise<void> {
 
 /**
  * The durable baseline: the same rows agentd stores for an accepted webhook message (the message
- * in `channel_inbox`, its `webhook.accept` event in `audit_events`, on the same schema and indexes,
+ * in `channel_inbox`, its `webhook.accept` event in `audit_events` with its counts, on the same schema and indexes,
  * WAL, synchronous=NORMAL), inserted in one transaction per event-loop turn and answered 202 once it
  * committed; every 5 ms the messages taken are marked started, as the dispatcher does. It also
  * does the rest of the required work (HMAC-SHA256 of the body compared in constant time, JSON
@@ -95,8 +95,12 @@ async function serveBareDurable(): Promise<void> {
   const { db } = new Database(join(home, 'agentd.db'));
   const insertMessage = db.prepare(`INSERT INTO channel_inbox (channel, sender, content, metadata, received_at, request_id, run_id)
     VALUES ('webhook', 'bench', ?, '{}', ?, NULL, ?)`);
-  const insertAudit = db.prepare(`INSERT INTO audit_events (id, timestamp, event_type, category, result, severity, subsystem, source, detail, prev_hash, hash)
-    VALUES (?, ?, 'webhook.accept', 'webhook', 'allow', 'info', 'webhook', '127.0.0.1', ?, ?, ?)`);
+  const kind = db.prepare(`INSERT INTO audit_kinds (event_type, category, result, severity, subsystem)
+    VALUES ('webhook.accept', 'webhook', 'allow', 'info', 'webhook') RETURNING kind`).pluck().get() as number;
+  const insertAudit = db.prepare(`INSERT INTO audit_events (id, timestamp, event_type, category, result, severity, subsystem, source, detail, prev_hash, hash, kind)
+    VALUES (?, ?, 'webhook.accept', 'webhook', 'allow', 'info', 'webhook', '127.0.0.1', ?, ?, ?, ${kind})`);
+  const countDay = db.prepare(`INSERT INTO audit_counts_days (day, kind, n) VALUES (?, ${kind}, 1) ON CONFLICT (day, kind) DO UPDATE SET n = n + 1`);
+  const countHour = db.prepare(`INSERT INTO audit_counts_hours (hour, kind, n) VALUES (?, ${kind}, 1) ON CONFLICT (hour, kind) DO UPDATE SET n = n + 1`);
   const markStarted = db.prepare("UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ?");
   let batch: { body: string; done: () => void }[] = [];
   let taken: string[] = [];
@@ -107,6 +111,8 @@ async function serveBareDurable(): Promise<void> {
       const now = new Date().toISOString();
       insertMessage.run(item.body, now, `run_${id}`);
       insertAudit.run(`evt_${id}`, now, JSON.stringify({ sender: 'bench', prompt_length: item.body.length }), '0'.repeat(64), '0'.repeat(64));
+      countDay.run(now.slice(0, 10));
+      countHour.run(now.slice(0, 13));
       taken.push(`run_${id}`);
     }
   });

@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
 import { AuditLog } from './audit/log.js';
+import { ChainStatus } from './audit/chain-status.js';
 import { AuditSampler } from './audit/sampler.js';
 import { controlCatalogue, OperatorControls } from './controls/index.js';
 import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
@@ -114,7 +115,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const releaseLock = lockHome(home);
   let storage: SqliteStorage | undefined;
   try {
-    storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, log: (message) => log.warn(message) }));
+    storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, auditIndexing: true, log: (message) => log.warn(message) }));
     const app = await assemble({ options, env, log, now, loaded, policy, storage, releaseLock });
     await app.agent.start();
     return app;
@@ -213,6 +214,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
     isPublicPath: (path) => WEB_PUBLIC_PATHS.has(path),
     requestTimeoutMs: options.requestTimeoutMs,
   });
+  const chain = new ChainStatus(() => audit.verify(), { now });
   const diagnostics = async (): Promise<DiagnosticsReport> =>
     runDiagnostics(
       await collectDiagnosticsInput({
@@ -222,6 +224,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
         webhook: webhook?.state() ?? null,
         scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
         runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
+        audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
       }),
     );
   const context: RouteContext = {
@@ -244,6 +247,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
     audit,
     scheduler,
     controls,
+    auditTrail: audit,
     web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy },
     pingIntervalMs: options.ssePingIntervalMs,
   };

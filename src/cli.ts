@@ -1,7 +1,12 @@
-import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { createReadStream, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Command, InvalidArgumentError } from 'commander';
+import { GENESIS_HASH } from './audit/chain.js';
+import { exportLine, verifyExport } from './audit/export.js';
 import { AuditLog } from './audit/log.js';
+import { parseAuditTimestamp } from './audit/query.js';
 import { createApp } from './app.js';
 import { bootstrapConfig, ensureHome, loadConfig, resolveHome, writeConfigFile } from './config/load.js';
 import { doctorReport } from './doctor.js';
@@ -107,16 +112,25 @@ function init(options: HomeOptions): void {
  */
 const openReadOnly = (file: string) => new SqliteStorage(file, { readonly: true });
 
-async function auditVerify(options: HomeOptions): Promise<void> {
-  const home = resolveHome(options.home, process.env);
-  const file = join(home, 'agentd.db');
+function databaseFile(options: HomeOptions): string {
+  const file = join(resolveHome(options.home, process.env), 'agentd.db');
   if (!existsSync(file)) throw new Error(`no database at ${file}`);
-  let storage: SqliteStorage;
+  return file;
+}
+
+/** Opens read-only, naming the file when it cannot. */
+function openDatabase(options: HomeOptions): SqliteStorage {
+  const file = databaseFile(options);
   try {
-    storage = openReadOnly(file);
+    return openReadOnly(file);
   } catch (error) {
     throw new Error(`cannot open the database ${file} (${(error as Error).message})`);
   }
+}
+
+async function auditVerify(exportFile: string | undefined, options: HomeOptions): Promise<void> {
+  if (exportFile !== undefined) return auditVerifyExport(exportFile);
+  const storage = openDatabase(options);
   try {
     const result = await new AuditLog(storage.audit).verify();
     if (result.ok) {
@@ -128,6 +142,54 @@ async function auditVerify(options: HomeOptions): Promise<void> {
   } finally {
     await storage.close();
   }
+}
+
+function timestamp(value: string): string {
+  const parsed = parseAuditTimestamp(value);
+  if (parsed === null) throw new InvalidArgumentError('must be an ISO 8601 date-time with Z or an offset, such as 2026-01-05T13:00:00Z');
+  return parsed;
+}
+
+/** The chain over a time range as JSON lines on standard output, written as fast as the reader takes them. */
+async function auditExport(options: HomeOptions & { since?: string; until?: string }): Promise<void> {
+  const storage = openDatabase(options);
+  // A reader that stops early (`| head`) ends the export quietly.
+  let closed = false;
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+  };
+  process.stdout.on('error', onError);
+  try {
+    let chunk = '';
+    for await (const event of new AuditLog(storage.audit).exportChain({ since: options.since, until: options.until })) {
+      chunk += `${exportLine(event)}\n`;
+      if (chunk.length < 65_536) continue;
+      if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+      chunk = '';
+      if (closed) return;
+    }
+    if (chunk !== '') process.stdout.write(chunk);
+  } finally {
+    process.stdout.off('error', onError);
+    await storage.close();
+  }
+}
+
+/** Checks an export (`-` = standard input) without the database. */
+async function auditVerifyExport(file: string): Promise<void> {
+  const input = file === '-' ? process.stdin : createReadStream(file);
+  const verdict = await verifyExport(createInterface({ input, crlfDelay: Infinity }));
+  if (!verdict.ok) {
+    out(`audit export BROKEN at line ${verdict.line}${verdict.id ? ` (${verdict.id})` : ''}: ${verdict.reason}`);
+    process.exitCode = 1;
+    return;
+  }
+  const start = verdict.start === null ? '' : verdict.start === GENESIS_HASH
+    ? '; it starts with the log'
+    : verdict.startPruned ? '; it starts where retention pruned the log (an audit.pruned record vouches for it)' : `; it continues from ${verdict.start}`;
+  const end = verdict.end === null ? '' : `; last hash ${verdict.end} (the log has it if nothing was cut off the end)`;
+  out(`audit export ok: ${verdict.count} events verified${start}${end}`);
 }
 
 /**
@@ -171,7 +233,13 @@ export async function main(argv: string[]): Promise<void> {
     .action(doctor);
   withHome(program.command('init').description('write a config file with a fresh API key')).action(init);
   const audit = program.command('audit').description('audit log tools');
-  withHome(audit.command('verify').description('check the audit hash chain; exit 1 at the first broken link')).action(auditVerify);
+  withHome(audit.command('verify [file]').description('check the audit hash chain of the database, or of an export FILE (- reads standard input); exit 1 at the first broken link'))
+    .action(auditVerify);
+  withHome(audit.command('export').description('write the audit chain as JSON lines (oldest first, each with its hashes) to standard output'))
+    .option('--since <time>', 'from the first event at or after this ISO 8601 time (with Z or an offset)', timestamp)
+    .option('--until <time>', 'to the last event before this time', timestamp)
+    .option('--format <format>', 'jsonl (the only one)', oneOf(['jsonl'] as const), 'jsonl')
+    .action(auditExport);
   const config = program.command('config').description('configuration tools');
   config.command('schema').description('print the JSON Schema of the config file').action(() => out(JSON.stringify(configJsonSchema(), null, 2)));
 

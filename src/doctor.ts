@@ -143,6 +143,8 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
           : null,
         scheduler: { jobs: () => storage.jobs.list(), firing: null, now: Date.now() },
         runtime: { uptimeSeconds: 0, sessions: 0, runsInFlight: 0 },
+        // Offline there is time to walk the whole chain now.
+        audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
       }),
     );
   } finally {

@@ -27,6 +27,7 @@ describe('OpenAPI document', () => {
       'GET /api/v1/memory/search', 'POST /api/v1/memory/turns/{id}/pin', 'DELETE /api/v1/memory/turns/{id}',
       'GET /api/v1/scheduler/jobs', 'POST /api/v1/scheduler/jobs', 'DELETE /api/v1/scheduler/jobs/{id}', 'GET /api/v1/controls',
       'POST /api/v1/controls/{id}',
+      'GET /api/v1/audit',
     ];
     const present = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(present).toEqual(expect.arrayContaining(expected));
@@ -65,5 +66,9 @@ describe('OpenAPI document', () => {
     // DELETE of a job takes its confirm string in the body or the query.
     expect(paths['/api/v1/scheduler/jobs/{id}']!.delete!.requestBody?.required).toBe(false);
     expect(paths['/api/v1/scheduler/jobs/{id}']!.delete!.parameters?.map((p) => p.name)).toEqual(['id', 'confirm']);
+    expect(paths['/api/v1/audit']!.get!.parameters?.map((p) => p.name).sort()).toEqual([
+      'action', 'actor', 'category', 'event_type', 'limit', 'offset', 'q', 'result', 'session_id', 'severity', 'since', 'source', 'subsystem',
+      'task_id', 'until',
+    ]);
   });
 });

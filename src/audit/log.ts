@@ -1,6 +1,9 @@
 import { redact } from '../security/redact.js';
 import { newId } from '../security/tokens.js';
-import { PRUNED_EVENT_TYPE, type AuditEvent, type AuditInput, type AuditSink, type AuditStore, type ChainVerdict } from './types.js';
+import {
+  PRUNED_EVENT_TYPE, type AuditEvent, type AuditInput, type AuditPage, type AuditQuery, type AuditSink, type AuditStats, type AuditStore,
+  type AuditTimeRange, type ChainedAuditEvent, type ChainVerdict,
+} from './types.js';
 
 const DEFAULT_SEVERITY = { allow: 'info', deny: 'warning', error: 'error' } as const;
 const DAY_MS = 86_400_000;
@@ -33,6 +36,20 @@ export class AuditLog implements AuditSink {
 
   count(): Promise<number> {
     return this.store.count();
+  }
+
+  /** The audit browser: one page of the matching events, their exact total and facets. */
+  query(query: AuditQuery): Promise<AuditPage> {
+    return this.store.query(query);
+  }
+
+  stats(): Promise<AuditStats> {
+    return this.store.stats();
+  }
+
+  /** The chain over a time range, oldest first, for `agentd audit export`. */
+  exportChain(range: AuditTimeRange): AsyncIterable<ChainedAuditEvent> {
+    return this.store.exportChain(range);
   }
 
   /**

@@ -62,6 +62,60 @@ export interface PrunedRange {
 /** The event type that records a pruned range; its `detail` is a `PrunedRange`. */
 export const PRUNED_EVENT_TYPE = 'audit.pruned';
 
+/** A stored event with its links in the chain: `hash` = `eventHash(prev_hash, event)` (chain.ts). */
+export interface ChainedAuditEvent extends AuditEvent {
+  prev_hash: string;
+  hash: string;
+}
+
+/** The fields an audit query filters on by exact value. */
+export const AUDIT_FILTER_FIELDS = [
+  'event_type', 'category', 'result', 'severity', 'subsystem', 'actor', 'source', 'action', 'session_id', 'task_id',
+] as const;
+export type AuditFilterField = (typeof AUDIT_FILTER_FIELDS)[number];
+
+/** A time range: `since` inclusive, `until` exclusive, both canonical ISO 8601 UTC (`toISOString()`). */
+export interface AuditTimeRange {
+  since?: string;
+  until?: string;
+}
+
+/**
+ * What the audit endpoint asks for. Every given field must match exactly; `q` is a substring of the
+ * event type or of the detail's JSON text, compared lower-cased (see `auditText`), at least
+ * `MIN_QUERY_CHARS` long.
+ */
+export interface AuditQuery extends AuditTimeRange, Partial<Record<AuditFilterField, string>> {
+  q?: string;
+  limit: number;
+  offset: number;
+}
+
+/** The faceted fields, each counted over the whole filtered set. */
+export const AUDIT_FACET_FIELDS = ['category', 'result', 'severity', 'subsystem'] as const;
+export type AuditFacetField = (typeof AUDIT_FACET_FIELDS)[number];
+/** One value of a facet (`null`: events without one) and how many events have it; most first. */
+export interface FacetCount {
+  value: string | null;
+  count: number;
+}
+export type AuditFacets = Record<AuditFacetField, FacetCount[]>;
+
+/** One page of a query: newest first (timestamp, then chain order), with the exact total. */
+export interface AuditPage {
+  events: ChainedAuditEvent[];
+  total: number;
+  has_more: boolean;
+  facets: AuditFacets;
+}
+
+/** How much the log holds (diagnostics). */
+export interface AuditStats {
+  count: number;
+  oldest: string | null;
+  newest: string | null;
+}
+
 /**
  * Stored audit events: an append-only, hash-chained log. The backend keeps the chain head and
  * advances it only for events that committed. Every backend passes `describeAuditStore`.
@@ -81,4 +135,12 @@ export interface AuditStore {
    * the process stops. Returns how many events went.
    */
   pruneBefore(cutoff: string, record: (range: PrunedRange) => AuditEvent, options?: { signal?: AbortSignal }): Promise<number>;
+  /** One page of the events that match, the exact total and the facets of all of them. */
+  query(query: AuditQuery): Promise<AuditPage>;
+  stats(): Promise<AuditStats>;
+  /**
+   * The contiguous part of the chain from the oldest event at or after `since` to the newest before
+   * `until`, oldest first, read in bounded batches (an export for a SIEM, verifiable on its own).
+   */
+  exportChain(range: AuditTimeRange): AsyncIterable<ChainedAuditEvent>;
 }

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { StorageHealth } from '../storage/types.js';
 import type { SchedulerState } from './scheduler-checks.js';
+import type { AuditHealth } from './audit.js';
 import type { Check } from './types.js';
 
 /** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
@@ -27,6 +28,7 @@ export interface DiagnosticsInput {
   scheduler: SchedulerState;
   runtime: { nodeVersion: string; uptimeSeconds: number; sessions: number; runsInFlight: number };
   stdinIsTty: boolean;
+  audit: AuditHealth;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);

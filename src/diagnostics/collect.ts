@@ -1,3 +1,5 @@
+import type { ChainReport } from '../audit/chain-status.js';
+import type { AuditStats } from '../audit/types.js';
 import type { Config } from '../config/schema.js';
 import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/index.js';
@@ -22,13 +24,17 @@ export interface DiagnosticsParts {
   /** The stored jobs, and whether this process fires them (null: not a running service). */
   scheduler: { jobs(): Promise<JobRecord[]>; firing: boolean | null; now: number };
   runtime: { uptimeSeconds: number; sessions: number; runsInFlight: number };
+  /** The audit log's size and the state of its chain (verified now, or the latest background verdict). */
+  audit: { stats(): Promise<AuditStats>; chain(): Promise<ChainReport> };
+  now?: () => number;
 }
 
 /** Read-only facts for `runDiagnostics`, gathered the same way by the API and by `agentd doctor`. */
 export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<DiagnosticsInput> {
   const { providers } = parts;
-  const [turnCount, storage, jobs] = await Promise.all([
+  const [turnCount, storage, jobs, auditStats, chain] = await Promise.all([
     parts.memory.count(), parts.storage.health({ checkIntegrity: parts.checkIntegrity }), parts.scheduler.jobs(),
+    parts.audit.stats(), parts.audit.chain(),
   ]);
   return {
     config: parts.config,
@@ -43,5 +49,6 @@ export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<
     scheduler: { jobs, firing: parts.scheduler.firing, now: parts.scheduler.now },
     runtime: { nodeVersion: process.version, ...parts.runtime },
     stdinIsTty: Boolean(process.stdin.isTTY),
+    audit: { stats: auditStats, chain, retentionDays: parts.config.retention.audit_days, now: (parts.now ?? Date.now)() },
   };
 }

@@ -8,6 +8,7 @@ import { runDiagnostics, type DiagnosticsInput } from './index.js';
 const MB = 1_048_576;
 const GB = 1024 * MB;
 
+const NOW = Date.parse('2026-02-01T00:00:00.000Z');
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -25,6 +26,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     },
     scheduler: { jobs: [], firing: true, now: Date.parse('2026-01-10T00:00:00.000Z') },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
+    audit: { stats: { count: 0, oldest: null, newest: null }, chain: { verdict: { ok: true, count: 0 }, checkedAt: NOW }, retentionDays: 365, now: NOW },
     ...overrides,
   };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditLog } from '../../src/audit/log.js';
 import type { AuditEvent } from '../../src/audit/types.js';
-import { rowToEvent, type AuditRow } from '../../src/storage/sqlite/audit-store.js';
+import { rowToEvent, type AuditRow } from '../../src/storage/sqlite/audit-rows.js';
 import { SqliteStorage } from '../../src/storage/sqlite/index.js';
 
 export interface TempAudit {

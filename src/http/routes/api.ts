@@ -1,3 +1,4 @@
+import { auditRoutes } from './audit.js';
 import { chatRoutes } from './chat.js';
 import type { RoutePlugin } from './context.js';
 import { controlRoutes } from './controls.js';
@@ -24,4 +25,5 @@ export const apiRoutes: RoutePlugin = async (app, { context }) => {
   memoryRoutes(app, context);
   schedulerRoutes(app, context);
   controlRoutes(app, context);
+  auditRoutes(app, context);
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AgentRuntime } from '../../agent/runtime.js';
-import type { AuditSink } from '../../audit/types.js';
 import type { OperatorControls } from '../../controls/index.js';
+import type { AuditPage, AuditQuery, AuditSink } from '../../audit/types.js';
 import type { DiagnosticsReport } from '../../diagnostics/index.js';
 import type { TurnStore } from '../../memory/types.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
@@ -48,6 +48,8 @@ export interface RouteContext {
   audit: AuditSink;
   scheduler: Scheduler;
   controls: OperatorControls;
+  /** The audit browser's reads. */
+  auditTrail: { query(query: AuditQuery): Promise<AuditPage> };
   web: WebLogin;
   /** Keep-alive interval of run event streams (tests shorten it). */
   pingIntervalMs?: number;

@@ -6,9 +6,10 @@ import { PRUNED_EVENT_TYPE, type AuditEvent, type AuditStore, type PrunedRange }
 /**
  * The behaviour every `AuditStore` backend must have, through the interface only (the suite
  * builds the `AuditLog` on top). Tampering with stored rows needs the backend's own access, so
- * those tests live beside each backend.
+ * those tests live beside each backend. `settle` brings whatever a backend derives from its
+ * events in the background (a search index) up to date: queries must be exact before and after.
  */
-export type OpenAuditStore = () => Promise<{ store: AuditStore; close(): Promise<void> }>;
+export type OpenAuditStore = () => Promise<{ store: AuditStore; close(): Promise<void>; settle?(): Promise<void> }>;
 
 const START = Date.parse('2026-01-01T00:00:00.000Z');
 const DAY_MS = 86_400_000;

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeAuditQuery } from '../contract/audit-query.js';
 import { describeAuditStore } from '../contract/audit-store.js';
 import { describeCostStore } from '../contract/cost-store.js';
 import { describeInboxStore } from '../contract/inbox-store.js';
@@ -36,6 +37,10 @@ describeTurnStore('sqlite', async ({ now }) => openStorage((s) => s.turns, { now
 describeRunStore('sqlite', async () => openStorage((s) => s.runs));
 describeCostStore('sqlite', async () => openStorage((s) => s.costs));
 describeAuditStore('sqlite', async () => openStorage((s) => s.audit));
+describeAuditQuery('sqlite', async () => {
+  const opened = openStorage((s) => s.audit);
+  return { ...opened, settle: async () => void opened.store.search.catchUp() };
+});
 describeInboxStore('sqlite', async () => openStorage((s) => s.inbox));
 describeJobStore('sqlite', async () => {
   const opened = openStorage((s) => s.jobs);

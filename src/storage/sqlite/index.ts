@@ -20,6 +20,11 @@ export interface SqliteStorageOptions {
   turns?: Omit<SqliteTurnStoreOptions, 'now'>;
   /** Checkpoint the WAL from a worker thread (the service does; one-shot commands need not). */
   checkpointer?: boolean;
+  /**
+   * Index new audit events for `q` in the background (the service does; one-shot commands need
+   * not: queries read what the index lacks).
+   */
+  auditIndexing?: boolean;
   log?: (message: string) => void;
   /** Open an existing database for reading only (see `DatabaseOptions.readonly`). */
   readonly?: boolean;
@@ -48,7 +53,7 @@ export class SqliteStorage implements Storage {
       this.turns = new SqliteTurnStore(this.database, this.uow, { ...options.turns, now: options.now });
       this.runs = new SqliteRunStore(this.database, this.uow);
       this.costs = new SqliteCostStore(this.database, this.uow);
-      this.audit = new SqliteAuditStore(this.database, this.uow);
+      this.audit = new SqliteAuditStore(this.database, this.uow, { search: { background: options.auditIndexing ?? false, log: options.log } });
       this.inbox = new SqliteInboxStore(this.database, this.uow);
       this.jobs = new SqliteJobStore(this.database, this.uow);
       this.settings = new SqliteSettingsStore(this.database, this.uow);
@@ -79,6 +84,7 @@ export class SqliteStorage implements Storage {
     this.closing ??= (async () => {
       try {
         this.uow.close();
+        this.audit.close();
         await this.checkpointer?.stop();
       } finally {
         this.closeDatabase();

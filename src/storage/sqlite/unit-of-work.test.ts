@@ -97,6 +97,22 @@ describe('SqliteUnitOfWork', () => {
     expect(rollbacks).toBe(1);
   });
 
+  it('runs the onBeforeCommit listeners inside each batch, after its writes; one that throws rolls the batch back', async () => {
+    const seen: string[][] = [];
+    let fail = false;
+    uow.onBeforeCommit(() => {
+      seen.push(rows());
+      if (fail) throw new Error('sum failed');
+      insert('sum');
+    });
+    await Promise.all([uow.run(() => insert('a')), uow.run(() => insert('b'))]);
+    expect(seen).toEqual([['a', 'b']]);
+    expect(committedRows()).toEqual(['a', 'b', 'sum']);
+    fail = true;
+    await expect(uow.run(() => insert('c'))).rejects.toThrow(/sum failed/);
+    expect(committedRows()).toEqual(['a', 'b', 'sum']);
+  });
+
   it('commits at once when the queue is full', async () => {
     const writes = Array.from({ length: 10_000 }, (_, i) => uow.run(() => insert(String(i))));
     // No turn of the event loop has passed.

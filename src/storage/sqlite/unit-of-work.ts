@@ -40,6 +40,7 @@ export class SqliteUnitOfWork {
   private closed = false;
   private readonly rollbackListeners: (() => void)[] = [];
   private failure: WriteFailure | null = null;
+  private readonly commitListeners: (() => void)[] = [];
   /** Built once: a transaction wrapper per call costs. */
   private readonly savepoint: (write: () => unknown) => unknown;
   private readonly commit: (batch: Pending[]) => void;
@@ -57,6 +58,7 @@ export class SqliteUnitOfWork {
           pending.outcome = { ok: false, error };
         }
       }
+      for (const listener of this.commitListeners) listener();
     });
   }
 
@@ -90,6 +92,15 @@ export class SqliteUnitOfWork {
   /** The last write that failed because of the storage, or null once a batch has committed cleanly. */
   get lastFailure(): WriteFailure | null {
     return this.failure;
+  }
+
+  /**
+   * Called inside each batch's transaction after its writes: a store that sums what its writes
+   * did (the audit counts) writes the sums here, once per batch instead of once per write. If the
+   * listener throws, the whole batch rolls back.
+   */
+  onBeforeCommit(listener: () => void): void {
+    this.commitListeners.push(listener);
   }
 
   /** Commits everything queued now. */

@@ -7,10 +7,11 @@ import { runMessageMigration } from './006_run_message.js';
 import { channelInboxMigration } from './007_channel_inbox.js';
 import { jobsMigration } from './008_jobs.js';
 import { settingsMigration } from './009_settings.js';
+import { auditBrowserMigration } from './010_audit_browser.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
 
 /** Every schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const MIGRATIONS: readonly Migration[] = [auditMigration, memoryMigration, runsMigration, costsMigration, lifecycleMigration,
-  runMessageMigration, channelInboxMigration, jobsMigration, settingsMigration];
+  runMessageMigration, channelInboxMigration, jobsMigration, settingsMigration, auditBrowserMigration];
