@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ import type { NewTurn, TurnStore } from '../src/memory/types.js';
 import type { Database } from '../src/storage/sqlite/database.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { DEFAULT_SEARCH_TUNING } from '../src/storage/sqlite/turn-search.js';
+import { getJson } from './get-json.js';
+import { pct, round, seededRandom } from './stats.js';
 import type { ScenarioResult } from './types.js';
 
 /**
@@ -68,7 +70,8 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
       common: corpus.mostCommon(3),
     };
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const viaHttp = (base: string) => (word: string) => httpGet(agent, `${base}/api/v1/memory/search?q=${encodeURIComponent(word)}&limit=10`);
+    const viaHttp = (base: string) => (word: string) => getJson<{ results: unknown[] }>(agent, `${base}/api/v1/memory/search?q=${encodeURIComponent(word)}&limit=10`, API_KEY)
+      .then((data) => data.results.length);
     const direct = async (word: string) => (await store.search(word, { limit: 10 })).length;
     const measured: Record<string, { http: number[]; bare: number[]; direct: number[] }> = {};
     for (const [name, words] of Object.entries(classes)) {
@@ -162,22 +165,6 @@ async function startBareSearch(store: TurnStore): Promise<{ server: Server; url:
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-function httpGet(agent: Agent, url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers: { authorization: `Bearer ${API_KEY}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { status: string; data?: { results: unknown[] } };
-        if (res.statusCode !== 200 || body.status !== 'ok') reject(new Error(`search answered ${res.statusCode}`));
-        else resolve(body.data!.results.length);
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** Latency in ms of each call, words round-robin, after one unmeasured warm-up pass. */
 async function sample(words: string[], repeats: number, call: (word: string) => Promise<number>): Promise<number[]> {
   for (const word of words) if ((await call(word)) === 0) throw new Error(`no results for "${word}"`);
@@ -231,13 +218,6 @@ async function measureCleanup(database: Database, store: TurnStore, turns: numbe
   }
 }
 
-function pct(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index] ?? Number.NaN;
-}
-
-const round = (n: number) => Math.round(n * 100) / 100;
 
 /**
  * Synthetic but realistic conversation text: a vocabulary of common English words followed by a
@@ -249,7 +229,7 @@ export class Corpus {
   private readonly cumulative: Float64Array;
   private readonly df: Int32Array;
   private readonly lastDoc: Int32Array;
-  private readonly random = mulberry32(20240601);
+  private readonly random = seededRandom(20240601);
   private readonly start = Date.now() - HISTORY_DAYS * DAY_MS;
 
   constructor(private readonly total: number) {
@@ -340,15 +320,4 @@ function buildVocabulary(size: number, random: () => number): string[] {
     words.add(word + pick(codas));
   }
   return [...words];
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

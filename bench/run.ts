@@ -1,4 +1,5 @@
 import { agentScenarios } from './agent.js';
+import { auditScenario } from './audit.js';
 import { gatewayScenario } from './gateway.js';
 import { httpScenario } from './http.js';
 import { memoryScenario } from './memory.js';
@@ -15,6 +16,7 @@ const SCENARIOS: Record<string, Scenario> = {
   http: httpScenario,
   gateway: gatewayScenario,
   memory: () => memoryScenario(),
+  audit: () => auditScenario(),
   agent: () => agentScenarios(),
   'sse-large': () => largeAnswerScenarios(),
   webhook: webhookScenario,
