@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import type { AuditPage, AuditSink } from '../src/audit/types.js';
 import { createMemoryLogger } from '../src/log.js';
@@ -79,6 +79,8 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
     const writer = startWriter(app.audit, source, total, writesPerSecond);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const measured: { name: string; totals: number; times: number[] }[] = [];
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
     const phaseStarted = performance.now();
     for (const [name, query] of Object.entries(queries)) {
       const get = () => getJson<AuditPage>(agent, `${url}/api/v1/audit?${query}`, API_KEY);
@@ -93,6 +95,7 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
     }
     const phaseS = (performance.now() - phaseStarted) / 1000;
     const writes = await writer.stop();
+    loopDelay.disable();
     agent.destroy();
     const lag = (app.storage.database.db.prepare('SELECT max(seq) FROM audit_events').pluck().get() as number) - store.search.indexedThrough;
 
@@ -120,7 +123,8 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
       figures: {
         written: writes.latencies.length, per_s: Math.round(writes.latencies.length / phaseS), failed: writes.failed,
         write_p50_ms: round(pct(writes.latencies, 50)), write_p99_ms: round(pct(writes.latencies, 99)),
-        search_index_lag_events: lag,
+        search_index_lag_events: lag, event_loop_delay_p99_ms: round(loopDelay.percentile(99) / 1e6),
+        event_loop_delay_max_ms: round(loopDelay.max / 1e6),
       },
       goal: `>= ${Math.round(writesPerSecond * 0.9)} writes/s kept up, none failed`,
       met: writes.failed === 0 && writes.latencies.length / phaseS >= writesPerSecond * 0.9,

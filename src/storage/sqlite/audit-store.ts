@@ -5,6 +5,7 @@ import type {
 } from '../../audit/types.js';
 import { AuditKinds } from './audit-kinds.js';
 import { AuditQueryEngine } from './audit-query.js';
+import { AuditReader } from './audit-reader.js';
 import { rowToChained, type AuditRow } from './audit-rows.js';
 import { AuditSearchIndex, type SearchIndexOptions } from './audit-search.js';
 import type { Database } from './database.js';
@@ -29,6 +30,8 @@ export class SqliteAuditStore implements AuditStore {
   private readonly kinds: AuditKinds;
   readonly search: AuditSearchIndex;
   private readonly engine: AuditQueryEngine;
+  /** Queries off the event loop, on a file; an in-memory database is queried in this thread. */
+  private readonly reader: AuditReader | null;
   /**
    * `verify` and `pruneBefore` take turns: each reads the chain in batches across event-loop turns,
    * and a walk must not find rows removed under it.
@@ -82,6 +85,7 @@ export class SqliteAuditStore implements AuditStore {
     this.kinds = new AuditKinds(db);
     this.search = new AuditSearchIndex(database, options.search);
     this.engine = new AuditQueryEngine(db, this.kinds, this.search);
+    this.reader = database.path === ':memory:' ? null : new AuditReader(database.path, (query) => this.engine.run(query), options.search?.log);
     this.head = this.committedHead();
     uow.onBeforeCommit(() => this.writeCounts());
     uow.onRollback(() => this.resync());
@@ -116,7 +120,7 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   async query(query: AuditQuery): Promise<AuditPage> {
-    return this.engine.run(query);
+    return this.reader ? this.reader.run(query) : this.engine.run(query);
   }
 
   verify(): Promise<ChainVerdict> {
@@ -181,9 +185,10 @@ export class SqliteAuditStore implements AuditStore {
     }, { signal: options.signal, isOpen: () => this.database.open }));
   }
 
-  /** Stops background indexing (the storage is closing). */
-  close(): void {
+  /** Stops background indexing and the query worker (the storage is closing). */
+  async close(): Promise<void> {
     this.search.close();
+    await this.reader?.close();
   }
 
   /** Rows `after < seq <= through`, oldest first, one batch per event-loop turn. */

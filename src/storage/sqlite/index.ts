@@ -84,7 +84,7 @@ export class SqliteStorage implements Storage {
     this.closing ??= (async () => {
       try {
         this.uow.close();
-        this.audit.close();
+        await this.audit.close();
         await this.checkpointer?.stop();
       } finally {
         this.closeDatabase();
