@@ -10,3 +10,15 @@ export class StorageFullError extends Error {
     super('the storage is full: the write did not commit', options);
   }
 }
+
+/**
+ * A read the store refused because too many like it are waiting (the audit query reader's bounded
+ * queue): the client should retry later (503), nothing is wrong with the data.
+ */
+export class StorageBusyError extends Error {
+  override readonly name = 'StorageBusyError';
+
+  constructor(what: string) {
+    super(`too many ${what} are waiting; retry later`);
+  }
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../audit/log.js';
 import type { AuditPage, AuditQuery } from '../../audit/types.js';
+import { StorageBusyError } from '../errors.js';
 import { AuditReader } from './audit-reader.js';
 import { SqliteStorage } from './index.js';
 
@@ -74,7 +75,7 @@ describe('AuditReader', () => {
   it('refuses a query beyond 64 waiting instead of queueing without bound', async () => {
     const { reader: worker } = reader(file);
     const queued = Array.from({ length: 64 }, () => worker.run(QUERY));
-    await expect(worker.run(QUERY)).rejects.toThrow(/more than 64 audit queries are waiting/);
+    await expect(worker.run(QUERY)).rejects.toThrow(StorageBusyError);
     const pages = await Promise.all(queued);
     expect(pages.every((p) => p.total === 10)).toBe(true);
   });

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { AuditPage, AuditQuery } from '../../audit/types.js';
+import { StorageBusyError } from '../errors.js';
 import type { QueryRequest } from './audit-query-worker.js';
 
 type Answer = { id: number; page: AuditPage } | { id: number; error: string };
@@ -37,7 +38,7 @@ export class AuditReader {
   run(query: AuditQuery): Promise<AuditPage> {
     if (this.closed) return Promise.reject(new Error('the audit store is closed'));
     if (this.broken) return Promise.resolve().then(() => this.inThread(query));
-    if (this.waiting.size >= MAX_WAITING) return Promise.reject(new Error(`more than ${MAX_WAITING} audit queries are waiting; try again`));
+    if (this.waiting.size >= MAX_WAITING) return Promise.reject(new StorageBusyError(`audit queries (over ${MAX_WAITING})`));
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
