@@ -27,7 +27,7 @@ class ScriptedProvider implements Provider {
   }
 }
 
-function setup(options: { maxIterations?: number; contextTurns?: number } = {}) {
+function setup(options: { maxIterations?: number; contextTurns?: number; maxSpendUsd?: number } = {}) {
   const storage = memoryStorage();
   const memory = storage.turns;
   const tools = new ToolRegistry();
@@ -37,12 +37,14 @@ function setup(options: { maxIterations?: number; contextTurns?: number } = {}) 
     run: (_args, context) => new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('aborted')))),
   });
   const audit = new AuditLog(storage.audit);
-  const costs = new CostMeter({ costs: storage.costs, maxSpendUsd: 0, providerConfig: () => null });
-  const loop = new AgentLoop({ memory, tools, costs, audit, ...options });
+  // With a cap: $1 per prompt token, so a hold (about a token per 4 characters of prompt) is easy to reckon.
+  const price = options.maxSpendUsd ? { input_per_mtok: 1_000_000, output_per_mtok: 0 } : null;
+  const costs = new CostMeter({ costs: storage.costs, maxSpendUsd: options.maxSpendUsd ?? 0, providerConfig: () => ({ base_url: null, price }) });
+  const loop = new AgentLoop({ memory, tools, costs, audit, maxIterations: options.maxIterations, contextTurns: options.contextTurns });
   const input = (provider: Provider, extra: Partial<AgentTurnInput> = {}): AgentTurnInput => ({
     sessionId: 'ses_1', runId: 'run_1', message: 'hello', provider, signal: new AbortController().signal, ...extra,
   });
-  return { storage, memory, loop, input };
+  return { storage, memory, loop, input, costs };
 }
 
 describe('AgentLoop', () => {
@@ -116,5 +118,29 @@ describe('AgentLoop', () => {
     const running = loop.run(input(provider, { signal: controller.signal, onToolRequest: () => setImmediate(() => controller.abort(new Error('stop'))) }));
     await expect(running).rejects.toThrow('stop');
     expect(provider.requests).toHaveLength(1);
+  });
+
+  it('holds budget for each call while it runs and frees it when the call fails', async () => {
+    // The first prompt (35 characters) holds $9: a second hold of as much does not fit under $15.
+    const { loop, input, costs, storage } = setup({ maxSpendUsd: 15 });
+    let heldDuringCall = false;
+    const provider = new ScriptedProvider([
+      async (request) => {
+        // While this call runs its hold counts: a second call on the session does not fit beside it.
+        heldDuringCall = await costs.hold('ses_1', provider, request.messages).then(() => false, () => true);
+        return { text: 'paid', usage: { prompt_tokens: 3, completion_tokens: 0 } };
+      },
+      () => {
+        throw new Error('upstream failed');
+      },
+    ]);
+    expect((await loop.run(input(provider))).cost.cost_usd).toBe(3);
+    expect(heldDuringCall).toBe(true);
+    await expect(loop.run(input(provider))).rejects.toThrow('upstream failed');
+    // Nothing is held any more ($3 spent): two $1 holds fit; a leaked hold of the failed call would not.
+    expect(await storage.costs.sessionSpend('ses_1')).toBe(3);
+    const first = await costs.hold('ses_1', provider, []);
+    await expect(costs.hold('ses_1', provider, [])).resolves.toBeDefined();
+    await first.release();
   });
 });

@@ -1,7 +1,7 @@
 import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
 import type { NewTurn, TurnStore } from '../memory/types.js';
-import type { ChatMessage, Provider, ToolCall } from '../providers/types.js';
+import type { ChatMessage, CompletionResult, Provider, ToolCall } from '../providers/types.js';
 import { censor } from '../security/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CostMeter } from './cost-meter.js';
@@ -116,11 +116,18 @@ export class AgentLoop {
 
     for (let step = 0; step < this.maxIterations; step++) {
       signal.throwIfAborted();
-      await costs.check(sessionId, provider);
-      const result = await provider.complete({
-        messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId, requestId,
-      });
-      const cost = await costs.record(sessionId, runId, provider, result);
+      const held = await costs.hold(sessionId, provider, messages);
+      let result: CompletionResult;
+      try {
+        result = await provider.complete({
+          messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId, requestId,
+        });
+      } catch (err) {
+        // A hold that cannot be dropped now expires by itself; the call's own error matters more.
+        await held.release().catch(() => undefined);
+        throw err;
+      }
+      const cost = await held.settle(runId, result);
       input.onUsage?.(cost);
       total.prompt_tokens += cost.prompt_tokens;
       total.completion_tokens += cost.completion_tokens;

@@ -55,4 +55,20 @@ describe('CostMeter', async () => {
     await free.meter.check('s1', provider('openai', 'gpt-unknown'));
     expect((await free.meter.record('s1', null, provider('openai', 'gpt-unknown'), result(5, 5))).cost_usd).toBe(0);
   });
+
+  it('holds a call\'s estimated cost while it runs, so concurrent calls on a session cannot together pass the cap', async () => {
+    const { costs, meter } = setup(2, { openai: { base_url: null, price: null } });
+    const gpt = provider('openai', 'gpt-4.1'); // $8 per million output tokens: 4,096 held ≈ $0.033
+    await meter.record('s1', null, gpt, result(980_000, 0)); // $1.96 spent
+    const messages = [{ role: 'user' as const, content: 'hello' }];
+    const first = await meter.hold('s1', gpt, messages);
+    await expect(meter.hold('s1', gpt, messages)).rejects.toThrow(/has spent \$1\.96 of max_spend_usd \$2 and calls in flight hold \$0\.03/);
+    await first.release();
+    const again = await meter.hold('s1', gpt, messages);
+    expect(await again.settle('run_1', result(10_000, 0))).toEqual({ prompt_tokens: 10_000, completion_tokens: 0, cost_usd: 0.02 });
+    expect(await costs.sessionSpend('s1')).toBeCloseTo(1.98, 10);
+    // Settled: nothing is held, so the next lone call is allowed while under the cap.
+    expect(await meter.hold('s1', gpt, messages)).toBeDefined();
+    await expect(meter.hold('s1', provider('openai', 'gpt-unknown'), messages)).rejects.toThrow(/set providers\.openai\.price/);
+  });
 });

@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../config/schema.js';
 import { costUsd, priceFor, unknownPriceMessage, type ModelPrice } from '../providers/prices.js';
-import type { CompletionResult, Provider } from '../providers/types.js';
-import type { CostStore } from './stores.js';
+import type { ChatMessage, CompletionResult, Provider } from '../providers/types.js';
+import type { CostEntry, CostStore } from './stores.js';
 import { AgentError } from './errors.js';
 import { isoNow, type RunCost } from './types.js';
 
@@ -15,9 +15,21 @@ export interface CostMeterOptions {
 }
 
 /**
+ * How long a call's hold on the budget counts when it is never settled (its process died mid-call):
+ * longer than any provider call takes.
+ */
+const HOLD_MS = 15 * 60_000;
+/** Output tokens a call is assumed to produce when holding budget for it (Anthropic's max_tokens here). */
+const OUTPUT_TOKENS_ESTIMATE = 4096;
+/** Characters per token when estimating a prompt's size from its text. */
+const CHARS_PER_TOKEN = 4;
+
+/**
  * Prices provider calls, records them, and enforces `max_spend_usd` before each one. The spend is
  * read from the stored costs every time, so a restart never resets a session's budget (sessions
- * with a stable id — webhook and job sessions — keep theirs for good).
+ * with a stable id — webhook and job sessions — keep theirs for good). With a cap, each call holds
+ * its estimated cost in the store until its real cost is recorded, so calls on the same session in
+ * several processes cannot together pass the cap (`CostStore.reserve`).
  */
 export class CostMeter {
   private readonly now: () => number;
@@ -53,10 +65,47 @@ export class CostMeter {
   }
 
   /**
+   * Before a call of `provider` with `messages`: refuses it like `check`, and with a cap holds its
+   * estimated cost (the prompt's size, the longest answer) until it is settled or released. Also
+   * refused when calls in flight on the session hold budget and this one does not fit beside them.
+   */
+  async hold(sessionId: string, provider: Provider, messages: readonly ChatMessage[]): Promise<HeldCall> {
+    const cap = this.options.maxSpendUsd;
+    if (!(cap > 0)) return new HeldCall(this, this.options.costs, sessionId, provider, null);
+    const price = this.price(provider);
+    if (price === null) throw new AgentError('unpriced_model', unknownPriceMessage(provider.name, provider.model));
+    const promptTokens = Math.ceil(JSON.stringify(messages).length / CHARS_PER_TOKEN);
+    const now = this.now();
+    const answer = await this.options.costs.reserve({
+      session_id: sessionId,
+      amount_usd: costUsd(price, { prompt_tokens: promptTokens, completion_tokens: OUTPUT_TOKENS_ESTIMATE }),
+      cap_usd: cap,
+      now: new Date(now).toISOString(),
+      expires_at: new Date(now + HOLD_MS).toISOString(),
+    });
+    if (!answer.granted) {
+      const inFlight = answer.held_usd > 0 ? ` and calls in flight hold $${formatUsd(answer.held_usd)} of it` : '';
+      throw new AgentError(
+        'budget_exceeded',
+        `budget exceeded: session '${sessionId}' has spent $${formatUsd(answer.spent_usd)} of max_spend_usd $${formatUsd(cap)}${inFlight}; ` +
+          'raise max_spend_usd in the config or use another session',
+      );
+    }
+    return new HeldCall(this, this.options.costs, sessionId, provider, answer.hold_id);
+  }
+
+  /**
    * Stores one call's usage and resolves with what it cost (0 when the model has no known price)
    * once it is committed, so the next `check` counts it.
    */
   async record(sessionId: string, runId: string | null, provider: Provider, result: CompletionResult): Promise<RunCost> {
+    const { entry, cost } = this.entry(sessionId, runId, provider, result);
+    await this.options.costs.record(entry);
+    return cost;
+  }
+
+  /** The stored form of one call's usage, and what it cost. */
+  entry(sessionId: string, runId: string | null, provider: Provider, result: CompletionResult): { entry: CostEntry; cost: RunCost } {
     const price = this.price(provider);
     const usage = {
       prompt_tokens: nonNegativeInt(result.usage.prompt_tokens),
@@ -72,8 +121,32 @@ export class CostMeter {
       cost_usd: cost,
       timestamp: isoNow(this.now),
     };
-    await this.options.costs.record(entry);
-    return { ...usage, cost_usd: cost };
+    return { entry, cost: { ...usage, cost_usd: cost } };
+  }
+}
+
+/** A provider call allowed by `CostMeter.hold`: settled with its result, or released when it failed. */
+export class HeldCall {
+  constructor(
+    private readonly meter: CostMeter,
+    private readonly costs: CostStore,
+    private readonly sessionId: string,
+    private readonly provider: Provider,
+    /** The store's hold; null when no cap is set (nothing is held). */
+    private readonly holdId: string | null,
+  ) {}
+
+  /** Records the call's cost and drops the hold in one commit; resolves with the cost. */
+  async settle(runId: string | null, result: CompletionResult): Promise<RunCost> {
+    if (this.holdId === null) return this.meter.record(this.sessionId, runId, this.provider, result);
+    const { entry, cost } = this.meter.entry(this.sessionId, runId, this.provider, result);
+    await this.costs.settle(this.holdId, entry);
+    return cost;
+  }
+
+  /** The call made no usage (it failed or was cancelled): the budget it held is free again. */
+  async release(): Promise<void> {
+    if (this.holdId !== null) await this.costs.settle(this.holdId, null);
   }
 }
 

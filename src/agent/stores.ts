@@ -67,9 +67,36 @@ export interface CostTotals {
   sessions: number;
 }
 
+/** A provider call about to start asks to hold part of its session's budget (`CostStore.reserve`). */
+export interface SpendRequest {
+  session_id: string;
+  /** The call's estimated cost. */
+  amount_usd: number;
+  /** `max_spend_usd` (> 0). */
+  cap_usd: number;
+  /** ISO 8601: holds that expired before it are not counted. */
+  now: string;
+  /** ISO 8601: when this hold stops counting if it is never settled (its holder died). */
+  expires_at: string;
+}
+
+export type SpendAnswer =
+  | { granted: true; hold_id: string }
+  | { granted: false; spent_usd: number; held_usd: number };
+
 /** Spend per provider call and per session. */
 export interface CostStore {
   record(entry: CostEntry): Promise<void>;
+  /**
+   * Holds `amount_usd` of the session's budget for a call about to start, decided and stored in one
+   * atomic step (across every process sharing the store). Refused when the session's spend has
+   * reached `cap_usd`, or when other calls hold part of it and this one does not fit beside them
+   * (spend + held + amount > cap). A lone call is allowed while the spend is under the cap, as
+   * before holds existed: its cost is only known afterwards.
+   */
+  reserve(request: SpendRequest): Promise<SpendAnswer>;
+  /** Records the call's usage (null: it made none) and drops its hold, in one commit. */
+  settle(holdId: string, entry: CostEntry | null): Promise<void>;
   /** Everything the session has spent, across restarts (the sum is by session id). */
   sessionSpend(sessionId: string): Promise<number>;
   totals(): Promise<CostTotals>;
@@ -99,4 +126,10 @@ export interface SessionStore {
   count(): Promise<number>;
   /** Ends the session; false when it is unknown. */
   delete(id: string): Promise<boolean>;
+}
+
+/** The rule `CostStore.reserve` decides by, shared by every backend. */
+export function fitsBudget(spentUsd: number, heldUsd: number, request: Pick<SpendRequest, 'amount_usd' | 'cap_usd'>): boolean {
+  if (spentUsd >= request.cap_usd) return false;
+  return heldUsd === 0 || spentUsd + heldUsd + request.amount_usd <= request.cap_usd;
 }

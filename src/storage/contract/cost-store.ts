@@ -108,5 +108,61 @@ export function describeCostStore(backend: string, open: OpenCostStore): void {
         expect(await costs.sessionSpend('ses_a')).toBe(1);
       });
     });
+
+    describe('holds of calls in flight', () => {
+      const NOW = '2026-01-01T00:00:00.000Z';
+      const LATER = '2026-01-01T00:15:00.000Z';
+      const ask = (amount_usd: number, extra: { session_id?: string; now?: string; expires_at?: string } = {}) =>
+        costs.reserve({ session_id: 'ses_a', amount_usd, cap_usd: 1, now: NOW, expires_at: LATER, ...extra });
+      const holdOf = async (amount: number) => {
+        const answer = await ask(amount);
+        if (!answer.granted) throw new Error(`expected a hold of ${amount}`);
+        return answer.hold_id;
+      };
+
+      it('grants a lone call while the spend is under the cap, whatever its estimate, and refuses once it is reached', async () => {
+        await costs.record(call('ses_a', 0.9, NOW));
+        expect(await ask(5)).toMatchObject({ granted: true });
+        // Beside that hold nothing more fits.
+        expect((await ask(0.01)).granted).toBe(false);
+        await costs.record(call('ses_b', 1, NOW));
+        expect(await costs.reserve({ session_id: 'ses_b', amount_usd: 0.01, cap_usd: 1, now: NOW, expires_at: LATER }))
+          .toEqual({ granted: false, spent_usd: 1, held_usd: 0 });
+      });
+
+      it('lets calls in flight together hold only what fits under the cap', async () => {
+        await costs.record(call('ses_a', 0.5, NOW));
+        await holdOf(0.3);
+        expect(await ask(0.2)).toMatchObject({ granted: true });
+        const refused = await ask(0.01);
+        expect(refused.granted).toBe(false);
+        if (!refused.granted) {
+          expect(refused.spent_usd).toBeCloseTo(0.5, 10);
+          expect(refused.held_usd).toBeCloseTo(0.5, 10);
+        }
+        // Another session's budget is its own.
+        expect(await ask(0.9, { session_id: 'ses_other' })).toMatchObject({ granted: true });
+      });
+
+      it('settles a hold into the recorded spend in one step, or releases it without a cost', async () => {
+        const first = await holdOf(0.4);
+        await holdOf(0.4);
+        await costs.settle(first, call('ses_a', 0.05, NOW, { run_id: 'run_1' }));
+        expect(await costs.sessionSpend('ses_a')).toBeCloseTo(0.05, 10);
+        expect((await costs.totals()).calls).toBe(1);
+        // 0.05 spent + 0.4 held + 0.5 asked fits under 1.
+        const second = await holdOf(0.5);
+        await costs.settle(second, null);
+        expect((await costs.totals()).calls).toBe(1);
+        expect(await ask(0.54)).toMatchObject({ granted: true });
+      });
+
+      it('stops counting a hold once it has expired (its holder died mid-call)', async () => {
+        await costs.record(call('ses_a', 0.5, NOW));
+        await holdOf(0.45);
+        expect((await ask(0.1)).granted).toBe(false);
+        expect(await ask(0.1, { now: LATER, expires_at: '2026-01-01T00:30:00.000Z' })).toMatchObject({ granted: true });
+      });
+    });
   });
 }

@@ -1,11 +1,14 @@
-import type { CostEntry, CostStore, CostTotals, SessionSpend } from '../../agent/stores.js';
+import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type SessionSpend, type SpendAnswer, type SpendRequest } from '../../agent/stores.js';
+import { newId } from '../../security/tokens.js';
 import type { Database } from './database.js';
 import { removeInSlices } from './slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /**
  * Spend on the service's SQLite file: one row per call, and `cost_sessions`, the per-session sums a
- * trigger keeps in step with every insert (see migration 004), which the budget check reads.
+ * trigger keeps in step with every insert (see migration 004), which the budget check reads; and the
+ * holds of calls in flight (migration 011). One process owns the file (the home lock), so holds left
+ * by a process that stopped are dropped when the next one opens it.
  */
 export class SqliteCostStore implements CostStore {
   private readonly stmt;
@@ -15,7 +18,12 @@ export class SqliteCostStore implements CostStore {
     private readonly uow: SqliteUnitOfWork,
   ) {
     const db = database.db;
+    if (!database.readonly) db.prepare('DELETE FROM cost_holds').run();
     this.stmt = {
+      held: db.prepare('SELECT total(amount_usd) FROM cost_holds WHERE session_id = ? AND expires_at > ?').pluck(),
+      hold: db.prepare('INSERT INTO cost_holds (id, session_id, amount_usd, expires_at) VALUES (?, ?, ?, ?)'),
+      dropExpired: db.prepare('DELETE FROM cost_holds WHERE session_id = ? AND expires_at <= ?'),
+      release: db.prepare('DELETE FROM cost_holds WHERE id = ?'),
       insert: db.prepare(`INSERT INTO costs (session_id, run_id, provider, model, prompt_tokens, completion_tokens, cost_usd, timestamp)
         VALUES (@session_id, @run_id, @provider, @model, @prompt_tokens, @completion_tokens, @cost_usd, @timestamp)`),
       spend: db.prepare('SELECT cost_usd FROM cost_sessions WHERE session_id = ?').pluck(),
@@ -33,6 +41,25 @@ export class SqliteCostStore implements CostStore {
 
   async record(entry: CostEntry): Promise<void> {
     await this.uow.run(() => this.stmt.insert.run(entry));
+  }
+
+  async reserve(request: SpendRequest): Promise<SpendAnswer> {
+    return this.uow.run(() => {
+      this.stmt.dropExpired.run(request.session_id, request.now);
+      const spent = (this.stmt.spend.get(request.session_id) as number | undefined) ?? 0;
+      const held = this.stmt.held.get(request.session_id, request.now) as number;
+      if (!fitsBudget(spent, held, request)) return { granted: false, spent_usd: spent, held_usd: held };
+      const id = newId('hold');
+      this.stmt.hold.run(id, request.session_id, request.amount_usd, request.expires_at);
+      return { granted: true, hold_id: id };
+    });
+  }
+
+  async settle(holdId: string, entry: CostEntry | null): Promise<void> {
+    await this.uow.run(() => {
+      if (entry) this.stmt.insert.run(entry);
+      this.stmt.release.run(holdId);
+    });
   }
 
   async sessionSpend(sessionId: string): Promise<number> {
