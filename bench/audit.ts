@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { createApp } from '../src/app.js';
 import type { AuditPage, AuditSink } from '../src/audit/types.js';
-import { createMemoryLogger } from '../src/log.js';
-import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { AuditEventSource, hostName } from './audit-events.js';
 import { getJson } from './get-json.js';
+import { startSqliteApp } from './sqlite-app.js';
 import { pct, round } from './stats.js';
 import type { ScenarioResult } from './types.js';
 
@@ -34,16 +32,8 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
   const total = options.events ?? 1_000_000;
   const samples = options.samples ?? 60;
   const writesPerSecond = options.writesPerSecond ?? 1_000;
-  const home = mkdtempSync(join(tmpdir(), 'agentd-bench-audit-'));
-  const app = await createApp({
-    home, env: {}, log: createMemoryLogger(),
-    config: { api: { api_key: API_KEY, port: 0, rate_limit_rpm: 1_000_000_000 } },
-  });
-  if (!(app.storage instanceof SqliteStorage)) {
-    await app.close();
-    throw new Error('the audit benchmark needs the SQLite backend');
-  }
-  const store = app.storage.audit;
+  const { app, home, storage, close } = await startSqliteApp('audit', API_KEY);
+  const store = storage.audit;
   try {
     const url = await app.listen();
     const endMs = Date.now();
@@ -59,7 +49,7 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
     const indexStarted = performance.now();
     store.search.catchUp();
     const indexS = (performance.now() - indexStarted) / 1000;
-    app.storage.database.db.pragma('wal_checkpoint(TRUNCATE)');
+    storage.database.db.pragma('wal_checkpoint(TRUNCATE)');
     const dbMb = statSync(join(home, 'agentd.db')).size / 1e6;
 
     // A day in the middle of the month, not aligned to hours, given with an offset as a console would.
@@ -97,7 +87,7 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
     const writes = await writer.stop();
     loopDelay.disable();
     agent.destroy();
-    const lag = (app.storage.database.db.prepare('SELECT max(seq) FROM audit_events').pluck().get() as number) - store.search.indexedThrough;
+    const lag = (storage.database.db.prepare('SELECT max(seq) FROM audit_events').pluck().get() as number) - store.search.indexedThrough;
 
     const results: ScenarioResult[] = [{
       scenario: `audit: load ${total.toLocaleString('en')} events (30 days) through the store`,
@@ -131,8 +121,7 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
     });
     return results;
   } finally {
-    await app.close();
-    rmSync(home, { recursive: true, force: true });
+    await close();
   }
 }
 

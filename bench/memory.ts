@@ -1,17 +1,15 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { createApp } from '../src/app.js';
-import { createMemoryLogger } from '../src/log.js';
 import { matchExpression, queryWords } from '../src/memory/query.js';
 import type { NewTurn, TurnStore } from '../src/memory/types.js';
 import type { Database } from '../src/storage/sqlite/database.js';
-import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { DEFAULT_SEARCH_TUNING } from '../src/storage/sqlite/turn-search.js';
 import { getJson } from './get-json.js';
+import { startSqliteApp } from './sqlite-app.js';
 import { pct, round, seededRandom } from './stats.js';
 import type { ScenarioResult } from './types.js';
 
@@ -36,18 +34,10 @@ const DAY_MS = 86_400_000;
 export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<ScenarioResult[]> {
   const turns = options.turns ?? 1_000_000;
   const repeats = options.repeats ?? 100;
-  const home = mkdtempSync(join(tmpdir(), 'agentd-bench-memory-'));
-  const app = await createApp({
-    home, env: {}, log: createMemoryLogger(),
-    config: { api: { api_key: API_KEY, port: 0, rate_limit_rpm: 1_000_000_000 } },
-  });
+  const { app, home, storage, close } = await startSqliteApp('memory', API_KEY);
   const store = app.memory;
   // The app's SQLite file: the unbounded-rank baseline and the cleanup timing use it directly.
-  if (!(app.storage instanceof SqliteStorage)) {
-    await app.close();
-    throw new Error('the memory benchmark needs the SQLite backend');
-  }
-  const database = app.storage.database;
+  const database = storage.database;
   const bare = await startBareSearch(store);
   try {
     const url = await app.listen();
@@ -138,8 +128,7 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
     return results;
   } finally {
     await new Promise<void>((resolve) => bare.server.close(() => resolve()));
-    await app.close();
-    rmSync(home, { recursive: true, force: true });
+    await close();
   }
 }
 
