@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
-import { sqliteOf, startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { sqliteOf, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { perTest } from './helpers/per-test.js';
 import { eventually, heldTool, json, postJson, readEvents, startAppWithFakeOpenAI, startRun } from './helpers/agent.js';
 
 /**
@@ -11,20 +9,11 @@ import { eventually, heldTool, json, postJson, readEvents, startAppWithFakeOpenA
  * commit, and a session is free only once its run's loop has unwound.
  */
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const clean of cleanups.splice(0).reverse()) await clean();
-});
-
-async function app(options: TestAppOptions = {}): Promise<TestApp> {
-  const t = await startTestApp(options);
-  cleanups.push(() => t.close());
-  return t;
-}
+const { app, home, later } = perTest();
 
 async function appWithFake(options: TestAppOptions = {}): Promise<{ t: TestApp; server: FakeLlmServer }> {
   const started = await startAppWithFakeOpenAI(options);
-  cleanups.push(started.close);
+  later(started.close);
   return started;
 }
 
@@ -62,9 +51,8 @@ describe('run lifecycle', () => {
 
   it('reports a loop that outlives the shutdown bound and refuses its late writes without crashing', async () => {
     const stubborn = heldTool();
-    const home = mkdtempSync(join(tmpdir(), 'agentd-seams-'));
-    cleanups.push(async () => rmSync(home, { recursive: true, force: true }));
-    const { t, server } = await appWithFake({ shutdownGraceMs: 200, home });
+    const dir = home('agentd-seams-');
+    const { t, server } = await appWithFake({ shutdownGraceMs: 200, home: dir });
     t.app.tools.register(stubborn.tool);
     server.enqueue({ toolCalls: [{ name: 'stubborn', arguments: {} }] });
     const run = await startRun(t, { message: 'never ends' });
@@ -84,7 +72,7 @@ describe('run lifecycle', () => {
     } finally {
       process.off('unhandledRejection', onFailure);
     }
-    const again = await app({ home });
+    const again = await app({ home: dir });
     const stored = (await json(await again.request(`/api/v1/runs/${run.run_id}`))).data;
     expect(stored).toMatchObject({ status: 'error', error: 'interrupted by shutdown' });
   });

@@ -1,24 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { json, postJson } from './helpers/agent.js';
-import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { perTest } from './helpers/per-test.js';
 import { storedEvents } from './helpers/audit.js';
 
 const OPENAI = { OPENAI_API_KEY: 'sk-test-openai-key-000000000000' };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const clean of cleanups.splice(0).reverse()) await clean();
-});
-
-async function app(options: TestAppOptions = {}): Promise<TestApp> {
-  const t = await startTestApp(options);
-  cleanups.push(() => t.close());
-  return t;
-}
+const { app, home } = perTest();
 
 const refusal = async (response: Response) => ({ status: response.status, body: await response.json() });
 const envelope = (code: string, error: unknown = expect.any(String)) => ({ status: 'error', error, code });
@@ -131,9 +120,8 @@ describe('POST /api/v1/controls/{id}', () => {
   });
 
   it('sets the default provider, and the choice survives a restart', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'agentd-default-'));
-    cleanups.unshift(async () => rmSync(home, { recursive: true, force: true }));
-    const first = await startTestApp({ home, env: OPENAI });
+    const dir = home('agentd-default-');
+    const first = await startTestApp({ home: dir, env: OPENAI });
     const set = await control(first, 'provider.set_default', { target: 'openai', confirm: 'set-default:openai' });
     expect((await json(set)).data).toEqual({ control: 'provider.set_default', target: 'openai', previous: 'offline', current: 'openai' });
     expect(await defaultProvider(first)).toBe('openai');
@@ -142,14 +130,13 @@ describe('POST /api/v1/controls/{id}', () => {
     expect(controlAudit(first).map((e) => [e.result, e.detail.previous, e.detail.current])).toEqual([['allow', 'offline', 'openai']]);
     await first.close();
 
-    const second = await app({ home, env: OPENAI });
+    const second = await app({ home: dir, env: OPENAI });
     expect(await defaultProvider(second)).toBe('openai');
     expect(second.log.lines.join('\n')).toContain("default provider is 'openai', chosen with provider.set_default (it overrides providers.default 'offline' in the config)");
     await second.close();
-    cleanups.pop();
 
     // Without its key the stored choice cannot be used: the config's default serves, and the log says why.
-    const third = await app({ home });
+    const third = await app({ home: dir });
     expect(await defaultProvider(third)).toBe('offline');
     expect(third.log.lines.join('\n')).toMatch(/the default provider 'openai' chosen with provider.set_default cannot be used \(provider 'openai' is not available: /);
   });

@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_JOBS } from '../src/scheduler/index.js';
 import type { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { eventually, json, postJson, readEvents } from './helpers/agent.js';
-import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { perTest } from './helpers/per-test.js';
 import { storedEvents } from './helpers/audit.js';
 import { TestClock } from './helpers/scheduler.js';
 
@@ -13,23 +11,10 @@ const T0 = '2026-01-05T12:00:00.000Z';
 const MINUTE = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const clean of cleanups.splice(0).reverse()) await clean();
-});
-
-async function app(options: TestAppOptions = {}): Promise<TestApp> {
-  const t = await startTestApp(options);
-  cleanups.push(() => t.close());
-  return t;
-}
+const { app, home: newHome } = perTest();
 
 /** A home folder that outlives one app (restarts), removed after the test. */
-function home(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'agentd-jobs-'));
-  cleanups.unshift(async () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const home = () => newHome('agentd-jobs-');
 
 const jobs = async (t: TestApp): Promise<any[]> => (await json(await t.request('/api/v1/scheduler/jobs'))).data.jobs;
 const runsOf = async (t: TestApp, jobId: string): Promise<any[]> =>
