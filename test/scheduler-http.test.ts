@@ -46,6 +46,9 @@ describe('scheduled jobs over HTTP', () => {
       last_skip_reason: null, missed: 0, last_missed_at: null,
     });
     expect(await jobs(t)).toEqual([job]);
+    // The creation is audited with the client and the request's id, so its log lines can be found.
+    const [createdEvent] = storedEvents(t.app.storage as SqliteStorage, 'scheduler.job.create');
+    expect(createdEvent).toMatchObject({ source: '127.0.0.1', task_id: job.id, detail: { request_id: created.headers.get('x-request-id') } });
 
     clock.advance(MINUTE);
     const first = await settledJob(t, job.id, 1);

@@ -1,6 +1,6 @@
 import type { AuditInput, AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
-import { jobSessionId, type FireEnd, type JobRecord, type SkipReason } from './types.js';
+import { jobSessionId, type FireEnd, type JobOrigin, type JobRecord, type SkipReason } from './types.js';
 
 type Job = Pick<JobRecord, 'id' | 'name'>;
 
@@ -14,11 +14,11 @@ export class JobAudit {
     private readonly log: Logger,
   ) {}
 
-  created(job: JobRecord, source: string | null): Promise<void> {
+  created(job: JobRecord, origin: JobOrigin): Promise<void> {
     return this.emit(job, 'create', 'allow', 'info', {
       schedule: job.schedule, timezone: job.timezone, active_hours: job.active_hours, provider: job.provider,
       next_run_at: job.next_run_at, task_chars: job.task.length,
-    }, source);
+    }, origin);
   }
 
   fired(job: Job, runId: string, scheduledFor: string, provider: string | null): Promise<void> {
@@ -48,12 +48,13 @@ export class JobAudit {
 
   /** Never rejects: a fire must not fail because its audit event could not be stored (it is logged). */
   private async emit(
-    job: Job, action: string, result: AuditInput['result'], severity: AuditInput['severity'], detail: Record<string, unknown>, source: string | null = null,
+    job: Job, action: string, result: AuditInput['result'], severity: AuditInput['severity'], detail: Record<string, unknown>, origin: JobOrigin = {},
   ): Promise<void> {
     try {
       await this.sink.emit({
         event_type: `scheduler.job.${action}`, category: 'scheduler', result, severity, subsystem: 'scheduler', action,
-        source, session_id: jobSessionId(job.id), task_id: job.id, detail: { job_id: job.id, job_name: job.name, ...detail },
+        source: origin.source ?? null, session_id: jobSessionId(job.id), task_id: job.id,
+        detail: { job_id: job.id, job_name: job.name, ...detail }, request_id: origin.requestId,
       });
     } catch (error) {
       this.log.error(`could not audit scheduler.job.${action} of job ${job.id}: ${(error as Error)?.message ?? String(error)}`);

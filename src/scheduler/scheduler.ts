@@ -6,7 +6,7 @@ import { jobNotFound, quote, SchedulerError } from './errors.js';
 import { validateJobInput, type JobInput } from './job-input.js';
 import { JobRunner } from './runner.js';
 import { jobTimeline } from './timeline.js';
-import type { JobRecord, JobRunPort, JobState, JobStore } from './types.js';
+import type { JobOrigin, JobRecord, JobRunPort, JobState, JobStore } from './types.js';
 
 /** Most jobs kept: each is polled, listed in full and offered as a control target. */
 export const MAX_JOBS = 1_000;
@@ -48,12 +48,13 @@ export class Scheduler {
   }
 
   /** Checks and stores a new job; `source` is the client address for the audit trail. */
-  async create(input: JobInput, source: string | null = null): Promise<JobRecord> {
+  /** `origin`: the client address and the HTTP request id, recorded in the audit event. */
+  async create(input: JobInput, origin: JobOrigin = {}): Promise<JobRecord> {
     const now = this.now();
     const valid = validateJobInput(input, { now, checkProvider: this.options.checkProvider });
     const job = await this.store.create({ id: newId('job'), ...valid, created_at: new Date(now).toISOString() }, this.maxJobs);
     if (!job) throw new SchedulerError('job_limit', `job limit reached: at most ${this.maxJobs} jobs; remove one before adding another`);
-    await this.audit.created(job, source);
+    await this.audit.created(job, origin);
     return job;
   }
 

@@ -17,6 +17,12 @@ export const UNSETTLED_STATUSES: ReadonlySet<FireStatus> = new Set(['starting', 
 export type SkipReason = 'in_flight' | 'active_hours' | 'budget';
 
 /** A scheduled job as the API returns it (decisions.md "job", plus what a fire left behind). */
+/** Who created a job: the client address and the HTTP request id, for its audit event. */
+export interface JobOrigin {
+  source?: string | null;
+  requestId?: string;
+}
+
 export interface JobRecord {
   id: string;
   name: string;

@@ -28,7 +28,7 @@ export function schedulerRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'sch
       response: { 201: okSchema(jobSchema) },
     },
   }, async (request, reply) => {
-    const job = await ctx.scheduler.create(request.body, request.clientAddress || null);
+    const job = await ctx.scheduler.create(request.body, { source: request.clientAddress || null, requestId: request.id });
     return reply.code(201).send(ok(job));
   });
 
