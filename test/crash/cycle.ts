@@ -9,7 +9,9 @@ export const SECRET = 'crash-test-webhook-secret';
 
 export function writeCrashConfig(home: string): void {
   writeFileSync(join(home, 'config.yaml'), [
-    'api:', `  api_key: ${API_KEY}`, '  rate_limit_rpm: 1000000',
+    // Port 0 for both listeners: each restart takes a free port (the load follows the printed URLs),
+    // so the test never depends on 8080 being free.
+    'api:', `  api_key: ${API_KEY}`, '  port: 0', '  rate_limit_rpm: 1000000',
     // Behind a (pretend) proxy, so the load can spread over many client addresses and measure the
     // intake rather than the per-IP rate limit.
     'webhook:', '  enabled: true', '  port: 0', `  secret: ${SECRET}`, '  trust_proxy: true', '',
