@@ -39,7 +39,7 @@ export function ControlsPanel() {
                   <li key={target.target}>
                     <span>{target.label} <span class="muted">({target.state})</span></span>
                     <button type="button" class={control.destructive ? 'danger' : undefined} disabled={!target.available}
-                      onClick={() => run(control, target)} aria-label={`${control.label}: ${target.label}`}>
+                      onClick={() => run(control, target)} aria-label={`Apply: ${control.label}, ${target.label}`}>
                       Apply
                     </button>
                   </li>
