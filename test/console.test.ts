@@ -287,6 +287,24 @@ describe('hostile values', () => {
   });
 });
 
+/** What each panel shows beyond its first screen, so the screenshots and axe see it filled in. */
+const showContent: Record<string, (p: Page) => Promise<void>> = {
+  Ask: async (p) => {
+    await p.fill('#ask-message', 'what is 6*7?');
+    await p.getByRole('button', { name: 'Ask', exact: true }).click();
+    await p.locator('[data-run-state="complete"]').waitFor();
+  },
+  Sessions: async (p) => {
+    await p.getByRole('region', { name: 'Sessions' }).getByRole('link').first().click();
+    await p.locator('.turn').first().waitFor();
+  },
+  Memory: async (p) => {
+    await p.fill('#memory-q', 'what');
+    await p.getByRole('list', { name: 'Matching turns' }).waitFor();
+  },
+  'Audit trail': (p) => p.getByRole('table').getByRole('button').first().click(),
+};
+
 describe('every panel', () => {
   it('renders at desktop and phone width without serious accessibility violations; screenshots in test-results/console', async () => {
     const found: (AxeViolation & { panel: string })[] = [];
@@ -296,12 +314,14 @@ describe('every panel', () => {
       expect(labels).toHaveLength(12);
       for (const label of labels) {
         await openPanel(p, label);
+        await showContent[label]?.(p);
         await p.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
-        if (label === 'Audit trail') await p.getByRole('table').getByRole('button').first().click();
         const name = label.toLowerCase().replace(/\s+/g, '-');
         await screenshot(p, `${name}-${width}`);
         found.push(...(await seriousAxeViolations(p)).map((v) => ({ ...v, panel: `${label} (${width})` })));
         expect(await p.locator('.error').count(), `${label} shows an error`).toBe(0);
+        // Nothing sticks out sideways: wide tables scroll inside their own box.
+        expect(await p.evaluate(() => document.documentElement.scrollWidth), `${label} is wider than the screen`).toBeLessThanOrEqual(viewport.width);
       }
     }
     expect(found).toEqual([]);
