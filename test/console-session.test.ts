@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { launchChromium, openPanel, signedInPage } from './helpers/browser.js';
+import { launchChromium, openPanel, setTabHidden, signedInPage } from './helpers/browser.js';
 
 /**
  * The console over time: what an idle console costs the service (it shares the per-IP rate limit
@@ -44,18 +44,12 @@ describe('an idle console', () => {
     expect(new Set(requests)).toEqual(new Set(['/api/v1/status']));
 
     // A hidden tab stops polling; showing it again reads the panel at once.
-    await page.evaluate(() => {
-      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
-      document.dispatchEvent(new Event('visibilitychange'));
-    });
+    await setTabHidden(page, true);
     requests.length = 0;
     await sleep(16_000);
     expect(requests).toEqual([]);
     const reread = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/v1/status', { timeout: 2_000 });
-    await page.evaluate(() => {
-      Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
-      document.dispatchEvent(new Event('visibilitychange'));
-    });
+    await setTabHidden(page, false);
     await reread;
   }, 120_000);
 });
@@ -80,3 +74,22 @@ describe('session expiry', () => {
     expect(new URL(page.url()).pathname).toBe('/');
   });
 });
+
+describe('rate limit', () => {
+  it('shows a banner with the wait the service asks for, and the refusal in the panel', async () => {
+    const t = await app({ config: { api: { rate_limit_rpm: 12 } } });
+    const page = await signedInPage(browser, t);
+    const banner = page.locator('.banner');
+    // Each panel opened is one more request; the limit is reached within a few.
+    for (let i = 0; i < 12 && (await banner.count()) === 0; i++) {
+      await page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: i % 2 === 0 ? 'Providers' : 'Tools' }).click();
+      await page.locator('.panel p').last().waitFor();
+    }
+    expect(await banner.textContent()).toMatch(/rate limiting this browser: wait \d+ s/);
+    const seconds = Number(/wait (\d+) s/.exec((await banner.textContent()) ?? '')?.[1]);
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(await page.locator('.panel .error').textContent()).toMatch(/Too many requests: try again in \d+ s/);
+  });
+});
+

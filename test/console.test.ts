@@ -4,7 +4,7 @@ import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { postJson } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { DESKTOP, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, signIn, type AxeViolation } from './helpers/browser.js';
+import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, signIn, type AxeViolation } from './helpers/browser.js';
 
 /**
  * The operator console in a real Chromium against a real agentd: the offline provider answers,
@@ -94,8 +94,28 @@ describe('login and logout', () => {
     expect((await post({ cookie: `${cookie!.name}=${cookie!.value}`, 'x-csrf-token': csrf! })).status).toBe(201);
     expect((await post({ cookie: `${cookie!.name}=forged${cookie!.value.slice(6)}`, 'x-csrf-token': csrf! })).status).toBe(401);
     // The page's own scripts send the token; a script that leaves it out is refused the same way.
-    const withoutHeader = await p.evaluate(async () => (await fetch('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status);
+    const withoutHeader = await inPage(p, "fetch('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status)");
     expect(withoutHeader).toBe(403);
+  });
+});
+
+describe('keyboard', () => {
+  it('reaches a panel and asks a question with Tab and Enter alone, the focus visibly outlined', async () => {
+    const p = await page();
+    const focused = () => inPage<{ text: string; outline: string }>(p,
+      '({ text: document.activeElement.textContent, outline: getComputedStyle(document.activeElement).outlineStyle })');
+    for (let i = 0; i < 10 && (await focused()).text !== 'Ask'; i++) await p.keyboard.press('Tab');
+    expect(await focused()).toEqual({ text: 'Ask', outline: 'solid' });
+    await p.keyboard.press('Enter');
+    await p.getByRole('heading', { name: 'Ask' }).waitFor();
+    await p.keyboard.press('Tab');
+    await p.keyboard.type('what is 2+3?');
+    await p.keyboard.press('Tab');
+    await p.keyboard.press('Tab');
+    expect((await focused()).text).toBe('Ask');
+    await p.keyboard.press('Enter');
+    await p.locator('[data-run-state="complete"]').waitFor();
+    expect(await p.locator('.answer').textContent()).toContain('5');
   });
 });
 
@@ -231,7 +251,8 @@ describe('audit trail', () => {
     const denied = await apiData<{ total: number; events: { id: string; hash: string }[] }>('/api/v1/audit?result=deny&limit=20');
     expect(denied.total).toBeGreaterThan(20);
 
-    const p = await page();
+    // A link opened in a new tab of a signed-in browser: the page loads with the filter in place.
+    const p = await (await page()).context().newPage();
     await p.goto(`${t.url}/#/audit?result=deny`);
     expect(await p.locator('#audit-result').inputValue()).toBe('deny');
     await p.getByText(`Events 1–20 of ${denied.total}`).waitFor();
@@ -283,7 +304,7 @@ describe('hostile values', () => {
     await p.getByRole('table').getByRole('button').first().click();
     expect(await p.locator('.audit-json').textContent()).toContain(JSON.stringify(IMG).slice(1, -1));
     expect(await p.locator('img').count()).toBe(0);
-    expect(await p.evaluate(() => (window as unknown as { __owned?: string }).__owned)).toBeUndefined();
+    expect(await inPage(p, 'window.__owned')).toBeUndefined();
   });
 });
 
@@ -315,13 +336,13 @@ describe('every panel', () => {
       for (const label of labels) {
         await openPanel(p, label);
         await showContent[label]?.(p);
-        await p.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
+        await p.getByText('Loading…').waitFor({ state: 'detached' });
         const name = label.toLowerCase().replace(/\s+/g, '-');
         await screenshot(p, `${name}-${width}`);
         found.push(...(await seriousAxeViolations(p)).map((v) => ({ ...v, panel: `${label} (${width})` })));
         expect(await p.locator('.error').count(), `${label} shows an error`).toBe(0);
         // Nothing sticks out sideways: wide tables scroll inside their own box.
-        expect(await p.evaluate(() => document.documentElement.scrollWidth), `${label} is wider than the screen`).toBeLessThanOrEqual(viewport.width);
+        expect(await inPage<number>(p, 'document.documentElement.scrollWidth'), `${label} is wider than the screen`).toBeLessThanOrEqual(viewport.width);
       }
     }
     expect(found).toEqual([]);

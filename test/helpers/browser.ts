@@ -47,6 +47,20 @@ export async function openPanel(page: Page, label: string): Promise<void> {
   await page.locator('#panel-title').waitFor();
 }
 
+/**
+ * The value of `expression` evaluated in the page (awaited when it is a promise). Page code is
+ * given as text: the tests compile for Node, without the browser's globals.
+ */
+export function inPage<T>(page: Page, expression: string): Promise<T> {
+  return page.evaluate(expression) as Promise<T>;
+}
+
+/** Pretends the tab was hidden or shown again, as the browser announces it. */
+export function setTabHidden(page: Page, hidden: boolean): Promise<void> {
+  return inPage(page, `Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });
+    document.dispatchEvent(new Event('visibilitychange'))`);
+}
+
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface AxeViolation {
@@ -63,11 +77,8 @@ export interface AxeViolation {
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } })
-      .axe.run(document);
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
-  });
+  const violations = await inPage<AxeViolation[]>(page, `axe.run(document).then((result) => result.violations.map((v) => (
+    { id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)) })))`);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 

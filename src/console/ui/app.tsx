@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { failureMessage, onRateLimited, request } from './api/client.js';
 import { ErrorNotice } from './components/panel.js';
 import { AskPanel } from './panels/ask.js';
@@ -76,9 +76,13 @@ function SignOut() {
 
 export function App() {
   const route = useRoute();
+  const firstPanel = useRef(true);
   useEffect(() => {
     const label = PANELS.find((p) => p.id === route.panel)?.label ?? '';
     document.title = `${label} — agentd console`;
+    // A keyboard user who opened a panel continues inside it, not back in the panel list.
+    if (!firstPanel.current) document.getElementById('panel-title')?.focus();
+    firstPanel.current = false;
   }, [route.panel]);
   return (
     <div class="layout">

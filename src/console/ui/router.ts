@@ -52,6 +52,8 @@ export function useRoute(): Route {
   useEffect(() => {
     const follow = () => setRoute(parseHash(location.hash));
     window.addEventListener('hashchange', follow);
+    // The hash may have changed between the first render and this effect (which runs after paint).
+    follow();
     return () => window.removeEventListener('hashchange', follow);
   }, []);
   return route;

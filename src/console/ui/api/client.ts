@@ -74,7 +74,7 @@ export function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   return request<T>(`${API_PREFIX}${path}`, options);
 }
 
-export function withQuery(path: string, query: RequestOptions['query']): string {
+function withQuery(path: string, query: RequestOptions['query']): string {
   if (!query) return path;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {

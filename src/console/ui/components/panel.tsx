@@ -11,7 +11,7 @@ interface PanelProps {
 export function Panel({ title, intro, children }: PanelProps) {
   return (
     <section class="panel" aria-labelledby="panel-title">
-      <h2 id="panel-title">{title}</h2>
+      <h2 id="panel-title" tabIndex={-1}>{title}</h2>
       {intro && <p class="intro">{intro}</p>}
       {children}
     </section>

@@ -1,23 +1,19 @@
-import { useState } from 'preact/hooks';
-import { api, failureMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import type { Turn } from '../api/types.js';
 import { ErrorNotice } from './panel.js';
+import { useAction } from './use-action.js';
 
 /**
  * Pin/unpin and delete for one stored turn, wherever turns are listed. `changed` is called after
  * the service has done it, so the list re-reads the truth instead of guessing.
  */
 export function TurnActions({ turn, changed }: { turn: Turn; changed: () => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const act = async (work: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await work();
-      changed();
-    } catch (failure) {
-      setError(failureMessage(failure));
-    }
-  };
+  const action = useAction();
+  const act = (work: () => Promise<unknown>) => action.run(async () => {
+    await work();
+    changed();
+    return null;
+  });
   const path = `/memory/turns/${encodeURIComponent(turn.id)}`;
   const togglePin = () => act(() => api(`${path}/pin`, { method: 'POST', body: { pinned: !turn.pinned } }));
   const remove = () => {
@@ -30,7 +26,7 @@ export function TurnActions({ turn, changed }: { turn: Turn; changed: () => void
         {turn.pinned ? 'Unpin' : 'Pin'}
       </button>
       <button type="button" class="danger" onClick={remove} aria-label={`Delete turn ${turn.id}`}>Delete</button>
-      <ErrorNotice message={error} />
+      <ErrorNotice message={action.error} />
     </span>
   );
 }

@@ -1,33 +1,25 @@
-import { useState } from 'preact/hooks';
-import { api, failureMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import { confirmAndRun } from '../api/controls.js';
 import type { Control } from '../api/types.js';
-import { ErrorNotice, Loaded, Panel } from '../components/panel.js';
+import { Loaded, Panel } from '../components/panel.js';
+import { ActionOutcome, useAction } from '../components/use-action.js';
 import { useResource } from '../use-resource.js';
 
 export function ControlsPanel() {
   const controls = useResource(() => api<{ controls: Control[] }>('/controls'), []);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const action = useAction();
 
-  const run = async (control: Control, target: Control['targets'][number]) => {
-    setError(null);
-    setNotice(null);
-    try {
-      const warning = control.destructive ? ' This cannot be undone.' : '';
-      const result = await confirmAndRun(control.id, target.target, target.confirm, `${control.label}: ${target.label}?${warning}`);
-      if (result === null) return;
-      setNotice(`${control.label} (${result.target}): ${result.previous} → ${result.current}`);
-      await controls.reload();
-    } catch (failure) {
-      setError(failureMessage(failure));
-    }
-  };
+  const run = (control: Control, target: Control['targets'][number]) => action.run(async () => {
+    const warning = control.destructive ? ' This cannot be undone.' : '';
+    const result = await confirmAndRun(control.id, target.target, target.confirm, `${control.label}: ${target.label}?${warning}`);
+    if (result === null) return null;
+    await controls.reload();
+    return `${control.label} (${result.target}): ${result.previous} → ${result.current}`;
+  });
 
   return (
     <Panel title="Controls" intro="Operator actions. Each asks for confirmation and is recorded in the audit trail.">
-      <ErrorNotice message={error} />
-      {notice && <p class="notice" role="status">{notice}</p>}
+      <ActionOutcome action={action} />
       <Loaded resource={controls}>
         {({ controls: list }) => list.map((control) => (
           <div key={control.id} class="card">

@@ -1,29 +1,22 @@
-import { useState } from 'preact/hooks';
-import { api, failureMessage } from '../api/client.js';
+import { api } from '../api/client.js';
 import { confirmAndRun } from '../api/controls.js';
 import type { Job } from '../api/types.js';
 import { formatTime } from '../components/format.js';
-import { ErrorNotice, Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
+import { Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
+import { ActionOutcome, useAction } from '../components/use-action.js';
 import { useResource } from '../use-resource.js';
 import { JobForm } from './job-form.js';
 
 export function JobsPanel() {
   const jobs = useResource(() => api<{ jobs: Job[] }>('/scheduler/jobs'), []);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const action = useAction();
 
   /** Pause, resume and remove go through the operator controls: confirmed, then audited. */
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(null);
-    setNotice(null);
-    try {
-      if ((await work()) === null) return;
-      setNotice(done);
-      await jobs.reload();
-    } catch (failure) {
-      setError(failureMessage(failure));
-    }
-  };
+  const act = (work: () => Promise<unknown>, done: string) => action.run(async () => {
+    if ((await work()) === null) return null;
+    await jobs.reload();
+    return done;
+  });
   const toggle = (job: Job) => {
     const pause = job.state === 'active';
     const verb = pause ? 'pause' : 'resume';
@@ -39,8 +32,7 @@ export function JobsPanel() {
 
   return (
     <Panel title="Scheduled jobs" intro="Jobs fire runs on their own sessions. Missed fires (while the service was down) are not replayed.">
-      <ErrorNotice message={error} />
-      {notice && <p class="notice" role="status">{notice}</p>}
+      <ActionOutcome action={action} />
       <Loaded resource={jobs}>
         {({ jobs: list }) => list.length === 0 ? <p class="muted">No scheduled jobs.</p> : (
           <TableWrap label="Scheduled jobs">
@@ -72,7 +64,10 @@ export function JobsPanel() {
           </TableWrap>
         )}
       </Loaded>
-      <JobForm created={(job) => { setNotice(`Job "${job.name}" created.`); void jobs.reload(); }} />
+      <JobForm created={(job) => action.run(async () => {
+        await jobs.reload();
+        return `Job "${job.name}" created.`;
+      })} />
     </Panel>
   );
 }
