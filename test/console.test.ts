@@ -150,6 +150,30 @@ describe('ask', () => {
   });
 });
 
+describe('ask over a dropped connection', () => {
+  it('reconnects with Last-Event-ID and still gets the end of the run', async () => {
+    const p = await page();
+    const streams: Promise<string | undefined>[] = [];
+    p.on('request', (request) => {
+      if (request.url().endsWith('/events')) streams.push(request.allHeaders().then((headers) => headers['last-event-id']));
+    });
+    await openPanel(p, 'Ask');
+    await p.selectOption('#ask-provider', 'openai');
+    await p.fill('#ask-message', 'wait for me');
+    await p.getByRole('button', { name: 'Ask', exact: true }).click();
+    await p.locator('[data-run-state="running"]').waitFor();
+    // The connection drops (as through a proxy restart): the service closes every socket it holds.
+    t.app.http.server.closeAllConnections();
+    await p.locator('[data-run-state="reconnecting"]').waitFor();
+    // The browser retries after the service's `retry: 3000`, naming the last event it saw (run.start, id 1).
+    await expect.poll(() => streams.length, { timeout: 8_000 }).toBeGreaterThanOrEqual(2);
+    expect(await Promise.all(streams.slice(0, 2))).toEqual([undefined, '1']);
+    await p.locator('[data-run-state="running"]').waitFor();
+    await p.getByRole('button', { name: 'Stop' }).click();
+    await p.locator('[data-run-state="cancelled"]').waitFor();
+  });
+});
+
 describe('sessions and memory', () => {
   it('pins a turn from a session\'s history, then finds it pinned in memory; unpins and deletes it there', async () => {
     const chat = await apiData<{ session_id: string }>('/api/v1/chat', {
