@@ -306,6 +306,25 @@ describe('audit trail', () => {
   });
 });
 
+describe('failures', () => {
+  it('shows a refused request and an unreadable answer inside the panel, never a blank page', async () => {
+    const p = await page();
+    await p.route('**/api/v1/providers', (route) => route.fulfill({
+      status: 500, contentType: 'application/json', body: JSON.stringify({ status: 'error', error: 'Internal server error' }),
+    }));
+    await openPanel(p, 'Providers');
+    expect(await p.locator('.panel .error').textContent()).toBe('Internal server error');
+    // An answer the panel cannot make sense of is reported in its place, the rest still works.
+    await p.route('**/api/v1/status', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"status":"ok","data":{}}' }));
+    await openPanel(p, 'Tools');
+    await p.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: 'Status' }).click();
+    expect(await p.getByRole('alert').textContent()).toMatch(/^This panel could not be shown: /);
+    await p.unroute('**/api/v1/status');
+    await openPanel(p, 'Costs');
+    expect(await p.locator('#panel-title').textContent()).toBe('Costs');
+  });
+});
+
 describe('hostile values', () => {
   const SCRIPT = '<script>window.__owned = "script"</script>';
   const IMG = '"><img src=x onerror="window.__owned = \'img\'">';

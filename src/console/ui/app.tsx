@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useErrorBoundary, useRef, useState } from 'preact/hooks';
 import { failureMessage, onRateLimited, request } from './api/client.js';
 import { ErrorNotice } from './components/panel.js';
 import { AskPanel } from './panels/ask.js';
@@ -32,6 +33,18 @@ function ActivePanel({ route }: { route: Route }) {
     security: () => <SecurityPanel />,
   };
   return panels[route.panel]();
+}
+
+/** A panel that fails to render says so in its place; the rest of the console stays usable. */
+function PanelGuard({ children }: { children: ComponentChildren }) {
+  const [error, reset] = useErrorBoundary();
+  if (!error) return <>{children}</>;
+  return (
+    <div class="card">
+      <ErrorNotice message={`This panel could not be shown: ${failureMessage(error)}`} />
+      <button type="button" onClick={reset}>Try again</button>
+    </div>
+  );
 }
 
 /** A 429 from any request: says how long to wait, and goes away once that time has passed. */
@@ -101,7 +114,9 @@ export function App() {
       </nav>
       <main class="content">
         <RateLimitBanner />
-        <ActivePanel key={route.panel} route={route} />
+        <PanelGuard key={route.panel}>
+          <ActivePanel route={route} />
+        </PanelGuard>
       </main>
     </div>
   );
