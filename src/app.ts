@@ -29,7 +29,8 @@ import { InMemorySessionStore } from './storage/memory/session-store.js';
 import { InMemoryWebSessionStore } from './storage/memory/web-session-store.js';
 import { SqliteStorage } from './storage/sqlite/index.js';
 import type { Storage } from './storage/types.js';
-import { VERSION } from './version.js';
+import { PACKAGE_ROOT, VERSION } from './version.js';
+import { loadConsoleAssets } from './console/assets.js';
 
 export interface CreateAppOptions {
   /** Home folder (database, config). Default `$AGENTD_HOME` or `~/.agentd`. */
@@ -87,6 +88,8 @@ export interface App {
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+/** Web sessions shorter than this are warned about at start: the operator is sent to the login page that often. */
+const SHORT_WEB_SESSION_SECONDS = 300;
 
 function resolveConfig(options: CreateAppOptions, env: NodeJS.ProcessEnv): LoadedConfig {
   if (options.config === undefined) {
@@ -199,6 +202,14 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
     log.warn('api.trust_proxy is on: the client IP is the leftmost X-Forwarded-For address, which the client controls unless your proxy overwrites the header');
   }
 
+  if (config.api.web_session_ttl_seconds < SHORT_WEB_SESSION_SECONDS) {
+    log.warn(`api.web_session_ttl_seconds is ${config.api.web_session_ttl_seconds}: console sessions end that many seconds after login; values this short suit trying expiry out, not daily use`);
+  }
+  const consoleAssets = loadConsoleAssets(join(PACKAGE_ROOT, 'dist', 'console'));
+  if (consoleAssets.missing.length > 0) {
+    log.warn(`the operator console is not built (missing ${consoleAssets.missing.join(', ')}): run npm run build`);
+  }
+
   const webSessions = new InMemoryWebSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
   const auditSampler = new AuditSampler(3, 60_000, 10_000, now);
   const { app: http, openapi } = createHttpServer({
@@ -249,6 +260,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
     controls,
     auditTrail: audit,
     web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy },
+    consoleAssets: consoleAssets.assets,
     pingIntervalMs: options.ssePingIntervalMs,
   };
   void http.register(webRoutes, { context });

@@ -133,13 +133,18 @@ function scanSource(source: string, file: string): Violation[] {
   return found;
 }
 
+const CONSOLE_UI = fileURLToPath(new URL('../src/console/ui', import.meta.url));
+
 function sourceFiles(dir: string): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...sourceFiles(path));
-    // TypeScript only: the service's code is TypeScript; `.js` under src/ is browser code for the
-    // operator console, which runs in the operator's browser, not in this process.
+    // The operator console's sources run in the operator's browser, not in this process: their
+    // requests go to agentd itself, which is the browser's business, not the gateway's.
+    if (entry.isDirectory()) {
+      if (path !== CONSOLE_UI) files.push(...sourceFiles(path));
+    }
+    // TypeScript only: the service's code is TypeScript.
     else if (/\.[mc]?ts$/.test(entry.name) && !/\.test\.[mc]?ts$/.test(entry.name)) files.push(path);
   }
   return files;

@@ -99,7 +99,7 @@ describe('login', () => {
     expect(allowed[0]!.detail).not.toContain(cookie.split('=')[1]);
   });
 
-  it('serves the login form and the console placeholder with the HTML security headers', async () => {
+  it('serves the login form and the console page with the HTML security headers', async () => {
     const t = await app();
     const page = await anon(t, '/login');
     expect(page.status).toBe(200);
@@ -123,6 +123,37 @@ describe('login', () => {
     expectSecurityHeaders(consolePage, true);
     expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(csrf).not.toBe(cookie.split('=')[1]);
+  });
+
+  it('keeps script and style out of the pages: the CSP allows only files from the service, which serves them', async () => {
+    const t = await app();
+    const { cookie, csrf } = await login(t);
+    const consolePage = await anon(t, '/', { headers: { cookie } });
+    const csp = consolePage.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("style-src 'self';");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await consolePage.text();
+    // The token is only in the meta tag; the page has no inline script or style of its own.
+    expect(html.split(csrf)).toHaveLength(2);
+    expect(html).toContain('<script type="module" src="/assets/console.js"></script>');
+    expect(html).not.toMatch(/<script>|<style|style="/);
+    expect(await (await anon(t, '/login')).text()).not.toMatch(/<script|<style|style="/);
+
+    // The assets need no session (the login page uses the stylesheet) and carry the usual headers.
+    for (const [path, type, marker] of [
+      ['/assets/console.js', 'text/javascript; charset=utf-8', 'csrf-token'],
+      ['/assets/console.css', 'text/css; charset=utf-8', ':focus-visible'],
+    ] as const) {
+      const asset = await anon(t, path);
+      expect(asset.status, path).toBe(200);
+      expect(asset.headers.get('content-type')).toBe(type);
+      expectSecurityHeaders(asset);
+      expect(await asset.text()).toContain(marker);
+    }
+    const unknown = await anon(t, '/assets/other.js');
+    expect(unknown.status).toBe(401);
+    expect((await anon(t, '/assets/other.js', { headers: { cookie } })).status).toBe(404);
   });
 
   it('adds Secure only over HTTPS as a trusted proxy reports it', async () => {

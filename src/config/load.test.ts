@@ -33,11 +33,18 @@ describe('config', () => {
     [{ network: { presets: ['gitlab'] } }, /"network.presets.0"/],
     [{ network: { rest_policies: [{ host: 'a', method: 'GET', path: '/x', action: 'maybe' }] } }, /"network.rest_policies.0.action"/],
     [{ max_spend_usd: -1 }, /"max_spend_usd"/],
+    [{ api: { web_session_ttl_seconds: 0 } }, /"api.web_session_ttl_seconds"/],
+    [{ api: { web_session_ttl_seconds: 1.5 } }, /"api.web_session_ttl_seconds"/],
     [{ providers: { openai: { model: 'x', base_url: 'ftp://nope' } } }, /"providers.openai.base_url"/],
   ])('names the key in the error for %j', (raw, pattern) => {
     tmp();
     expect(() => parseConfig(raw)).toThrow(ConfigError);
     expect(() => parseConfig(raw)).toThrow(pattern);
+  });
+
+  it('accepts any positive web session TTL, down to one second (expiry can be tried by hand)', () => {
+    tmp();
+    expect(parseConfig({ api: { web_session_ttl_seconds: 1 } }).api.web_session_ttl_seconds).toBe(1);
   });
 
   it('bootstraps a config with a fresh key, home 0700 and file 0600', () => {

@@ -41,7 +41,8 @@ export const configSchema = z
         port: port.default(8080),
         api_key: z.string().default(''),
         rate_limit_rpm: z.number().int().min(1).default(60),
-        web_session_ttl_seconds: z.number().int().min(60).default(28800),
+        // Any positive length, so that expiry can be tried by hand; a short one is warned about at start.
+        web_session_ttl_seconds: z.number().int().min(1).default(28800),
         cookie_name: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, - and _').default('service_operator_session'),
         trust_proxy: z.boolean().default(false),
       })

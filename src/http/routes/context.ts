@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AgentRuntime } from '../../agent/runtime.js';
+import type { ConsoleAsset } from '../../console/assets.js';
 import type { OperatorControls } from '../../controls/index.js';
 import type { AuditPage, AuditQuery, AuditSink } from '../../audit/types.js';
 import type { DiagnosticsReport } from '../../diagnostics/index.js';
@@ -51,6 +52,8 @@ export interface RouteContext {
   /** The audit browser's reads. */
   auditTrail: { query(query: AuditQuery): Promise<AuditPage> };
   web: WebLogin;
+  /** The operator console's built script and stylesheet. */
+  consoleAssets: readonly ConsoleAsset[];
   /** Keep-alive interval of run event streams (tests shorten it). */
   pingIntervalMs?: number;
 }

@@ -2,21 +2,24 @@ import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import { apiKeyChecker } from '../auth.js';
 import { ok, okSchema } from '../envelope.js';
+import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH } from '../../console/assets.js';
+import { loginPage } from '../../console/pages.js';
 import { sendHtml, webSessionOf } from '../pipeline.js';
 import { readCookie } from '../web-sessions.js';
+import { consoleRoutes } from './console.js';
 import type { RoutePlugin } from './context.js';
 
 /**
  * Paths the pipeline serves without a credential (still rate limited, still 401 with an empty
  * configured key). `/` is among them so that a browser without a session is sent to the login
- * page instead of getting a JSON 401; the page itself checks the session.
+ * page instead of getting a JSON 401; the page itself checks the session. The console's script
+ * and stylesheet are the same for everyone and hold no secret; the login page needs the stylesheet.
  */
-export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login']);
+export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login', CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH]);
 
 /**
- * The browser's way in: the login form, the session cookie it sets, logout, and the console page
- * at `/` (a placeholder carrying the CSRF token until the console itself lands). Registered
- * without the API prefix: these are the browser's addresses.
+ * The browser's way in: the login form, the session cookie it sets, logout, and the console at
+ * `/` with its assets. Registered without the API prefix: these are the browser's addresses.
  */
 export const webRoutes: RoutePlugin = async (app, { context }) => {
   const ctx = { ...context.web, audit: context.audit };
@@ -84,11 +87,7 @@ export const webRoutes: RoutePlugin = async (app, { context }) => {
     return reply.send(ok({ logged_out: revoked }));
   });
 
-  app.get('/', { schema: { hide: true } }, async (request, reply) => {
-    const session = await webSessionOf(request, ctx.sessions, ctx.cookieName);
-    if (session === null) return reply.redirect('/login', 303);
-    return sendHtml(reply, consolePlaceholderPage(session.csrfToken));
-  });
+  consoleRoutes(app, { sessions: ctx.sessions, cookieName: ctx.cookieName, assets: context.consoleAssets });
 };
 
 /**
@@ -106,43 +105,4 @@ function overHttps(request: FastifyRequest, trustProxy: boolean): boolean {
   const header = request.headers['x-forwarded-proto'];
   const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim().toLowerCase();
   return first === 'https';
-}
-
-const PAGE_STYLE =
-  'body{font:16px system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}' +
-  'input,button{font:inherit;padding:.4rem}.error{color:#b00020}';
-
-/** Single-field form; the key goes in a password input named api_key (decisions.md). */
-function loginPage(failed: boolean): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>agentd — sign in</title><style>${PAGE_STYLE}</style></head>
-<body><h1>agentd</h1>
-${failed ? '<p class="error" role="alert">That key was not accepted.</p>\n' : ''}<form method="post" action="/login">
-<label for="api_key">Operator key</label><br>
-<input id="api_key" name="api_key" type="password" autocomplete="current-password" required autofocus>
-<button type="submit">Sign in</button>
-</form></body></html>
-`;
-}
-
-/**
- * Stand-in for the operator console: it proves the session and hands the page its CSRF token the
- * way the console will (`<meta name="csrf-token">`); the token is base64url, safe in an attribute.
- */
-function consolePlaceholderPage(csrfToken: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="csrf-token" content="${csrfToken}">
-<title>agentd — console</title><style>${PAGE_STYLE}</style></head>
-<body><h1>agentd</h1><p>Signed in. The operator console is not available in this version yet.</p>
-<button id="logout" type="button">Sign out</button>
-<script>
-document.getElementById('logout').addEventListener('click', async () => {
-  const token = document.querySelector('meta[name="csrf-token"]').content;
-  await fetch('/logout', { method: 'POST', headers: { 'X-CSRF-Token': token } });
-  location.href = '/login';
-});
-</script></body></html>
-`;
 }

@@ -1,0 +1,37 @@
+import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH } from './assets.js';
+
+/**
+ * The two HTML pages agentd serves to a browser. Neither carries inline script or style: the CSP
+ * allows scripts and styles from the service's own address only.
+ */
+const HEAD = `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${CONSOLE_STYLE_PATH}">`;
+
+/** Single-field form; the key goes in a password input named api_key (decisions.md). */
+export function loginPage(failed: boolean): string {
+  return `<!doctype html>
+<html lang="en"><head>${HEAD}
+<title>agentd — sign in</title></head>
+<body class="login"><main><h1>agentd</h1>
+${failed ? '<p class="error" role="alert">That key was not accepted.</p>\n' : ''}<form method="post" action="/login">
+<label for="api_key">Operator key</label>
+<input id="api_key" name="api_key" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Sign in</button>
+</form></main></body></html>
+`;
+}
+
+/**
+ * The console's shell: the script builds every panel from the API. The CSRF token reaches the
+ * script only through the meta tag; it is base64url, safe in an attribute.
+ */
+export function consolePage(csrfToken: string): string {
+  return `<!doctype html>
+<html lang="en"><head>${HEAD}
+<meta name="csrf-token" content="${csrfToken}">
+<title>agentd — console</title>
+<script type="module" src="${CONSOLE_SCRIPT_PATH}"></script></head>
+<body><div id="app"><p class="boot">Loading the console…</p></div>
+<noscript><p class="boot">The console needs JavaScript.</p></noscript></body></html>
+`;
+}

@@ -1,0 +1,123 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useErrorBoundary, useRef, useState } from 'preact/hooks';
+import { failureMessage, onRateLimited, request } from './api/client.js';
+import { ErrorNotice } from './components/panel.js';
+import { AskPanel } from './panels/ask.js';
+import { AuditPanel } from './panels/audit.js';
+import { ControlsPanel } from './panels/controls.js';
+import { CostsPanel } from './panels/costs.js';
+import { DiagnosticsPanel } from './panels/diagnostics.js';
+import { JobsPanel } from './panels/jobs.js';
+import { MemoryPanel } from './panels/memory.js';
+import { ProvidersPanel } from './panels/providers.js';
+import { SecurityPanel } from './panels/security.js';
+import { SessionsPanel } from './panels/sessions.js';
+import { StatusPanel } from './panels/status.js';
+import { ToolsPanel } from './panels/tools.js';
+import { hrefFor, PANELS, useRoute, type PanelId, type Route } from './router.js';
+
+/** Only the chosen panel is mounted: what is not on screen makes no requests. */
+function ActivePanel({ route }: { route: Route }) {
+  const panels: Record<PanelId, () => preact.JSX.Element> = {
+    status: () => <StatusPanel />,
+    ask: () => <AskPanel />,
+    providers: () => <ProvidersPanel />,
+    tools: () => <ToolsPanel />,
+    sessions: () => <SessionsPanel params={route.params} />,
+    memory: () => <MemoryPanel params={route.params} />,
+    jobs: () => <JobsPanel />,
+    controls: () => <ControlsPanel />,
+    costs: () => <CostsPanel />,
+    audit: () => <AuditPanel params={route.params} />,
+    diagnostics: () => <DiagnosticsPanel />,
+    security: () => <SecurityPanel />,
+  };
+  return panels[route.panel]();
+}
+
+/** A panel that fails to render says so in its place; the rest of the console stays usable. */
+function PanelGuard({ children }: { children: ComponentChildren }) {
+  const [error, reset] = useErrorBoundary();
+  if (!error) return <>{children}</>;
+  return (
+    <div class="card">
+      <ErrorNotice message={`This panel could not be shown: ${failureMessage(error)}`} />
+      <button type="button" onClick={reset}>Try again</button>
+    </div>
+  );
+}
+
+/** A 429 from any request: says how long to wait, and goes away once that time has passed. */
+function RateLimitBanner() {
+  const [until, setUntil] = useState<number | null>(null);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => onRateLimited((seconds) => setUntil(Date.now() + seconds * 1000)), []);
+  useEffect(() => {
+    if (until === null) return undefined;
+    const timer = window.setInterval(() => {
+      setNow(Date.now());
+      if (Date.now() >= until) setUntil(null);
+    }, 1000);
+    return () => window.clearInterval(timer);
+  }, [until]);
+  if (until === null) return null;
+  const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+  return (
+    <p class="banner" role="status">
+      The service is rate limiting this browser: wait {seconds} s before trying again.
+    </p>
+  );
+}
+
+function SignOut() {
+  const [error, setError] = useState<string | null>(null);
+  const signOut = async () => {
+    try {
+      await request('/logout', { method: 'POST' });
+      location.assign('/login');
+    } catch (failure) {
+      setError(failureMessage(failure));
+    }
+  };
+  return (
+    <>
+      <button type="button" class="secondary" onClick={signOut}>Sign out</button>
+      <ErrorNotice message={error} />
+    </>
+  );
+}
+
+export function App() {
+  const route = useRoute();
+  const firstPanel = useRef(true);
+  useEffect(() => {
+    const label = PANELS.find((p) => p.id === route.panel)?.label ?? '';
+    document.title = `${label} — agentd console`;
+    // A keyboard user who opened a panel continues inside it, not back in the panel list.
+    if (!firstPanel.current) document.getElementById('panel-title')?.focus();
+    firstPanel.current = false;
+  }, [route.panel]);
+  return (
+    <div class="layout">
+      <header class="top">
+        <p class="brand">agentd console</p>
+        <SignOut />
+      </header>
+      <nav class="side" aria-label="Panels">
+        <ul>
+          {PANELS.map((panel) => (
+            <li key={panel.id}>
+              <a href={hrefFor(panel.id)} aria-current={panel.id === route.panel ? 'page' : undefined}>{panel.label}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main class="content">
+        <RateLimitBanner />
+        <PanelGuard key={route.panel}>
+          <ActivePanel route={route} />
+        </PanelGuard>
+      </main>
+    </div>
+  );
+}

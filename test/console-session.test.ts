@@ -1,0 +1,95 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { launchChromium, openPanel, setTabHidden, signedInPage } from './helpers/browser.js';
+
+/**
+ * The console over time: what an idle console costs the service (it shares the per-IP rate limit
+ * with everything else the operator does), and what happens when the browser session expires.
+ */
+let browser: Browser;
+const apps: TestApp[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const t of apps) await t.close();
+});
+
+async function app(options: Parameters<typeof startTestApp>[0] = {}): Promise<TestApp> {
+  const t = await startTestApp(options);
+  apps.push(t);
+  return t;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('an idle console', () => {
+  it('makes at most 30 requests in 60 s (one poll of the visible panel per 15 s) and none while hidden', async () => {
+    const t = await app();
+    const page = await signedInPage(browser, t);
+    await page.getByRole('heading', { name: 'Runtime status' }).waitFor();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(new URL(request.url()).pathname));
+
+    await sleep(60_000);
+    // Printed for the record: the number the spec's budget is about.
+    console.log(`idle console, 60 s on the status panel: ${requests.length} requests (${requests.join(', ')})`);
+    expect(requests.length).toBeLessThanOrEqual(30);
+    // It does poll: four intervals of 15 s fit in a minute (a fifth may land on the edge).
+    expect(requests.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(requests)).toEqual(new Set(['/api/v1/status']));
+
+    // A hidden tab stops polling; showing it again reads the panel at once.
+    await setTabHidden(page, true);
+    requests.length = 0;
+    await sleep(16_000);
+    expect(requests).toEqual([]);
+    const reread = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/v1/status', { timeout: 2_000 });
+    await setTabHidden(page, false);
+    await reread;
+  }, 120_000);
+});
+
+describe('session expiry', () => {
+  it('warns at start about a short TTL, and sends the page to the login form once it has passed', async () => {
+    const t = await app({ config: { api: { web_session_ttl_seconds: 2 } } });
+    expect(t.log.lines.some((line) => line.includes('api.web_session_ttl_seconds is 2'))).toBe(true);
+    const page = await signedInPage(browser, t);
+    await page.getByRole('heading', { name: 'Runtime status' }).waitFor();
+    await sleep(2_500);
+    await page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: 'Providers' }).click();
+    await page.waitForURL(`${t.url}/login`);
+    expect(await page.locator('#api_key').count()).toBe(1);
+  });
+
+  it('does not warn about the default TTL', async () => {
+    const t = await app();
+    expect(t.log.lines.some((line) => line.includes('web_session_ttl_seconds'))).toBe(false);
+    const page = await signedInPage(browser, t);
+    await openPanel(page, 'Providers');
+    expect(new URL(page.url()).pathname).toBe('/');
+  });
+});
+
+describe('rate limit', () => {
+  it('shows a banner with the wait the service asks for, and the refusal in the panel', async () => {
+    const t = await app({ config: { api: { rate_limit_rpm: 12 } } });
+    const page = await signedInPage(browser, t);
+    const banner = page.locator('.banner');
+    // Each panel opened is one more request; the limit is reached within a few.
+    for (let i = 0; i < 12 && (await banner.count()) === 0; i++) {
+      await page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: i % 2 === 0 ? 'Providers' : 'Tools' }).click();
+      await page.locator('.panel p').last().waitFor();
+    }
+    expect(await banner.textContent()).toMatch(/rate limiting this browser: wait \d+ s/);
+    const seconds = Number(/wait (\d+) s/.exec((await banner.textContent()) ?? '')?.[1]);
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(await page.locator('.panel .error').textContent()).toMatch(/Too many requests: try again in \d+ s/);
+  });
+});
+
