@@ -51,7 +51,13 @@ function PanelGuard({ children }: { children: ComponentChildren }) {
 function RateLimitBanner() {
   const [until, setUntil] = useState<number | null>(null);
   const [now, setNow] = useState(Date.now());
-  useEffect(() => onRateLimited((seconds) => setUntil(Date.now() + seconds * 1000)), []);
+  // `now` moves on with the countdown, so a new wait resets it too: an old `now` would add the
+  // time since the last tick to the wait shown (61 s for a Retry-After of 60).
+  useEffect(() => onRateLimited((seconds) => {
+    const at = Date.now();
+    setNow(at);
+    setUntil(at + seconds * 1000);
+  }), []);
   useEffect(() => {
     if (until === null) return undefined;
     const timer = window.setInterval(() => {
