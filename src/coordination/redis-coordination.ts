@@ -1,0 +1,53 @@
+import type { Logger } from '../log.js';
+import type { RateLimiter } from '../security/rate-limiter.js';
+import { RedisConnection } from './redis-connection.js';
+import { RedisRateLimiter } from './redis-rate-limiter.js';
+
+/** Key prefix of everything the service keeps in Redis (several services may share one Redis). */
+export const DEFAULT_KEY_PREFIX = 'agentd:';
+
+export interface RedisCoordinationOptions {
+  url: string;
+  log: Logger;
+  keyPrefix?: string;
+}
+
+/**
+ * What replicas share through Redis: hot, ephemeral state that may be lost with Redis (it runs
+ * without persistence) but must be one for the whole service while it lives. The system of record
+ * stays the database.
+ */
+export class RedisCoordination {
+  readonly keyPrefix: string;
+  /** Request-path commands (rate-limit windows): short timeouts, no offline queue. */
+  readonly commands: RedisConnection;
+
+  constructor(private readonly options: RedisCoordinationOptions) {
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.commands = new RedisConnection({ url: options.url, role: 'commands', log: options.log });
+  }
+
+  /** The URL without its password. */
+  get target(): string {
+    return this.commands.target;
+  }
+
+  /**
+   * Connects. A Redis that is down at start does not stop the service: it starts, refuses what
+   * needs Redis with 503, and serves normally once Redis answers.
+   */
+  async start(): Promise<void> {
+    if (!(await this.commands.connect())) {
+      this.options.log.warn(`redis ${this.target} is not reachable at start; rate-limited requests are refused with 503 until it is`);
+    }
+  }
+
+  /** Per-client-IP windows of one listener (`api`, `webhook`), shared by every replica. */
+  rateLimiter(listener: string, limitPerMinute: number): RateLimiter {
+    return new RedisRateLimiter(this.commands, `${this.keyPrefix}ratelimit:${listener}:`, limitPerMinute);
+  }
+
+  async close(): Promise<void> {
+    await this.commands.close();
+  }
+}
