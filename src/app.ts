@@ -186,7 +186,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
   const agent: AgentRuntime = new AgentRuntime({
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
-    shutdownGraceMs: options.shutdownGraceMs,
+    shutdownGraceMs: options.shutdownGraceMs, bus: coordination?.runEvents,
   });
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
   const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting }), audit);

@@ -8,10 +8,12 @@ import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
 import { StorageFullError } from '../storage/errors.js';
 import { FanOut, type RunViewer } from './fan-out.js';
+import type { RunEventBus } from './run-event-bus.js';
+import { RemoteRuns } from './remote-runs.js';
 import { AgentError, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
 import type { RunOutcome, RunStore } from './stores.js';
 import type { SessionSlots } from './session-slots.js';
-import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
+import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;
@@ -66,6 +68,11 @@ export interface RunRegistryOptions {
   now?: () => number;
   /** How long `close()` waits for loops to unwind (tests shorten it). */
   shutdownGraceMs?: number;
+  /**
+   * The other replicas (they share the run store): this one's committed events are published on
+   * it, and their runs can be watched and cancelled from here. Absent: one replica.
+   */
+  bus?: RunEventBus;
 }
 
 /**
@@ -88,10 +95,18 @@ export class RunRegistry {
   /** Finished runs whose last events and end are still being handed to their viewers. */
   private readonly deliveries = new Set<Promise<void>>();
   private readonly now: () => number;
+  /** Runs executing on other replicas, watched or cancelled from this one (with a bus). */
+  private readonly remote: RemoteRuns | null;
   private closing = false;
 
   constructor(private readonly options: RunRegistryOptions) {
     this.now = options.now ?? Date.now;
+    const { bus } = options;
+    this.remote = bus ? new RemoteRuns({ store: options.store, bus, log: options.log, maxViewersPerRun: MAX_VIEWERS_PER_RUN }) : null;
+    // Every replica hears every cancel request; the one executing the run acts on it.
+    bus?.onCancelRequest((runId) => {
+      if (this.live.get(runId)?.finished === false) void this.cancel(runId).catch(() => undefined);
+    });
   }
 
   /** Marks runs a previous process left unfinished as failed; call once at start-up. */
@@ -185,6 +200,7 @@ export class RunRegistry {
     if (!live) {
       const stored = await this.options.store.get(runId);
       if (!stored) throw runNotFound(runId);
+      if (this.remote && !isFinished(stored.status)) return this.remote.cancel(runId);
       throw runFinished(runId, stored.status);
     }
     live.controller.abort(new AgentError('cancelled', 'the run was cancelled'));
@@ -201,6 +217,8 @@ export class RunRegistry {
     if (attached) return attached;
     const stored = await this.options.store.get(runId);
     if (!stored) return { found: false };
+    // Stored, unfinished and not ours: it executes on another replica.
+    if (this.remote && !isFinished(stored.status)) return this.remote.watch(runId, afterId, viewer);
     // It may have gone live → finished while the store was read; its log is stored by now.
     return { found: true, replay: await this.options.store.events(runId, afterId), finished: true, stop: () => {} };
   }
@@ -217,6 +235,7 @@ export class RunRegistry {
       live.controller.abort(new AgentError('shutting_down', 'the service is shutting down'));
       this.finish(live, { status: 'error', error: 'interrupted by shutdown' });
     }
+    await this.remote?.closeAll();
     const settled = await settleWithin(
       [...this.live.values()].map((live) => live.done),
       () => [...this.loops.values(), ...this.deliveries],
@@ -298,6 +317,7 @@ export class RunRegistry {
         if (live.broken) return;
         live.events.push(event);
         live.fanOut.send(event);
+        this.options.bus?.publish(live.record.run_id, event);
       },
       (err: unknown) => {
         live.broken = true;
@@ -352,6 +372,7 @@ export class RunRegistry {
       () => {
         live.events.push(terminal);
         live.fanOut.send(terminal);
+        this.options.bus?.publish(record.run_id, terminal);
       },
       (err: unknown) => {
         this.options.log.error(

@@ -54,6 +54,8 @@ export class RedisConnection {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
+      // Subscriptions are renewed by their owner, which also knows which ones are still wanted.
+      autoResubscribe: false,
       retryStrategy: reconnectDelay,
     });
     this.client.on('ready', () => this.changed(true, null));

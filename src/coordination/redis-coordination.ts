@@ -1,7 +1,9 @@
 import type { Logger } from '../log.js';
 import type { RateLimiter } from '../security/rate-limiter.js';
+import type { RunEventBus } from '../agent/run-event-bus.js';
 import { RedisConnection } from './redis-connection.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
+import { RedisRunEventBus } from './redis-run-event-bus.js';
 
 /** Key prefix of everything the service keeps in Redis (several services may share one Redis). */
 export const DEFAULT_KEY_PREFIX = 'agentd:';
@@ -19,12 +21,18 @@ export interface RedisCoordinationOptions {
  */
 export class RedisCoordination {
   readonly keyPrefix: string;
-  /** Request-path commands (rate-limit windows): short timeouts, no offline queue. */
+  /** Commands (rate-limit windows, publishing): short timeouts, no offline queue. */
   readonly commands: RedisConnection;
+  /** Subscriptions of the run-event bus (pub/sub needs a connection of its own). */
+  readonly subscriber: RedisConnection;
+  /** Run events and cancel requests between replicas. */
+  readonly runEvents: RunEventBus;
 
   constructor(private readonly options: RedisCoordinationOptions) {
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.commands = new RedisConnection({ url: options.url, role: 'commands', log: options.log });
+    this.subscriber = new RedisConnection({ url: options.url, role: 'events', log: options.log });
+    this.runEvents = new RedisRunEventBus(this.commands, this.subscriber, this.keyPrefix);
   }
 
   /** The URL without its password. */
@@ -37,7 +45,8 @@ export class RedisCoordination {
    * needs Redis with 503, and serves normally once Redis answers.
    */
   async start(): Promise<void> {
-    if (!(await this.commands.connect())) {
+    const [commands] = await Promise.all([this.commands.connect(), this.subscriber.connect()]);
+    if (!commands) {
       this.options.log.warn(`redis ${this.target} is not reachable at start; rate-limited requests are refused with 503 until it is`);
     }
   }
@@ -48,6 +57,6 @@ export class RedisCoordination {
   }
 
   async close(): Promise<void> {
-    await this.commands.close();
+    await Promise.all([this.commands.close(), this.subscriber.close()]);
   }
 }
