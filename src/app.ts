@@ -236,6 +236,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
         scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
         runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
         audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
+        redis: coordination ? () => coordination.health() : undefined,
       }),
     );
   const context: RouteContext = {

@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { RateLimiter } from '../security/rate-limiter.js';
 import type { RunEventBus } from '../agent/run-event-bus.js';
 import { RedisConnection } from './redis-connection.js';
+import { measureRedis, type RedisHealth } from './redis-health.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { RedisRunEventBus } from './redis-run-event-bus.js';
 
@@ -54,6 +55,11 @@ export class RedisCoordination {
   /** Per-client-IP windows of one listener (`api`, `webhook`), shared by every replica. */
   rateLimiter(listener: string, limitPerMinute: number): RateLimiter {
     return new RedisRateLimiter(this.commands, `${this.keyPrefix}ratelimit:${listener}:`, limitPerMinute);
+  }
+
+  /** Reachability, version and PING latency, for diagnostics. */
+  health(): Promise<RedisHealth> {
+    return measureRedis(this.commands);
   }
 
   async close(): Promise<void> {
