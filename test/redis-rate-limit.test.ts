@@ -94,9 +94,10 @@ describeWithRedis('fail closed when Redis is down, recover when it returns', () 
     await expect.poll(async () => (await t.request('/api/v1/health')).status, { timeout: 10_000, interval: 100 }).toBe(200);
     expect(await postStatus(webhookPort, JSON.stringify({ prompt: 'hello again' }))).toBe(202);
 
-    // The outage is in the log, said once, with the address but never the password.
+    // The outage is in the log, said once per connection, with the address but never the password.
     const redisLines = t.log.lines.filter((line) => line.includes('redis'));
-    expect(redisLines.filter((line) => line.includes('is unreachable')).length).toBe(1);
+    expect(redisLines.filter((line) => line.includes('is unreachable')).map((line) => /\((\w+)\) is unreachable/.exec(line)?.[1]).sort())
+      .toEqual(['commands', 'events']);
     expect(redisLines.some((line) => line.includes(`redis://127.0.0.1:${redis.port}`))).toBe(true);
     expect(t.log.lines.join('\n')).not.toContain(password);
   });
@@ -108,6 +109,25 @@ describeWithRedis('fail closed when Redis is down, recover when it returns', () 
     expect(response.status).toBe(503);
     expect(performance.now() - started).toBeLessThan(1_000);
     redis.thaw();
+    await expect.poll(async () => (await t.request('/api/v1/health')).status, { timeout: 10_000, interval: 100 }).toBe(200);
+  });
+});
+
+describeWithRedis('a replica started while Redis is down', () => {
+  let redis: PrivateRedis;
+  let t: TestApp;
+  afterAll(async () => {
+    await t?.close();
+    await redis?.stop();
+  });
+
+  it('starts, refuses with 503, and serves once Redis comes up', async () => {
+    redis = await PrivateRedis.start();
+    await redis.stop();
+    t = await replica(redis.url, uniquePrefix());
+    expect(t.log.lines.some((line) => line.includes('not reachable at start'))).toBe(true);
+    expect((await t.request('/api/v1/health')).status).toBe(503);
+    await redis.start();
     await expect.poll(async () => (await t.request('/api/v1/health')).status, { timeout: 10_000, interval: 100 }).toBe(200);
   });
 });
