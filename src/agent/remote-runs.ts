@@ -33,6 +33,8 @@ interface Mirror {
   poll: NodeJS.Timeout | undefined;
   syncing: Promise<void> | null;
   syncAgain: boolean;
+  /** The last read of the stored log failed (logged once, until a read works again). */
+  readFailing: boolean;
 }
 
 export interface RemoteRunsOptions {
@@ -130,7 +132,7 @@ export class RemoteRuns {
 
   private async open(runId: string): Promise<Mirror> {
     const mirror: Mirror = {
-      runId, events: [], closed: false, ended: false, unsubscribe: () => {}, poll: undefined, syncing: null, syncAgain: false,
+      runId, events: [], closed: false, ended: false, unsubscribe: () => {}, poll: undefined, syncing: null, syncAgain: false, readFailing: false,
       fanOut: new FanOut((_viewer, error) => this.options.log.warn(`dropped a viewer of run ${runId}: ${(error as Error)?.message ?? String(error)}`)),
     };
     // Subscribed before the store is read: an event committed in between arrives on the bus.
@@ -162,9 +164,11 @@ export class RemoteRuns {
         try {
           events = await this.options.store.events(mirror.runId, mirror.events.at(-1)?.id ?? 0);
         } catch (error) {
-          this.options.log.warn(`could not read the events of run ${mirror.runId}: ${(error as Error)?.message ?? String(error)}`);
+          if (!mirror.readFailing) this.options.log.warn(`could not read the events of run ${mirror.runId} (trying again every ${this.pollMs} ms): ${(error as Error)?.message ?? String(error)}`);
+          mirror.readFailing = true;
           return;
         }
+        mirror.readFailing = false;
         for (const event of events) this.take(mirror, event);
       } while (mirror.syncAgain && !mirror.closed);
     })().finally(() => (mirror.syncing = null));

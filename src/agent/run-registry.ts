@@ -12,6 +12,7 @@ import type { RunEventBus } from './run-event-bus.js';
 import { RemoteRuns } from './remote-runs.js';
 import { AgentError, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
 import type { RunOutcome, RunStore } from './stores.js';
+import { auditRunEnd } from './run-audit.js';
 import type { SessionSlots } from './session-slots.js';
 import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
 
@@ -367,7 +368,7 @@ export class RunRegistry {
       status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
       tools_used: final.tools_used, cost,
     }, terminal);
-    void this.audit(final, live.requestId);
+    void auditRunEnd(this.options.audit, this.options.log, final, live.requestId);
     stored.then(
       () => {
         live.events.push(terminal);
@@ -406,26 +407,6 @@ export class RunRegistry {
         if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (the storage is full); trying again every ${END_RETRY_MS} ms`);
       }
       await sleep(END_RETRY_MS, undefined, { ref: false });
-    }
-  }
-
-  /** Never rejects: a failure is logged. */
-  private async audit(record: RunRecord, requestId: string | undefined): Promise<void> {
-    const summary = { run_id: record.run_id, resolved_provider: record.resolved_provider, tools_used: record.tools_used, cost: record.cost };
-    const common = { category: 'agent', subsystem: 'agent', action: 'run', session_id: record.session_id, task_id: record.run_id, request_id: requestId };
-    try {
-      await this.options.audit.emit(
-        record.status === 'complete'
-          ? { ...common, event_type: 'agent.run.complete', result: 'allow', detail: summary }
-          : {
-              ...common,
-              event_type: record.status === 'cancelled' ? 'agent.run.cancelled' : 'agent.run.error',
-              result: 'error', severity: record.status === 'cancelled' ? 'info' : 'error',
-              detail: { ...summary, status: record.status, error: record.error },
-            },
-      );
-    } catch (err) {
-      this.options.log.error(`could not audit the end of run ${record.run_id}: ${(err as Error)?.message ?? String(err)}`, { request_id: requestId });
     }
   }
 }
