@@ -9,7 +9,7 @@ import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
 import { WebhookService } from './channels/webhook-service.js';
 import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
 import { ConfigError } from './config/errors.js';
-import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
+import { applyRedisUrlFromEnv, ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
 import { API_PREFIX, apiRoutes, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
 import { Gateway } from './gateway/index.js';
@@ -21,7 +21,8 @@ import { NetworkPolicy } from './policy/network-policy.js';
 import { createProviderRegistry, DefaultProviderSetting, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
 import { Scheduler } from './scheduler/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
-import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
+import { liveEvictionWarning, SlidingWindowRateLimiter } from './security/rate-limiter.js';
+import { RedisCoordination } from './coordination/redis-coordination.js';
 import { ListenError } from './listen-error.js';
 import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
@@ -54,6 +55,8 @@ export interface CreateAppOptions {
   ssePingIntervalMs?: number;
   /** How long shutdown waits for agent loops to unwind (default 5 s; tests shorten it). */
   shutdownGraceMs?: number;
+  /** Prefix of the keys kept in Redis (`storage.redis_url`): services sharing one Redis need their own. Default `agentd:`. */
+  redisKeyPrefix?: string;
 }
 
 export interface App {
@@ -95,7 +98,7 @@ function resolveConfig(options: CreateAppOptions, env: NodeJS.ProcessEnv): Loade
   if (options.config === undefined) {
     return loadConfig({ home: options.home, configPath: options.configPath, env, bootstrap: options.bootstrap });
   }
-  const config = parseConfig(options.config);
+  const config = applyRedisUrlFromEnv(parseConfig(options.config), env);
   const envKey = env.SERVICE_API_KEY;
   if (envKey) config.api.api_key = envKey;
   const home = resolveHome(options.home, env);
@@ -117,12 +120,16 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   ensureHome(home);
   const releaseLock = lockHome(home);
   let storage: SqliteStorage | undefined;
+  const redisUrl = config.storage?.redis_url;
+  const coordination = redisUrl === undefined ? null : new RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix });
   try {
     storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, auditIndexing: true, log: (message) => log.warn(message) }));
-    const app = await assemble({ options, env, log, now, loaded, policy, storage, releaseLock });
+    await coordination?.start();
+    const app = await assemble({ options, env, log, now, loaded, policy, storage, coordination, releaseLock });
     await app.agent.start();
     return app;
   } catch (error) {
+    await coordination?.close();
     await storage?.close();
     releaseLock();
     throw error;
@@ -157,11 +164,13 @@ interface AssemblyInput {
   loaded: LoadedConfig;
   policy: NetworkPolicy;
   storage: Storage;
+  /** State shared with other replicas (`storage.redis_url`); null: all of it stays in this process. */
+  coordination: RedisCoordination | null;
   releaseLock: () => void;
 }
 
 /** Wires every part on an open database; `createApp` undoes the lock and database if this throws. */
-async function assemble({ options, env, log, now, loaded, policy, storage, releaseLock }: AssemblyInput): Promise<App> {
+async function assemble({ options, env, log, now, loaded, policy, storage, coordination, releaseLock }: AssemblyInput): Promise<App> {
   const { config, home } = loaded;
   const audit = new AuditLog(storage.audit, now);
   const memory = storage.turns;
@@ -180,11 +189,13 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
   const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
   const agent: AgentRuntime = new AgentRuntime({
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
-    shutdownGraceMs: options.shutdownGraceMs,
+    shutdownGraceMs: options.shutdownGraceMs, bus: coordination?.runEvents,
   });
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
   const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting }), audit);
-  const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent, inbox: storage.inbox, now }) : null;
+  const webhook = config.webhook.enabled
+    ? new WebhookService(config.webhook, { audit, log, runner: agent, inbox: storage.inbox, now, rateLimiter: coordination?.rateLimiter('webhook', WEBHOOK_RATE_LIMIT_PER_MINUTE) })
+    : null;
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
   if (config.api.api_key === '') {
@@ -217,7 +228,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
     version: VERSION,
     apiKey: config.api.api_key,
     trustProxy: config.api.trust_proxy,
-    rateLimiter: new SlidingWindowRateLimiter(config.api.rate_limit_rpm, 10_000, 60, now),
+    rateLimiter: coordination?.rateLimiter('api', config.api.rate_limit_rpm) ?? localApiLimiter(config.api.rate_limit_rpm, now, log),
     audit,
     auditSampler,
     webSessions,
@@ -236,6 +247,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
         scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
         runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
         audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
+        redis: coordination ? () => coordination.health() : undefined,
       }),
     );
   const context: RouteContext = {
@@ -287,6 +299,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
       } finally {
         if (url !== '') rmSync(join(home, URL_FILE), { force: true });
         await gateway.close();
+        await coordination?.close();
         await storage.close();
         releaseLock();
       }
@@ -342,6 +355,15 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
     },
     close,
   };
+}
+
+/** The webhook's per-IP limit (the spec's default; the config has no key for it). */
+const WEBHOOK_RATE_LIMIT_PER_MINUTE = 60;
+
+function localApiLimiter(perMinute: number, now: () => number, log: Logger): SlidingWindowRateLimiter {
+  const limiter = new SlidingWindowRateLimiter(perMinute, 10_000, 60, now);
+  limiter.onLiveEviction((evicted) => log.warn(liveEvictionWarning('api', evicted)));
+  return limiter;
 }
 
 const DAY_MS = 86_400_000;

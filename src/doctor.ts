@@ -12,6 +12,8 @@ import { NetworkPolicy } from './policy/index.js';
 import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
 import type { Storage } from './storage/types.js';
 import { createToolRegistry } from './tools/index.js';
+import { probeRedis } from './coordination/redis-health.js';
+import { createMemoryLogger } from './log.js';
 
 export interface DoctorResult {
   report: DiagnosticsReport;
@@ -128,6 +130,7 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
     const problems = [check('database', 'error', `cannot open the database ${file} (${(error as Error).message})`)];
     return unusable(problems, loaded.home).report;
   }
+  const redisUrl = config.storage?.redis_url;
   try {
     const memory = storage.turns;
     const noRequests: GatewayClientFactory = () => {
@@ -145,6 +148,8 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
         runtime: { uptimeSeconds: 0, sessions: 0, runsInFlight: 0 },
         // Offline there is time to walk the whole chain now.
         audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
+        // The probe reports through its check, not through log lines.
+        redis: redisUrl === undefined ? undefined : () => probeRedis(redisUrl, createMemoryLogger(10)),
       }),
     );
   } finally {

@@ -21,7 +21,9 @@ export type AgentErrorCode =
   /** A write the agent needed did not commit. */
   | 'storage'
   /** ... because the disk is full. */
-  | 'storage_full';
+  | 'storage_full'
+  /** What another replica must do could not be asked of it (the bus between replicas is unreachable). */
+  | 'coordination_unavailable';
 
 export class AgentError extends Error {
   override readonly name: string = 'AgentError';

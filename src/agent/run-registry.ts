@@ -8,10 +8,13 @@ import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
 import { StorageFullError } from '../storage/errors.js';
 import { FanOut, type RunViewer } from './fan-out.js';
+import type { RunEventBus } from './run-event-bus.js';
+import { RemoteRuns } from './remote-runs.js';
 import { AgentError, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
 import type { RunOutcome, RunStore } from './stores.js';
+import { auditRunEnd } from './run-audit.js';
 import type { SessionSlots } from './session-slots.js';
-import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
+import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;
@@ -66,6 +69,11 @@ export interface RunRegistryOptions {
   now?: () => number;
   /** How long `close()` waits for loops to unwind (tests shorten it). */
   shutdownGraceMs?: number;
+  /**
+   * The other replicas (they share the run store): this one's committed events are published on
+   * it, and their runs can be watched and cancelled from here. Absent: one replica.
+   */
+  bus?: RunEventBus;
 }
 
 /**
@@ -88,10 +96,18 @@ export class RunRegistry {
   /** Finished runs whose last events and end are still being handed to their viewers. */
   private readonly deliveries = new Set<Promise<void>>();
   private readonly now: () => number;
+  /** Runs executing on other replicas, watched or cancelled from this one (with a bus). */
+  private readonly remote: RemoteRuns | null;
   private closing = false;
 
   constructor(private readonly options: RunRegistryOptions) {
     this.now = options.now ?? Date.now;
+    const { bus } = options;
+    this.remote = bus ? new RemoteRuns({ store: options.store, bus, log: options.log, maxViewersPerRun: MAX_VIEWERS_PER_RUN }) : null;
+    // Every replica hears every cancel request; the one executing the run acts on it.
+    bus?.onCancelRequest((runId) => {
+      if (this.live.get(runId)?.finished === false) void this.cancel(runId).catch(() => undefined);
+    });
   }
 
   /** Marks runs a previous process left unfinished as failed; call once at start-up. */
@@ -185,6 +201,7 @@ export class RunRegistry {
     if (!live) {
       const stored = await this.options.store.get(runId);
       if (!stored) throw runNotFound(runId);
+      if (this.remote && !isFinished(stored.status)) return this.remote.cancel(runId);
       throw runFinished(runId, stored.status);
     }
     live.controller.abort(new AgentError('cancelled', 'the run was cancelled'));
@@ -201,6 +218,8 @@ export class RunRegistry {
     if (attached) return attached;
     const stored = await this.options.store.get(runId);
     if (!stored) return { found: false };
+    // Stored, unfinished and not ours: it executes on another replica.
+    if (this.remote && !isFinished(stored.status)) return this.remote.watch(runId, afterId, viewer);
     // It may have gone live → finished while the store was read; its log is stored by now.
     return { found: true, replay: await this.options.store.events(runId, afterId), finished: true, stop: () => {} };
   }
@@ -217,6 +236,7 @@ export class RunRegistry {
       live.controller.abort(new AgentError('shutting_down', 'the service is shutting down'));
       this.finish(live, { status: 'error', error: 'interrupted by shutdown' });
     }
+    await this.remote?.closeAll();
     const settled = await settleWithin(
       [...this.live.values()].map((live) => live.done),
       () => [...this.loops.values(), ...this.deliveries],
@@ -298,6 +318,7 @@ export class RunRegistry {
         if (live.broken) return;
         live.events.push(event);
         live.fanOut.send(event);
+        this.options.bus?.publish(live.record.run_id, event);
       },
       (err: unknown) => {
         live.broken = true;
@@ -347,11 +368,12 @@ export class RunRegistry {
       status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
       tools_used: final.tools_used, cost,
     }, terminal);
-    void this.audit(final, live.requestId);
+    void auditRunEnd(this.options.audit, this.options.log, final, live.requestId);
     stored.then(
       () => {
         live.events.push(terminal);
         live.fanOut.send(terminal);
+        this.options.bus?.publish(record.run_id, terminal);
       },
       (err: unknown) => {
         this.options.log.error(
@@ -385,26 +407,6 @@ export class RunRegistry {
         if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (the storage is full); trying again every ${END_RETRY_MS} ms`);
       }
       await sleep(END_RETRY_MS, undefined, { ref: false });
-    }
-  }
-
-  /** Never rejects: a failure is logged. */
-  private async audit(record: RunRecord, requestId: string | undefined): Promise<void> {
-    const summary = { run_id: record.run_id, resolved_provider: record.resolved_provider, tools_used: record.tools_used, cost: record.cost };
-    const common = { category: 'agent', subsystem: 'agent', action: 'run', session_id: record.session_id, task_id: record.run_id, request_id: requestId };
-    try {
-      await this.options.audit.emit(
-        record.status === 'complete'
-          ? { ...common, event_type: 'agent.run.complete', result: 'allow', detail: summary }
-          : {
-              ...common,
-              event_type: record.status === 'cancelled' ? 'agent.run.cancelled' : 'agent.run.error',
-              result: 'error', severity: record.status === 'cancelled' ? 'info' : 'error',
-              detail: { ...summary, status: record.status, error: record.error },
-            },
-      );
-    } catch (err) {
-      this.options.log.error(`could not audit the end of run ${record.run_id}: ${(err as Error)?.message ?? String(err)}`, { request_id: requestId });
     }
   }
 }

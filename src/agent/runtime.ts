@@ -9,6 +9,7 @@ import { AgentLoop } from './agent-loop.js';
 import { CostMeter } from './cost-meter.js';
 import { AgentError, sessionNotFound, shuttingDown } from './errors.js';
 import type { RunViewer } from './fan-out.js';
+import type { RunEventBus } from './run-event-bus.js';
 import { RunRegistry, type WatchResult } from './run-registry.js';
 import { SessionSlots } from './session-slots.js';
 import type { CostStore, CostTotals, RunStore, SessionSpend, SessionStore } from './stores.js';
@@ -29,6 +30,8 @@ export interface AgentRuntimeOptions {
   maxIterations?: number;
   /** How long shutdown waits for agent loops to unwind (tests shorten it). */
   shutdownGraceMs?: number;
+  /** The other replicas of the service; absent when this is the only one. */
+  bus?: RunEventBus;
 }
 
 export interface TurnRequest {
@@ -103,6 +106,7 @@ export class AgentRuntime {
       log: options.log,
       now: options.now,
       shutdownGraceMs: options.shutdownGraceMs,
+      bus: options.bus,
     });
   }
 

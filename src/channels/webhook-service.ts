@@ -3,6 +3,7 @@ import type { AuditSink } from '../audit/types.js';
 import type { Config } from '../config/schema.js';
 import type { WebhookState } from '../diagnostics/index.js';
 import type { Logger } from '../log.js';
+import type { RateLimiter } from '../security/rate-limiter.js';
 import { DurableInbox, type QueuedMessage } from './inbox/durable-inbox.js';
 import type { InboxStore } from './inbox/types.js';
 import { WebhookChannel } from './webhook/index.js';
@@ -13,6 +14,8 @@ export interface WebhookServiceDeps {
   runner: ChannelRunner & { getRun(runId: string): Promise<unknown> };
   /** Where accepted messages are kept until they run. */
   inbox: InboxStore;
+  /** Per-IP windows shared between replicas; default the channel's own, in memory. */
+  rateLimiter?: RateLimiter;
   now?: () => number;
 }
 
@@ -43,6 +46,7 @@ export class WebhookService {
       requireTimestamp: settings.require_timestamp,
       timestampToleranceSeconds: settings.timestamp_tolerance_seconds,
       intake: this.inbox,
+      rateLimiter: deps.rateLimiter,
       audit: deps.audit,
       log: deps.log,
       now: deps.now,

@@ -36,6 +36,8 @@ describe('config', () => {
     [{ api: { web_session_ttl_seconds: 0 } }, /"api.web_session_ttl_seconds"/],
     [{ api: { web_session_ttl_seconds: 1.5 } }, /"api.web_session_ttl_seconds"/],
     [{ providers: { openai: { model: 'x', base_url: 'ftp://nope' } } }, /"providers.openai.base_url"/],
+    [{ storage: { redis_url: 'http://cache:6379' } }, /"storage.redis_url": a redis:\/\/ or rediss:\/\/ URL/],
+    [{ storage: { redis_host: 'cache' } }, /unknown config key "storage.redis_host"/],
   ])('names the key in the error for %j', (raw, pattern) => {
     tmp();
     expect(() => parseConfig(raw)).toThrow(ConfigError);
@@ -70,6 +72,17 @@ describe('config', () => {
     expect(readFileSync(join(home, 'config.yaml'), 'utf8')).toContain('from-file');
   });
 
+  it('takes the Redis URL from the file or REDIS_URL (which wins), and never repeats a refused one', () => {
+    const home = tmp();
+    expect(loadConfig({ home: tmp(), env: {}, bootstrap: true }).config.storage).toBeUndefined();
+    writeFileSync(join(home, 'config.yaml'), 'storage:\n  redis_url: redis://cache-a:6379/0\n');
+    expect(loadConfig({ home, env: {} }).config.storage).toEqual({ redis_url: 'redis://cache-a:6379/0' });
+    expect(loadConfig({ home, env: { REDIS_URL: 'rediss://:pw@cache-b:6380/2' } }).config.storage).toEqual({ redis_url: 'rediss://:pw@cache-b:6380/2' });
+    const refused = () => loadConfig({ home, env: { REDIS_URL: 'cache-b:6380 with s3cret-pass' } });
+    expect(refused).toThrow(/environment variable REDIS_URL: a redis:\/\/ or rediss:\/\/ URL/);
+    expect(refused).not.toThrow(/s3cret-pass/);
+  });
+
   it('reports invalid YAML as a config error', () => {
     const home = tmp();
     writeFileSync(join(home, 'config.yaml'), 'api: [unclosed\n');
@@ -79,7 +92,7 @@ describe('config', () => {
   it('exports a JSON Schema that knows every section', () => {
     tmp();
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'max_spend_usd', 'memory', 'network', 'providers', 'retention', 'webhook']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'max_spend_usd', 'memory', 'network', 'providers', 'retention', 'storage', 'webhook']);
     expect(schema.additionalProperties).toBe(false);
   });
 });

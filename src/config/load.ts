@@ -37,6 +37,20 @@ export function parseConfig(raw: unknown): Config {
   return result.data;
 }
 
+/**
+ * REDIS_URL, when set, wins over `storage.redis_url` (as SERVICE_API_KEY wins over the file's key,
+ * so a secret need not be written into the file). Validated like the file's value; the error never
+ * repeats the URL, which may carry a password.
+ */
+export function applyRedisUrlFromEnv(config: Config, env: NodeJS.ProcessEnv): Config {
+  const fromEnv = env.REDIS_URL;
+  if (fromEnv === undefined || fromEnv === '') return config;
+  const parsed = configSchema.shape.storage.safeParse({ redis_url: fromEnv });
+  if (!parsed.success) throw new ConfigError('Invalid configuration: environment variable REDIS_URL: a redis:// or rediss:// URL (redis://[:password@]host[:port][/db])');
+  config.storage = { ...config.storage, redis_url: fromEnv };
+  return config;
+}
+
 function formatIssues(issues: z.core.$ZodIssue[]): string {
   const lines = issues.map((issue) => {
     const path = issue.path.map(String).join('.');
@@ -169,7 +183,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   } catch (err) {
     throw new ConfigError(`config file ${configPath} is not valid YAML: ${(err as Error).message}`);
   }
-  const config = parseConfig(raw);
+  const config = applyRedisUrlFromEnv(parseConfig(raw), env);
   const envKey = env.SERVICE_API_KEY;
   const apiKeyFromEnv = envKey !== undefined && envKey !== '';
   if (apiKeyFromEnv) config.api.api_key = envKey;

@@ -104,8 +104,30 @@ export const configSchema = z
         path: ['require_timestamp'],
       })
       .prefault({}),
+    /**
+     * Where state shared between replicas lives. Absent: everything stays in this process (one replica).
+     * `redis_url` (or env REDIS_URL) shares the rate-limit windows, run-event fan-out and cancel signals.
+     */
+    storage: z
+      .object({
+        redis_url: z
+          .string()
+          .refine(isRedisUrl, { message: 'a redis:// or rediss:// URL (redis://[:password@]host[:port][/db])' })
+          .optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
+
+function isRedisUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -1,8 +1,10 @@
 import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
+import type { RedisHealth } from '../coordination/redis-health.js';
 import type { StorageHealth } from '../storage/types.js';
 import type { SchedulerState } from './scheduler-checks.js';
 import type { AuditHealth } from './audit.js';
+import { redisCheck } from './redis.js';
 import type { Check } from './types.js';
 
 /** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
@@ -29,6 +31,8 @@ export interface DiagnosticsInput {
   runtime: { nodeVersion: string; uptimeSeconds: number; sessions: number; runsInFlight: number };
   stdinIsTty: boolean;
   audit: AuditHealth;
+  /** The shared Redis, measured now; null when `storage.redis_url` is not set. */
+  redis: RedisHealth | null;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -181,6 +185,7 @@ export function runtimeChecks(input: DiagnosticsInput): Check[] {
     permissionCheck('home', input.home, 0o700),
   ];
   if (input.configPath) out.push(permissionCheck('config_file', input.configPath, 0o600));
+  if (input.redis) out.push(redisCheck(input.redis));
   return out;
 }
 

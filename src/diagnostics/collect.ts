@@ -1,6 +1,7 @@
 import type { ChainReport } from '../audit/chain-status.js';
 import type { AuditStats } from '../audit/types.js';
 import type { Config } from '../config/schema.js';
+import type { RedisHealth } from '../coordination/redis-health.js';
 import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { StorageHealth } from '../storage/types.js';
@@ -26,15 +27,17 @@ export interface DiagnosticsParts {
   runtime: { uptimeSeconds: number; sessions: number; runsInFlight: number };
   /** The audit log's size and the state of its chain (verified now, or the latest background verdict). */
   audit: { stats(): Promise<AuditStats>; chain(): Promise<ChainReport> };
+  /** Measures the shared Redis; absent when `storage.redis_url` is not set. */
+  redis?: () => Promise<RedisHealth>;
   now?: () => number;
 }
 
 /** Read-only facts for `runDiagnostics`, gathered the same way by the API and by `agentd doctor`. */
 export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<DiagnosticsInput> {
   const { providers } = parts;
-  const [turnCount, storage, jobs, auditStats, chain] = await Promise.all([
+  const [turnCount, storage, jobs, auditStats, chain, redis] = await Promise.all([
     parts.memory.count(), parts.storage.health({ checkIntegrity: parts.checkIntegrity }), parts.scheduler.jobs(),
-    parts.audit.stats(), parts.audit.chain(),
+    parts.audit.stats(), parts.audit.chain(), parts.redis?.() ?? null,
   ]);
   return {
     config: parts.config,
@@ -50,5 +53,6 @@ export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<
     runtime: { nodeVersion: process.version, ...parts.runtime },
     stdinIsTty: Boolean(process.stdin.isTTY),
     audit: { stats: auditStats, chain, retentionDays: parts.config.retention.audit_days, now: (parts.now ?? Date.now)() },
+    redis,
   };
 }

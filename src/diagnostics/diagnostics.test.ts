@@ -27,6 +27,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     scheduler: { jobs: [], firing: true, now: Date.parse('2026-01-10T00:00:00.000Z') },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     audit: { stats: { count: 0, oldest: null, newest: null }, chain: { verdict: { ok: true, count: 0 }, checkedAt: NOW }, retentionDays: 365, now: NOW },
+    redis: null,
     ...overrides,
   };
 }
@@ -116,5 +117,16 @@ describe('runDiagnostics', () => {
       const report = runDiagnostics(storage({ writable: false }));
       expect(find(report, 'memory', 'storage')).toMatchObject({ status: 'warn', summary: expect.stringContaining('read-only') });
     });
+  });
+  it('checks Redis only when it is configured: reachable with version and latency, slow, or unreachable (503s)', () => {
+    expect(find(runDiagnostics(input()), 'runtime', 'redis')).toBeUndefined();
+    const target = 'redis://cache:6379/0';
+    const ok = find(runDiagnostics(input({ redis: { target, reachable: true, version: '7.0.15', latencyMs: 0.4, error: null } })), 'runtime', 'redis');
+    expect(ok).toEqual({ name: 'redis', status: 'ok', summary: 'Redis 7.0.15 at redis://cache:6379/0, PING 0.4 ms' });
+    const slow = find(runDiagnostics(input({ redis: { target, reachable: true, version: '7.0.15', latencyMs: 120, error: null } })), 'runtime', 'redis');
+    expect(slow?.status).toBe('warn');
+    const down = runDiagnostics(input({ redis: { target, reachable: false, version: null, latencyMs: null, error: 'connect ECONNREFUSED' } }));
+    expect(find(down, 'runtime', 'redis')).toMatchObject({ status: 'error', summary: expect.stringContaining('unreachable (connect ECONNREFUSED)') });
+    expect(down.overall).toBe('error');
   });
 });

@@ -20,6 +20,7 @@ const AGENT_CODES: Record<AgentErrorCode, ErrorCode> = {
   shutting_down: 'AGENTD_SHUTTING_DOWN',
   storage: 'AGENTD_STORAGE',
   storage_full: 'AGENTD_STORAGE_FULL',
+  coordination_unavailable: 'AGENTD_COORDINATION_UNAVAILABLE',
 };
 
 /** The scheduler's refusals; `invalid` messages name the field. */

@@ -40,6 +40,7 @@ export const ERROR_CATALOGUE = {
   AGENTD_ITERATION_LIMIT: { status: 502, message: 'The agent did not finish within its tool-call limit' },
   AGENTD_AT_CAPACITY: { status: 503, message: 'At capacity, retry later' },
   AGENTD_SHUTTING_DOWN: { status: 503, message: 'The service is shutting down' },
+  AGENTD_COORDINATION_UNAVAILABLE: { status: 503, message: 'State shared between replicas is unreachable, retry later' },
   AGENTD_STORAGE_FULL: { status: 507, message: 'The storage is full: the change could not be saved; retry once disk space has been freed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -73,4 +74,6 @@ export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError('AGENTD_RATE_LIMITED', undefined, { 'retry-after': String(retryAfterSeconds) });
 export const internalError = () => new ApiError('AGENTD_INTERNAL');
 export const shuttingDown = (headers: Record<string, string> = {}) => new ApiError('AGENTD_SHUTTING_DOWN', undefined, headers);
+/** The shared rate-limit windows (Redis) could not be reached: fail closed, the client retries. */
+export const coordinationUnavailable = () => new ApiError('AGENTD_COORDINATION_UNAVAILABLE', undefined, { 'retry-after': '1' });
 export const expectationFailed = () => new ApiError('AGENTD_EXPECTATION_FAILED');

@@ -6,9 +6,9 @@ import type { Logger } from '../log.js';
 import { clientIp } from '../security/client-ip.js';
 import { constantTimeEqual } from '../security/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
-import { liveEvictionWarning, type SlidingWindowRateLimiter } from '../security/rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../security/rate-limiter.js';
 import { apiKeyChecker, offeredApiKey, UNUSABLE_CREDENTIAL } from './auth.js';
-import { ApiError, expectationFailed, forbidden, rateLimited, shuttingDown, unauthorized } from './errors.js';
+import { ApiError, coordinationUnavailable, expectationFailed, forbidden, rateLimited, shuttingDown, unauthorized } from './errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
 
@@ -29,7 +29,8 @@ const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export interface PipelineOptions {
   apiKey: string;
   trustProxy: boolean;
-  rateLimiter: SlidingWindowRateLimiter;
+  /** In memory (answers at once) or shared between replicas (a Promise; a rejection is a 503). */
+  rateLimiter: RateLimiter;
   audit: AuditSink;
   auditSampler: AuditSampler;
   log: Logger;
@@ -74,7 +75,6 @@ export interface Pipeline {
 
 export function createPipeline(options: PipelineOptions): Pipeline {
   const keyMatches = apiKeyChecker(options.apiKey);
-  options.rateLimiter.onLiveEviction((evicted) => options.log.warn(liveEvictionWarning('api', evicted)));
   let closing = false;
   const listenerRefusal = (request: FastifyRequest): ApiError | null => {
     if (closing) return shuttingDown({ connection: 'close' });
@@ -83,15 +83,20 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     return null;
   };
-  const gate: Gate = (request, reply) => {
-    reply.headers(SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
-    const limited = rateLimit(request, options);
-    if (limited) return limited;
+  const afterRateLimit = (request: FastifyRequest): ApiError | null | Promise<ApiError | null> => {
     const refusal = authenticate(request, options, keyMatches);
     if (refusal === null) return listenerRefusal(request);
     // Only a cookie has to be looked up in the session store; a key is decided synchronously.
     if (refusal instanceof Promise) return refusal.then((error) => error ?? listenerRefusal(request));
     return refusal;
+  };
+  const gate: Gate = (request, reply) => {
+    reply.headers(SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
+    const limited = rateLimit(request, options);
+    if (limited === null) return afterRateLimit(request);
+    // Only shared windows answer later; the in-memory limiter keeps this path synchronous.
+    if (limited instanceof Promise) return limited.then((error) => error ?? afterRateLimit(request));
+    return limited;
   };
   return {
     gate,
@@ -113,10 +118,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   };
 }
 
-function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError | null {
+function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError | null | Promise<ApiError | null> {
   const ip = clientIp(request.raw.socket.remoteAddress, request.headers['x-forwarded-for'], options.trustProxy);
   request.clientAddress = ip;
   const decision = options.rateLimiter.hit(ip);
+  if (decision instanceof Promise) {
+    // Fail closed: a window that cannot be read is never taken as room to spare.
+    return decision.then((shared) => overLimit(request, options, ip, shared), () => coordinationUnavailable());
+  }
+  return overLimit(request, options, ip, decision);
+}
+
+function overLimit(request: FastifyRequest, options: PipelineOptions, ip: string, decision: RateDecision): ApiError | null {
   if (decision.allowed) return null;
   const sample = options.auditSampler.take(`rate:${ip}`);
   if (sample) {

@@ -16,6 +16,16 @@
  * first to go stale first; a refused hit does not keep a window alive). Both fronts are O(1) to
  * read, so eviction is O(1) too.
  */
+/**
+ * Decides, per client key, whether one more request fits the key's window. The in-memory limiter
+ * answers at once; a limiter whose windows are shared between replicas answers with a Promise,
+ * which rejects when the shared windows cannot be reached: the caller then refuses the request
+ * (fail closed), never lets it through unlimited.
+ */
+export interface RateLimiter {
+  hit(key: string): RateDecision | Promise<RateDecision>;
+}
+
 export interface RateDecision {
   allowed: boolean;
   /** Seconds until a request would be allowed again (only when refused). */
@@ -36,7 +46,7 @@ const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 
 /** How often evictions of live windows are reported, at most. */
 const LIVE_EVICTION_REPORT_MS = 60_000;
 
-export class SlidingWindowRateLimiter {
+export class SlidingWindowRateLimiter implements RateLimiter {
   private readonly bySeen = new Map<string, Window>();
   private readonly byCounted = new Map<string, Window>();
   private liveEvictionListener: ((evicted: number) => void) | null = null;

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLogger, type Logger } from '../../log.js';
-import { liveEvictionWarning, SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
+import { liveEvictionWarning, SlidingWindowRateLimiter, type RateLimiter } from '../../security/rate-limiter.js';
 import { WebhookAudit } from './audit.js';
 import { createClientErrorHandler, createConnectHandler } from './client-errors.js';
 import { ByteBudget } from './byte-budget.js';
@@ -32,7 +32,7 @@ export class WebhookChannel {
   private readonly trustProxy: boolean;
   private readonly log: Logger;
   private readonly queue = new RingBuffer<WebhookMessage>(QUEUE_CAPACITY);
-  private readonly limiter: SlidingWindowRateLimiter;
+  private readonly limiter: RateLimiter;
   private readonly sockets = new Set<Socket>();
   private readonly server: Server;
   private readonly deadlines: Deadlines;
@@ -52,8 +52,7 @@ export class WebhookChannel {
     validate(this.host, this.requestedPort, this.secret, rateLimitPerMinute, bodyTimeoutMs, options.requireTimestamp, toleranceSeconds);
 
     this.deadlines = new Deadlines(bodyTimeoutMs);
-    this.limiter = new SlidingWindowRateLimiter(rateLimitPerMinute, MAX_TRACKED_CLIENTS, 60, now);
-    this.limiter.onLiveEviction((evicted) => this.log.warn(liveEvictionWarning('webhook', evicted)));
+    this.limiter = options.rateLimiter ?? this.localLimiter(rateLimitPerMinute, now);
     const audit = new WebhookAudit(options.audit, this.log, now);
     const inflight = new WeakMap<Socket, ServerResponse>();
     const handler = createRequestHandler({
@@ -102,9 +101,9 @@ export class WebhookChannel {
     return address !== null && typeof address === 'object' ? (address as AddressInfo).port : this.requestedPort;
   }
 
-  /** Client IPs the rate limiter currently remembers (at most 10,000). */
+  /** Client IPs the in-memory rate limiter currently remembers (at most 10,000; 0 with shared windows). */
   get trackedClients(): number {
-    return this.limiter.trackedKeys;
+    return this.limiter instanceof SlidingWindowRateLimiter ? this.limiter.trackedKeys : 0;
   }
 
   /** Messages waiting for `receive()` (at most 1,000). */
@@ -171,6 +170,12 @@ export class WebhookChannel {
     this.server.closeAllConnections();
     for (const socket of this.sockets) socket.destroy();
     await closed;
+  }
+
+  private localLimiter(perMinute: number, now: () => number): SlidingWindowRateLimiter {
+    const limiter = new SlidingWindowRateLimiter(perMinute, MAX_TRACKED_CLIENTS, 60, now);
+    limiter.onLiveEviction((evicted) => this.log.warn(liveEvictionWarning('webhook', evicted)));
+    return limiter;
   }
 
   private warnAboutExposure(): void {

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError, internalError, payloadTooLarge, rateLimited, shuttingDown, unauthorized, unsupportedMediaType } from '../../http/errors.js';
+import { ApiError, coordinationUnavailable, internalError, payloadTooLarge, rateLimited, shuttingDown, unauthorized, unsupportedMediaType } from '../../http/errors.js';
 import type { Logger } from '../../log.js';
 import { StorageFullError } from '../../storage/errors.js';
 import { clientIp } from '../../security/client-ip.js';
-import type { SlidingWindowRateLimiter } from '../../security/rate-limiter.js';
+import type { RateLimiter } from '../../security/rate-limiter.js';
 import type { WebhookAudit } from './audit.js';
 import { readBody } from './body.js';
 import type { ByteBudget } from './byte-budget.js';
@@ -22,7 +22,7 @@ import type { WebhookIntake, WebhookMessage } from './types.js';
 export interface HandlerDeps {
   secret: string;
   trustProxy: boolean;
-  limiter: SlidingWindowRateLimiter;
+  limiter: RateLimiter;
   queue: RingBuffer<WebhookMessage>;
   audit: WebhookAudit;
   log: Logger;
@@ -106,7 +106,11 @@ async function handle(
 
   if (deps.stopping()) return refuse(shuttingDown());
   if (req.method !== 'POST') return refuse(new ApiError('AGENTD_METHOD_NOT_ALLOWED', undefined, { allow: 'POST' }));
-  if (!deps.limiter.hit(ip).allowed) return refuse(rateLimited(RETRY_AFTER_SECONDS));
+  const decision = deps.limiter.hit(ip);
+  // Shared windows answer later, and fail closed: a window that cannot be read is no room to spare.
+  const allowed = decision instanceof Promise ? await decision.then((shared) => shared.allowed, () => null) : decision.allowed;
+  if (allowed === null) return refuse(coordinationUnavailable());
+  if (!allowed) return refuse(rateLimited(RETRY_AFTER_SECONDS));
   if (!isJsonContentType(req.headers['content-type'])) return refuse(unsupportedMediaType());
   const declared = parseContentLength(req.headers, MAX_BODY_BYTES);
   switch (declared.kind) {

@@ -1,5 +1,6 @@
 import type { AuditSink } from '../../audit/types.js';
 import type { Logger } from '../../log.js';
+import type { RateLimiter } from '../../security/rate-limiter.js';
 import type { WebhookHeaders } from './request-headers.js';
 
 /** One accepted webhook request, as `receive()` hands it out. */
@@ -42,6 +43,11 @@ export interface WebhookChannelOptions {
   trustProxy?: boolean;
   /** Requests per client IP per sliding 60 s window. Default 60. */
   rateLimitPerMinute?: number;
+  /**
+   * Windows shared with other replicas (`agentd serve` with `storage.redis_url`) instead of this
+   * channel's own in-memory ones; `rateLimitPerMinute` is then the shared limiter's business.
+   */
+  rateLimiter?: RateLimiter;
   /** Where accepted and refused requests are recorded; nothing is recorded without one. */
   audit?: AuditSink;
   /** Start-up warnings, reply lengths and unexpected errors. Default: standard error. */

@@ -1,0 +1,68 @@
+import type { Logger } from '../log.js';
+import type { RateLimiter } from '../security/rate-limiter.js';
+import type { RunEventBus } from '../agent/run-event-bus.js';
+import { RedisConnection } from './redis-connection.js';
+import { measureRedis, type RedisHealth } from './redis-health.js';
+import { RedisRateLimiter } from './redis-rate-limiter.js';
+import { RedisRunEventBus } from './redis-run-event-bus.js';
+
+/** Key prefix of everything the service keeps in Redis (several services may share one Redis). */
+export const DEFAULT_KEY_PREFIX = 'agentd:';
+
+export interface RedisCoordinationOptions {
+  url: string;
+  log: Logger;
+  keyPrefix?: string;
+}
+
+/**
+ * What replicas share through Redis: hot, ephemeral state that may be lost with Redis (it runs
+ * without persistence) but must be one for the whole service while it lives. The system of record
+ * stays the database.
+ */
+export class RedisCoordination {
+  readonly keyPrefix: string;
+  /** Commands (rate-limit windows, publishing): short timeouts, no offline queue. */
+  readonly commands: RedisConnection;
+  /** Subscriptions of the run-event bus (pub/sub needs a connection of its own). */
+  readonly subscriber: RedisConnection;
+  /** Run events and cancel requests between replicas. */
+  readonly runEvents: RunEventBus;
+
+  constructor(private readonly options: RedisCoordinationOptions) {
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.commands = new RedisConnection({ url: options.url, role: 'commands', log: options.log });
+    this.subscriber = new RedisConnection({ url: options.url, role: 'events', log: options.log });
+    this.runEvents = new RedisRunEventBus(this.commands, this.subscriber, this.keyPrefix);
+  }
+
+  /** The URL without its password. */
+  get target(): string {
+    return this.commands.target;
+  }
+
+  /**
+   * Connects. A Redis that is down at start does not stop the service: it starts, refuses what
+   * needs Redis with 503, and serves normally once Redis answers.
+   */
+  async start(): Promise<void> {
+    const [commands] = await Promise.all([this.commands.connect(), this.subscriber.connect()]);
+    if (!commands) {
+      this.options.log.warn(`redis ${this.target} is not reachable at start; rate-limited requests are refused with 503 until it is`);
+    }
+  }
+
+  /** Per-client-IP windows of one listener (`api`, `webhook`), shared by every replica. */
+  rateLimiter(listener: string, limitPerMinute: number): RateLimiter {
+    return new RedisRateLimiter(this.commands, `${this.keyPrefix}ratelimit:${listener}:`, limitPerMinute);
+  }
+
+  /** Reachability, version and PING latency, for diagnostics. */
+  health(): Promise<RedisHealth> {
+    return measureRedis(this.commands);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.commands.close(), this.subscriber.close()]);
+  }
+}

@@ -1,0 +1,107 @@
+import type { RunEventBus } from '../agent/run-event-bus.js';
+import type { RunEvent, RunEventName } from '../agent/types.js';
+import type { RedisConnection } from './redis-connection.js';
+
+/**
+ * The run-event bus on Redis pub/sub: one channel per run for its committed events, one channel for
+ * cancel requests. Pub/sub keeps nothing (a message nobody hears is gone, and so is one sent while
+ * a connection is down): the watchers fill gaps from the run store, which the bus only signals.
+ *
+ * Publishing goes through the command connection (short timeout, no offline queue: a failure is
+ * logged and dropped, never buffered). Subscriptions have their own connection, as pub/sub needs;
+ * after it reconnects every channel still wanted is subscribed again and the watchers are told
+ * to re-read the store.
+ */
+export class RedisRunEventBus implements RunEventBus {
+  private readonly listeners = new Map<string, Set<(event: RunEvent) => void>>();
+  private readonly cancelListeners: ((runId: string) => void)[] = [];
+  private readonly resumeListeners: (() => void)[] = [];
+  private readonly cancelChannel: string;
+  private readonly eventsPrefix: string;
+  private connectedOnce = false;
+
+  constructor(
+    private readonly commands: RedisConnection,
+    private readonly subscriber: RedisConnection,
+    keyPrefix: string,
+  ) {
+    this.cancelChannel = `${keyPrefix}run-cancel`;
+    this.eventsPrefix = `${keyPrefix}run-events:`;
+    subscriber.client.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+    subscriber.client.on('ready', () => this.resubscribe());
+  }
+
+  publish(runId: string, event: RunEvent): void {
+    this.commands.client
+      .publish(this.eventsPrefix + runId, `${event.id}\n${event.name}\n${event.data}`)
+      .catch((error: unknown) => this.commands.reportFailure('publishing a run event', error));
+  }
+
+  async subscribe(runId: string, listener: (event: RunEvent) => void): Promise<() => void> {
+    const channel = this.eventsPrefix + runId;
+    let set = this.listeners.get(channel);
+    if (!set) {
+      this.listeners.set(channel, (set = new Set()));
+      // Down now: subscribed again on reconnect; the watcher reads the store meanwhile.
+      await this.subscriber.client.subscribe(channel).catch(() => undefined);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size > 0 || this.listeners.get(channel) !== set) return;
+      this.listeners.delete(channel);
+      this.subscriber.client.unsubscribe(channel).catch(() => undefined);
+    };
+  }
+
+  async requestCancel(runId: string): Promise<void> {
+    await this.commands.client.publish(this.cancelChannel, runId);
+  }
+
+  onCancelRequest(listener: (runId: string) => void): void {
+    this.cancelListeners.push(listener);
+  }
+
+  onResume(listener: () => void): void {
+    this.resumeListeners.push(listener);
+  }
+
+  /** Runs with a subscription here. */
+  get subscribedRuns(): number {
+    return this.listeners.size;
+  }
+
+  /** On every (re)connection: the cancel channel and every run still watched. */
+  private resubscribe(): void {
+    const resumed = this.connectedOnce;
+    this.connectedOnce = true;
+    this.subscriber.client
+      .subscribe(this.cancelChannel, ...this.listeners.keys())
+      .catch((error: unknown) => this.subscriber.reportFailure('subscribing to run events', error))
+      .finally(() => {
+        if (resumed) for (const listener of this.resumeListeners) listener();
+      });
+  }
+
+  private dispatch(channel: string, message: string): void {
+    if (channel === this.cancelChannel) {
+      for (const listener of this.cancelListeners) listener(message);
+      return;
+    }
+    const listeners = this.listeners.get(channel);
+    if (!listeners) return;
+    const event = parseEvent(message);
+    if (event === null) return;
+    for (const listener of listeners) listener(event);
+  }
+}
+
+/** `<id>\n<name>\n<data>` (data is one line of JSON, as stored and sent on the wire). */
+function parseEvent(message: string): RunEvent | null {
+  const first = message.indexOf('\n');
+  const second = message.indexOf('\n', first + 1);
+  if (first < 0 || second < 0) return null;
+  const id = Number(message.slice(0, first));
+  if (!Number.isSafeInteger(id) || id < 1) return null;
+  return { id, name: message.slice(first + 1, second) as RunEventName, data: message.slice(second + 1) };
+}
