@@ -30,6 +30,22 @@ export function resolveHome(home: string | undefined, env: NodeJS.ProcessEnv): s
   return resolve(home ?? env.AGENTD_HOME ?? join(homedir(), '.agentd'));
 }
 
+/**
+ * DATABASE_URL and REDIS_URL stand in for `storage.postgres_url` and `storage.redis_url` (as
+ * SERVICE_API_KEY does for the key): the usual way to hand a container its credentials without
+ * writing them into a file. Applied before validation, so a malformed one is refused like a
+ * malformed file value.
+ */
+function applyStorageEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+  const fromEnv: Record<string, string> = {};
+  if (env.DATABASE_URL) fromEnv.postgres_url = env.DATABASE_URL;
+  if (env.REDIS_URL) fromEnv.redis_url = env.REDIS_URL;
+  if (Object.keys(fromEnv).length === 0 || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const file = raw as Record<string, unknown>;
+  const storage = file.storage !== null && typeof file.storage === 'object' ? file.storage : {};
+  return { ...file, storage: { ...storage, ...fromEnv } };
+}
+
 /** Validate an already-parsed config object; errors name the key path and the expected form. */
 export function parseConfig(raw: unknown): Config {
   const result = configSchema.safeParse(raw ?? {});
@@ -169,7 +185,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   } catch (err) {
     throw new ConfigError(`config file ${configPath} is not valid YAML: ${(err as Error).message}`);
   }
-  const config = parseConfig(raw);
+  const config = parseConfig(applyStorageEnv(raw, env));
+  if (config.storage.backend === 'postgres' && config.storage.postgres_url === null) {
+    throw new ConfigError('config key "storage.backend" is postgres but no PostgreSQL URL is set: set storage.postgres_url or DATABASE_URL');
+  }
   const envKey = env.SERVICE_API_KEY;
   const apiKeyFromEnv = envKey !== undefined && envKey !== '';
   if (apiKeyFromEnv) config.api.api_key = envKey;
