@@ -3,7 +3,7 @@ import { AgentError, type AgentErrorCode } from '../agent/errors.js';
 import { ControlError, type ControlErrorCode } from '../controls/errors.js';
 import { SchedulerError, type SchedulerErrorCode } from '../scheduler/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
-import { StorageFullError } from '../storage/errors.js';
+import { StorageFullError, StorageUnavailableError } from '../storage/errors.js';
 import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType, type ErrorCode } from './errors.js';
 
 /** The agent runtime's failures in the catalogue; its messages are written for the operator. */
@@ -20,6 +20,7 @@ const AGENT_CODES: Record<AgentErrorCode, ErrorCode> = {
   shutting_down: 'AGENTD_SHUTTING_DOWN',
   storage: 'AGENTD_STORAGE',
   storage_full: 'AGENTD_STORAGE_FULL',
+  storage_unavailable: 'AGENTD_STORAGE_UNAVAILABLE',
 };
 
 /** The scheduler's refusals; `invalid` messages name the field. */
@@ -63,6 +64,7 @@ export function asApiError(error: unknown): ApiError | null {
   if (error instanceof ProviderRequestError) return new ApiError('AGENTD_PROVIDER_FAILED', error.message);
   // Any write of any route (turns, runs, pins, deletions, audit events) on a full disk.
   if (error instanceof StorageFullError) return new ApiError('AGENTD_STORAGE_FULL');
+  if (error instanceof StorageUnavailableError) return new ApiError('AGENTD_STORAGE_UNAVAILABLE');
   if (!(error instanceof Error)) return null;
   const fastify = error as FastifyError;
   if (fastify.validation) return fromValidation(fastify);
