@@ -8,7 +8,7 @@ import { AuditQueryEngine } from './audit-query.js';
 import { rowToChained, type AuditRow } from './audit-rows.js';
 import { AuditSearchIndex, type SearchIndexOptions } from './audit-search.js';
 import type { Database } from './database.js';
-import { removeInSlices } from './slices.js';
+import { removeInSlices } from '../slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /**

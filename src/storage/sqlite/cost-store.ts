@@ -1,6 +1,6 @@
 import type { CostEntry, CostStore, CostTotals, SessionSpend } from '../../agent/stores.js';
 import type { Database } from './database.js';
-import { removeInSlices } from './slices.js';
+import { removeInSlices } from '../slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /**

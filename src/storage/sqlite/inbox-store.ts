@@ -1,6 +1,6 @@
 import type { InboxAcceptOutcome, InboxAcceptRules, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
 import type { Database } from './database.js';
-import { removeInSlices } from './slices.js';
+import { removeInSlices } from '../slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 type InboxRow = Omit<InboxMessage, 'metadata'> & { metadata: string };

@@ -1,6 +1,6 @@
 import { access, constants, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { StorageHealth, Storage } from '../types.js';
+import type { SqliteHealth, Storage } from '../types.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { SqliteCostStore } from './cost-store.js';
@@ -65,7 +65,7 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  async health(options: { checkIntegrity?: boolean } = {}): Promise<StorageHealth> {
+  async health(options: { checkIntegrity?: boolean } = {}): Promise<SqliteHealth> {
     const inMemory = this.database.path === ':memory:';
     const folder = dirname(this.database.path);
     return {
@@ -109,7 +109,7 @@ export class SqliteStorage implements Storage {
 }
 
 /** Free (for this user) and total bytes of the filesystem holding `folder`; null when unreadable. */
-async function filesystemSpace(folder: string): Promise<StorageHealth['space']> {
+async function filesystemSpace(folder: string): Promise<SqliteHealth['space']> {
   try {
     const stats = await statfs(folder);
     return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };
