@@ -5,7 +5,10 @@ import type { TurnStore } from '../memory/types.js';
 import type { JobStore } from '../scheduler/types.js';
 
 /** What the doctor reports about the store behind the service. */
-export interface StorageHealth {
+export type StorageHealth = SqliteHealth | PostgresHealth;
+
+/** The embedded backend: one SQLite file in the home folder. */
+export interface SqliteHealth {
   backend: 'sqlite';
   /** Where the data lives (a file path; never a URL with credentials). */
   location: string;
@@ -20,6 +23,22 @@ export interface StorageHealth {
   writable: boolean;
   /** The last write that failed because of the storage (full disk, I/O), until a write commits again. */
   lastWriteFailure: { at: string; reason: string } | null;
+}
+
+/** The shared backend: a PostgreSQL database several replicas use. */
+export interface PostgresHealth {
+  backend: 'postgres';
+  /** The server and database as a URL without its password. */
+  location: string;
+  /** Whether a query could be run just now; when not, the fields below are unknown (0 / null). */
+  reachable: boolean;
+  /** Why it is not reachable (the driver's message; it names no password), or null. */
+  problem: string | null;
+  /** `server_version` of the server, such as `15.4`. */
+  version: string | null;
+  sizeBytes: number;
+  /** The schema version the database has and the latest one this build knows. */
+  migrations: { applied: number; latest: number } | null;
 }
 
 /** Named values an operator sets while the service runs, kept across restarts. */
