@@ -27,7 +27,8 @@ import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
 import { InMemorySessionStore } from './storage/memory/session-store.js';
 import { InMemoryWebSessionStore } from './storage/memory/web-session-store.js';
-import { SqliteStorage } from './storage/sqlite/index.js';
+import { openConfiguredStorage } from './storage/open.js';
+import { redactServiceUrl } from './config/service-url.js';
 import type { Storage } from './storage/types.js';
 import { VERSION } from './version.js';
 
@@ -59,7 +60,7 @@ export interface App {
   readonly config: Config;
   readonly home: string;
   readonly version: string;
-  /** The stores (SQLite in the home folder). */
+  /** The stores: SQLite in the home folder, or the configured PostgreSQL database. */
   readonly storage: Storage;
   readonly audit: AuditLog;
   readonly memory: TurnStore;
@@ -113,9 +114,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const policy = NetworkPolicy.fromConfig(config.network);
   ensureHome(home);
   const releaseLock = lockHome(home);
-  let storage: SqliteStorage | undefined;
+  let storage: Storage | undefined;
   try {
-    storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, auditIndexing: true, log: (message) => log.warn(message) }));
+    storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message) });
+    if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);
     const app = await assemble({ options, env, log, now, loaded, policy, storage, releaseLock });
     await app.agent.start();
     return app;
@@ -132,14 +134,6 @@ function lockHome(home: string): () => void {
   } catch (error) {
     if (error instanceof HomeLockedError) throw error;
     throw new ConfigError(`cannot write the lock file ${join(home, 'agentd.lock')} (${(error as Error).message}); give your user write access to ${home} or pass --home (or set AGENTD_HOME) to a folder you can write`);
-  }
-}
-
-function openStorage<T>(file: string, open: () => T): T {
-  try {
-    return open();
-  } catch (error) {
-    throw new ConfigError(`cannot open the database ${file} (${(error as Error).message}); check that the home folder is writable and the file is an agentd database, or pass --home`);
   }
 }
 
@@ -240,6 +234,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
       memory: { present: true, turn_count: await memory.count() },
     }),
     diagnostics,
+    ready: () => storage.ready(),
     agent,
     providers,
     tools,

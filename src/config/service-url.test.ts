@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactServiceUrl } from './service-url.js';
+import { redactServiceUrl, withoutPassword } from './service-url.js';
 
 describe('redactServiceUrl', () => {
   it('hides the password and keeps user, host, port and database', () => {
@@ -21,5 +21,12 @@ describe('redactServiceUrl', () => {
     expect(shown).not.toContain('hunter2');
     expect(shown).not.toContain('x2');
     expect(shown).toBe('postgres://***@[bad host/db?password=***');
+  });
+});
+
+describe('withoutPassword', () => {
+  it('hides the URL password wherever a message repeats it, decoded', () => {
+    expect(withoutPassword('auth failed for s3cr@t at h', 'postgres://u:s3cr%40t@h/db')).toBe('auth failed for *** at h');
+    expect(withoutPassword('connect ECONNREFUSED', 'postgres://u@h/db')).toBe('connect ECONNREFUSED');
   });
 });

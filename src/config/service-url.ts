@@ -22,3 +22,14 @@ export function redactServiceUrl(input: string): string {
   // URLSearchParams percent-encodes the asterisks it writes back; they are shown as written.
   return url.toString().replaceAll('%2A%2A%2A', HIDDEN);
 }
+
+/** `text` (a driver's message) with the password of `url` hidden, should the driver ever repeat it. */
+export function withoutPassword(text: string, url: string): string {
+  let password = '';
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    // Not a URL: the config schema refuses those before anything connects.
+  }
+  return password === '' ? text : text.replaceAll(password, HIDDEN);
+}

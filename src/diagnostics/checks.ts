@@ -120,7 +120,7 @@ function storageChecks(storage: StorageHealth): Check[] {
  * The shared database: reachable, its version, its schema against this build's and its size. An
  * unreachable database is an error: nothing can be read or written, requests answer 503.
  */
-function postgresCheck(storage: PostgresHealth): Check {
+export function postgresCheck(storage: PostgresHealth): Check {
   if (!storage.reachable) {
     return check('database', 'error', `PostgreSQL at ${storage.location} is unreachable (${storage.problem ?? 'no answer'})`,
       'start PostgreSQL or fix storage.postgres_url / DATABASE_URL; requests answer 503 until it is back, no restart needed');

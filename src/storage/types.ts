@@ -69,6 +69,8 @@ export interface Storage {
    * so only `agentd doctor` asks for it, not the polled diagnostics endpoint.
    */
   health(options?: { checkIntegrity?: boolean }): Promise<StorageHealth>;
+  /** Whether requests can be served now (the readiness endpoint): the database answers. Never throws. */
+  ready(): Promise<boolean>;
   /** Commits what is queued and closes; safe to call twice. */
   close(): Promise<void>;
 }

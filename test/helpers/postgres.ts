@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 
 /**
@@ -42,4 +43,47 @@ async function admin(sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A TCP relay to the test server that the test can cut: `stop()` drops every connection and
+ * refuses new ones (the database "goes down" for whoever connects through it), `start()` brings
+ * it back on the same port.
+ */
+export async function databaseRelay(): Promise<{ url(database: string): string; stop(): Promise<void>; start(): Promise<void> }> {
+  const target = new URL(postgresTestUrl!);
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  let port = 0;
+  const start = async () => {
+    server = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  };
+  await start();
+  return {
+    url: (database) => {
+      const url = new URL(withDatabase(postgresTestUrl!, database));
+      url.hostname = '127.0.0.1';
+      url.port = String(port);
+      return url.toString();
+    },
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+    start,
+  };
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { redactServiceUrl } from '../../config/service-url.js';
+import { redactServiceUrl, withoutPassword } from '../../config/service-url.js';
 import { StorageFullError, StorageUnavailableError } from '../errors.js';
 
 /** A connection that is inside a transaction (`PgDatabase.transaction`), or the pool itself. */
@@ -62,12 +62,12 @@ export class PgDatabase implements Queryable {
   readonly pool: pg.Pool;
   /** The server and database, without the password: what health and logs show. */
   readonly location: string;
-  private readonly password: string;
+  private readonly url: string;
   private closed = false;
 
   constructor(url: string, options: PgDatabaseOptions = {}) {
     this.location = redactServiceUrl(url);
-    this.password = passwordOf(url);
+    this.url = url;
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
@@ -81,7 +81,7 @@ export class PgDatabase implements Queryable {
 
   /** `text` (a driver's message) with this database's password hidden, should the driver ever repeat it. */
   scrub(text: string): string {
-    return this.password === '' ? text : text.replaceAll(this.password, '***');
+    return withoutPassword(text, this.url);
   }
 
   get open(): boolean {
@@ -105,6 +105,13 @@ export class PgDatabase implements Queryable {
       throw storageError(error);
     }
     let broken: unknown = null;
+    // A connection that dies while checked out emits 'error' on the client (the pool only listens
+    // while it is idle); unheard, that would end the process. The transaction's pending query
+    // rejects with it as well, which is where it is handled.
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -115,6 +122,7 @@ export class PgDatabase implements Queryable {
       await client.query('ROLLBACK').catch(() => undefined);
       throw storageError(error);
     } finally {
+      client.off('error', onError);
       // A connection whose transaction failed on a network error is not handed to the next caller.
       client.release(broken !== null && storageError(broken) instanceof StorageUnavailableError ? (broken as Error) : undefined);
     }
@@ -124,13 +132,5 @@ export class PgDatabase implements Queryable {
     if (this.closed) return;
     this.closed = true;
     await this.pool.end();
-  }
-}
-
-function passwordOf(url: string): string {
-  try {
-    return decodeURIComponent(new URL(url).password);
-  } catch {
-    return '';
   }
 }

@@ -69,6 +69,10 @@ export class PostgresStorage implements Storage {
     }
   }
 
+  async ready(): Promise<boolean> {
+    return this.database.query('SELECT 1').then(() => true, () => false);
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.audit.drain();

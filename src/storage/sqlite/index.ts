@@ -80,6 +80,11 @@ export class SqliteStorage implements Storage {
     };
   }
 
+  /** The file is in this process: ready while it is open. */
+  async ready(): Promise<boolean> {
+    return this.database.open;
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       try {
