@@ -25,7 +25,6 @@ import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import { ListenError } from './listen-error.js';
 import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
-import { InMemorySessionStore } from './storage/memory/session-store.js';
 import { InMemoryWebSessionStore } from './storage/memory/web-session-store.js';
 import { openConfiguredStorage } from './storage/open.js';
 import { redactServiceUrl } from './config/service-url.js';
@@ -168,7 +167,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
   if (restored) log[restored.level](restored.message);
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
   // Eviction never ends a session with work in flight; an ended session's approval answers go.
-  const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
+  const sessions = storage.sessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
   const agent: AgentRuntime = new AgentRuntime({
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs,

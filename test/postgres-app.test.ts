@@ -25,7 +25,7 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
   };
   const json = async (response: Response) => ({ status: response.status, body: await response.json() as Record<string, any> });
 
-  it('starts two replicas on one database (migrating once) and shows each what the other stored', async () => {
+  it('starts two replicas on one database (migrating once) and shows each the sessions and turns the other stored', async () => {
     const [a, b] = await Promise.all([replica(database.url), replica(database.url)]);
     const session = (await json(await a.request('/api/v1/sessions', {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'pg' }),
@@ -34,6 +34,14 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: session.id, message: 'remember the word zeppelin' }),
     }));
     expect(chat.status).toBe(200);
+    // The session lives in the database: the other replica knows it and can chat on it.
+    const onB = await json(await b.request(`/api/v1/sessions/${session.id}`));
+    expect(onB.body.data).toMatchObject({ id: session.id, name: 'pg', turn_count: 2 });
+    const chatOnB = await b.request('/api/v1/chat', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: session.id, message: 'and again' }),
+    });
+    expect(chatOnB.status).toBe(200);
+    expect((await json(await a.request(`/api/v1/sessions/${session.id}`))).body.data.turn_count).toBe(4);
     const search = await json(await b.request('/api/v1/memory/search?q=zeppelin'));
     expect(search.body.data.results.map((r: { content: string }) => r.content)).toContain('remember the word zeppelin');
     // One audit chain across both replicas.
@@ -41,7 +49,7 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
     const diagnostics = await json(await b.request('/api/v1/diagnostics'));
     const memory = diagnostics.body.data.sections.find((s: { key: string }) => s.key === 'memory');
     expect(memory.checks.find((c: { name: string }) => c.name === 'database')).toMatchObject({
-      status: 'ok', summary: expect.stringMatching(/^PostgreSQL \d+\.\d+.* at postgres:\/\/.*schema version 4 \(current\)$/),
+      status: 'ok', summary: expect.stringMatching(/^PostgreSQL \d+\.\d+.* at postgres:\/\/.*schema version 5 \(current\)$/),
     });
   });
 

@@ -1,4 +1,4 @@
-import type { CostStore, RunStore } from '../agent/stores.js';
+import type { CostStore, RunStore, SessionStore } from '../agent/stores.js';
 import type { AuditStore } from '../audit/types.js';
 import type { InboxStore } from '../channels/inbox/types.js';
 import type { TurnStore } from '../memory/types.js';
@@ -41,6 +41,17 @@ export interface PostgresHealth {
   migrations: { applied: number; latest: number } | null;
 }
 
+/** What the app hands a session store: the bound, the clock and what only the running process knows. */
+export interface SessionStoreOptions {
+  /** Most sessions kept; past it the least recently used idle session is ended. */
+  max?: number;
+  now?: () => number;
+  /** Whether a session has a run or chat in flight in this process (such a session is never evicted here). */
+  isBusy?: (sessionId: string) => boolean;
+  /** Called for every session this process ends, deleted or evicted (to cancel its work, forget approvals). */
+  onEnd?: (sessionId: string) => void;
+}
+
 /** Named values an operator sets while the service runs, kept across restarts. */
 export interface SettingsStore {
   /** The value, or null when it was never set. */
@@ -64,6 +75,11 @@ export interface Storage {
   readonly jobs: JobStore;
   /** Settings an operator changes at run time (the default provider). */
   readonly settings: SettingsStore;
+  /**
+   * The API sessions: in memory on SQLite (the spec's rule: a restart forgets them), in the
+   * database on PostgreSQL (every replica sees them; they outlive a restart).
+   */
+  sessionStore(options: SessionStoreOptions): SessionStore;
   /**
    * Size and state of the store. The integrity check reads every page (seconds on a large file),
    * so only `agentd doctor` asks for it, not the polled diagnostics endpoint.

@@ -6,6 +6,7 @@ import { describeCostStore } from '../contract/cost-store.js';
 import { describeInboxStore } from '../contract/inbox-store.js';
 import { describeJobStore } from '../contract/job-store.js';
 import { describeRunStore } from '../contract/run-store.js';
+import { describeSessionStore } from '../contract/session-store.js';
 import { describeSettingsStore } from '../contract/settings-store.js';
 import { describeTurnStore } from '../contract/turn-store.js';
 import { PostgresStorage, type PostgresStorageOptions } from './index.js';
@@ -15,7 +16,7 @@ import { PostgresStorage, type PostgresStorageOptions } from './index.js';
  * at the end). Each test starts from empty tables; `another()` opens a second storage (its own
  * pool) on the same database, as a second replica would.
  */
-const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'channel_inbox', 'jobs', 'settings'];
+const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'channel_inbox', 'jobs', 'settings', 'api_sessions'];
 
 describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   let database: TestDatabase;
@@ -58,5 +59,9 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   describeSettingsStore('postgres', async () => {
     const opened = await openStorage((s) => s.settings);
     return { ...opened, reopen: async () => opened.another() };
+  });
+  describeSessionStore('postgres', async (options) => {
+    const opened = await openStorage((s) => s.sessionStore(options));
+    return { store: opened.store, close: opened.close };
   });
 });

@@ -73,6 +73,9 @@ export class PgDatabase implements Queryable {
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       idleTimeoutMillis: 30_000,
+      // A server that vanished without closing the connection (a partition, a host that died) is
+      // found by TCP keep-alive instead of leaving a query waiting forever.
+      keepAlive: true,
       types,
     });
     // An idle connection the server dropped: the pool replaces it; without a listener the process would exit.

@@ -1,4 +1,5 @@
-import type { PostgresHealth, Storage } from '../types.js';
+import type { SessionStore } from '../../agent/stores.js';
+import type { PostgresHealth, SessionStoreOptions, Storage } from '../types.js';
 import { PgAuditStore } from './audit-store.js';
 import { PgCostStore } from './cost-store.js';
 import { PgDatabase, type PgDatabaseOptions } from './database.js';
@@ -6,6 +7,7 @@ import { PgInboxStore } from './inbox-store.js';
 import { PgJobStore } from './job-store.js';
 import { migrate, migrationStatus } from './migrate.js';
 import { PgRunStore } from './run-store.js';
+import { PgSessionStore } from './session-store.js';
 import { PgSettingsStore } from './settings-store.js';
 import { PgTurnStore } from './turn-store.js';
 
@@ -67,6 +69,10 @@ export class PostgresStorage implements Storage {
       const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
       return { backend: 'postgres', location, reachable: false, problem: this.database.scrub(cause.message), version: null, sizeBytes: 0, migrations: null };
     }
+  }
+
+  sessionStore(options: SessionStoreOptions): SessionStore {
+    return new PgSessionStore(this.database, options);
   }
 
   async ready(): Promise<boolean> {

@@ -16,3 +16,5 @@ export const CHAIN_LOCK = String(BASE | 2n);
 export const INBOX_LOCK_CLASS = 0x61676e69; // 'agni'
 /** Held while creating a job: the job limit is counted and the job inserted under it. */
 export const JOBS_LOCK = String(BASE | 4n);
+/** Held while creating an API session: the session bound is counted and enforced under it. */
+export const SESSIONS_LOCK = String(BASE | 5n);

@@ -1,6 +1,8 @@
 import { access, constants, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { SqliteHealth, Storage } from '../types.js';
+import type { SessionStore } from '../../agent/stores.js';
+import { InMemorySessionStore } from '../memory/session-store.js';
+import type { SessionStoreOptions, SqliteHealth, Storage } from '../types.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { SqliteCostStore } from './cost-store.js';
@@ -78,6 +80,10 @@ export class SqliteStorage implements Storage {
       writable: inMemory || (await access(folder, constants.W_OK).then(() => true, () => false)),
       lastWriteFailure: this.uow.lastFailure,
     };
+  }
+
+  sessionStore(options: SessionStoreOptions): SessionStore {
+    return new InMemorySessionStore(options);
   }
 
   /** The file is in this process: ready while it is open. */
