@@ -25,7 +25,6 @@ import { SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import { ListenError } from './listen-error.js';
 import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
-import { InMemoryWebSessionStore } from './storage/memory/web-session-store.js';
 import { openConfiguredStorage } from './storage/open.js';
 import { redactServiceUrl } from './config/service-url.js';
 import type { Storage } from './storage/types.js';
@@ -192,7 +191,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
     log.warn('api.trust_proxy is on: the client IP is the leftmost X-Forwarded-For address, which the client controls unless your proxy overwrites the header');
   }
 
-  const webSessions = new InMemoryWebSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
+  const webSessions = storage.webSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
   const auditSampler = new AuditSampler(3, 60_000, 10_000, now);
   const { app: http, openapi } = createHttpServer({
     log,

@@ -49,8 +49,23 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
     const diagnostics = await json(await b.request('/api/v1/diagnostics'));
     const memory = diagnostics.body.data.sections.find((s: { key: string }) => s.key === 'memory');
     expect(memory.checks.find((c: { name: string }) => c.name === 'database')).toMatchObject({
-      status: 'ok', summary: expect.stringMatching(/^PostgreSQL \d+\.\d+.* at postgres:\/\/.*schema version 5 \(current\)$/),
+      status: 'ok', summary: expect.stringMatching(/^PostgreSQL \d+\.\d+.* at postgres:\/\/.*schema version 6 \(current\)$/),
     });
+  });
+
+  it('keeps a console login valid on every replica, and a logout ends it on all of them', async () => {
+    const key = `shared-${Date.now()}`;
+    const [a, b] = await Promise.all([replica(database.url, key), replica(database.url, key)]);
+    const login = await fetch(`${a.url}/login`, {
+      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `api_key=${key}`,
+    });
+    expect(login.status).toBe(303);
+    const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+    expect((await fetch(`${b.url}/api/v1/status`, { headers: { cookie } })).status).toBe(200);
+    const page = await (await fetch(`${b.url}/`, { headers: { cookie } })).text();
+    const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page)![1]!;
+    expect((await fetch(`${b.url}/logout`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf } })).status).toBe(200);
+    expect((await fetch(`${a.url}/api/v1/status`, { headers: { cookie } })).status).toBe(401);
   });
 
   it('answers readiness without a key, 503 with the envelope while the database is unreachable, and recovers by itself', async () => {

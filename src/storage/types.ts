@@ -1,5 +1,6 @@
 import type { CostStore, RunStore, SessionStore } from '../agent/stores.js';
 import type { AuditStore } from '../audit/types.js';
+import type { WebSessionStore } from '../http/web-sessions.js';
 import type { InboxStore } from '../channels/inbox/types.js';
 import type { TurnStore } from '../memory/types.js';
 import type { JobStore } from '../scheduler/types.js';
@@ -52,6 +53,15 @@ export interface SessionStoreOptions {
   onEnd?: (sessionId: string) => void;
 }
 
+/** What the app hands a browser session store. */
+export interface WebSessionStoreOptions {
+  /** Lifetime of a session from login (absolute). */
+  ttlSeconds: number;
+  /** Upper bound on live sessions; the oldest is evicted first. */
+  maxSessions?: number;
+  now?: () => number;
+}
+
 /** Named values an operator sets while the service runs, kept across restarts. */
 export interface SettingsStore {
   /** The value, or null when it was never set. */
@@ -80,6 +90,8 @@ export interface Storage {
    * database on PostgreSQL (every replica sees them; they outlive a restart).
    */
   sessionStore(options: SessionStoreOptions): SessionStore;
+  /** The console's browser sessions: in memory on SQLite, in the database on PostgreSQL (a login holds on every replica). */
+  webSessionStore(options: WebSessionStoreOptions): WebSessionStore;
   /**
    * Size and state of the store. The integrity check reads every page (seconds on a large file),
    * so only `agentd doctor` asks for it, not the polled diagnostics endpoint.

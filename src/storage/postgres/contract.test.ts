@@ -9,6 +9,7 @@ import { describeRunStore } from '../contract/run-store.js';
 import { describeSessionStore } from '../contract/session-store.js';
 import { describeSettingsStore } from '../contract/settings-store.js';
 import { describeTurnStore } from '../contract/turn-store.js';
+import { describeWebSessionStore } from '../contract/web-session-store.js';
 import { PostgresStorage, type PostgresStorageOptions } from './index.js';
 
 /**
@@ -16,7 +17,7 @@ import { PostgresStorage, type PostgresStorageOptions } from './index.js';
  * at the end). Each test starts from empty tables; `another()` opens a second storage (its own
  * pool) on the same database, as a second replica would.
  */
-const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'channel_inbox', 'jobs', 'settings', 'api_sessions'];
+const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'channel_inbox', 'jobs', 'settings', 'api_sessions', 'web_sessions'];
 
 describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   let database: TestDatabase;
@@ -62,6 +63,10 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   });
   describeSessionStore('postgres', async (options) => {
     const opened = await openStorage((s) => s.sessionStore(options));
+    return { store: opened.store, close: opened.close };
+  });
+  describeWebSessionStore('postgres', async (options) => {
+    const opened = await openStorage((s) => s.webSessionStore(options));
     return { store: opened.store, close: opened.close };
   });
 });

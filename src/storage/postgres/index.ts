@@ -1,5 +1,6 @@
 import type { SessionStore } from '../../agent/stores.js';
-import type { PostgresHealth, SessionStoreOptions, Storage } from '../types.js';
+import type { WebSessionStore } from '../../http/web-sessions.js';
+import type { PostgresHealth, SessionStoreOptions, Storage, WebSessionStoreOptions } from '../types.js';
 import { PgAuditStore } from './audit-store.js';
 import { PgCostStore } from './cost-store.js';
 import { PgDatabase, type PgDatabaseOptions } from './database.js';
@@ -10,6 +11,7 @@ import { PgRunStore } from './run-store.js';
 import { PgSessionStore } from './session-store.js';
 import { PgSettingsStore } from './settings-store.js';
 import { PgTurnStore } from './turn-store.js';
+import { PgWebSessionStore } from './web-session-store.js';
 
 export interface PostgresStorageOptions extends PgDatabaseOptions {
   /** Clock for default timestamps and age cleanup (tests). */
@@ -73,6 +75,10 @@ export class PostgresStorage implements Storage {
 
   sessionStore(options: SessionStoreOptions): SessionStore {
     return new PgSessionStore(this.database, options);
+  }
+
+  webSessionStore(options: WebSessionStoreOptions): WebSessionStore {
+    return new PgWebSessionStore(this.database, options);
   }
 
   async ready(): Promise<boolean> {

@@ -18,3 +18,5 @@ export const INBOX_LOCK_CLASS = 0x61676e69; // 'agni'
 export const JOBS_LOCK = String(BASE | 4n);
 /** Held while creating an API session: the session bound is counted and enforced under it. */
 export const SESSIONS_LOCK = String(BASE | 5n);
+/** Held while creating a browser session: expired ones are swept and the bound enforced under it. */
+export const WEB_SESSIONS_LOCK = String(BASE | 6n);

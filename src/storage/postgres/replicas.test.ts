@@ -83,7 +83,7 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
 
   it('reports the server version, size and schema when reachable', async () => {
     const health = await replica().health();
-    expect(health).toMatchObject({ backend: 'postgres', reachable: true, problem: null, migrations: { applied: 5, latest: 5 } });
+    expect(health).toMatchObject({ backend: 'postgres', reachable: true, problem: null, migrations: { applied: 6, latest: 6 } });
     expect(health.backend === 'postgres' && health.version).toMatch(/^\d+\.\d+/);
     expect(health.sizeBytes).toBeGreaterThan(1_000_000);
   });

@@ -2,7 +2,9 @@ import { access, constants, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { SessionStore } from '../../agent/stores.js';
 import { InMemorySessionStore } from '../memory/session-store.js';
-import type { SessionStoreOptions, SqliteHealth, Storage } from '../types.js';
+import type { WebSessionStore } from '../../http/web-sessions.js';
+import { InMemoryWebSessionStore } from '../memory/web-session-store.js';
+import type { SessionStoreOptions, SqliteHealth, Storage, WebSessionStoreOptions } from '../types.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { SqliteCostStore } from './cost-store.js';
@@ -84,6 +86,10 @@ export class SqliteStorage implements Storage {
 
   sessionStore(options: SessionStoreOptions): SessionStore {
     return new InMemorySessionStore(options);
+  }
+
+  webSessionStore(options: WebSessionStoreOptions): WebSessionStore {
+    return new InMemoryWebSessionStore(options);
   }
 
   /** The file is in this process: ready while it is open. */
