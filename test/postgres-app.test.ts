@@ -77,12 +77,19 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
     expect(await ready()).toMatchObject({ status: 503, body: { status: 'error', code: 'AGENTD_NOT_READY' } });
     const search = await json(await app.request('/api/v1/memory/search?q=zeppelin'));
     expect(search).toMatchObject({ status: 503, body: { status: 'error', code: 'AGENTD_STORAGE_UNAVAILABLE' } });
+    const created = await json(await app.request('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    expect(created).toMatchObject({ status: 503, body: { status: 'error', code: 'AGENTD_STORAGE_UNAVAILABLE' } });
     // Liveness is not readiness: the process is fine, a supervisor must not restart it.
     expect((await app.request('/api/v1/health')).status).toBe(200);
 
     await relay.start();
     expect(await ready()).toMatchObject({ status: 200 });
     expect((await json(await app.request('/api/v1/memory/search?q=zeppelin'))).status).toBe(200);
+    const session = (await json(await app.request('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))).body.data;
+    const chat = await app.request('/api/v1/chat', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: session.id, message: 'back again' }),
+    });
+    expect(chat.status).toBe(200);
   });
 
   it('refuses to start, naming the server without its password, when the database cannot be reached', async () => {
