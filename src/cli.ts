@@ -121,7 +121,7 @@ function init(options: HomeOptions): void {
 const openReadOnly = (file: string) => new SqliteStorage(file, { readonly: true });
 
 function databaseFile(options: HomeOptions): string {
-  const file = join(resolveHome(options.home, process.env), 'agentd.db');
+  const file = databaseFileOf(resolveHome(options.home, process.env));
   if (!existsSync(file)) throw new Error(`no database at ${file}`);
   return file;
 }

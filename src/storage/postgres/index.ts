@@ -87,7 +87,8 @@ export class PostgresStorage implements Storage {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await this.audit.drain();
+      // What was acknowledged is committed; what is queued gets its turn before the pool goes.
+      await Promise.all([this.audit.drain(), this.turns.drain(), this.runs.drain(), this.settings.drain()]);
       await this.database.close();
     })();
     return this.closing;

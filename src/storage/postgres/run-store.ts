@@ -116,6 +116,11 @@ export class PgRunStore implements RunStore {
       { signal: options.signal, isOpen: () => this.db.open },
     );
   }
+
+  /** Resolves once the writes queued so far have settled (the storage is closing). */
+  drain(): Promise<void> {
+    return this.writes.drain();
+  }
 }
 
 async function read(db: Queryable, runId: string): Promise<RunRecord | null> {

@@ -17,4 +17,9 @@ export class PgSettingsStore implements SettingsStore {
     await this.writes.run(() => this.db.query(`INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, [key, value, at]));
   }
+
+  /** Resolves once the writes queued so far have settled (the storage is closing). */
+  drain(): Promise<void> {
+    return this.writes.drain();
+  }
 }

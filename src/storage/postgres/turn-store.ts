@@ -113,6 +113,11 @@ export class PgTurnStore implements TurnStore {
       { signal: options.signal, isOpen: () => this.db.open },
     );
   }
+
+  /** Resolves once the writes queued so far have settled (the storage is closing). */
+  drain(): Promise<void> {
+    return this.writes.drain();
+  }
 }
 
 /** The deleted turn's text in its run: the run's message or response, and every event string equal to it. */
