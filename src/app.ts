@@ -7,7 +7,7 @@ import { AuditSampler } from './audit/sampler.js';
 import { controlCatalogue, OperatorControls } from './controls/index.js';
 import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
 import { WebhookService } from './channels/webhook-service.js';
-import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
+import { collectDiagnosticsInput, runDiagnostics, unreadableDatabaseReport, type DiagnosticsReport } from './diagnostics/index.js';
 import { ConfigError } from './config/errors.js';
 import { ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
@@ -208,6 +208,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
   });
   const chain = new ChainStatus(() => audit.verify(), { now });
   const diagnostics = async (): Promise<DiagnosticsReport> =>
+    // A shared database that cannot be read is the one thing to report (every other check reads it).
+    (config.storage.backend === 'postgres' ? unreadableDatabaseReport(await storage.health()) : null) ??
     runDiagnostics(
       await collectDiagnosticsInput({
         // Once listening, the bound port (not the configured 0) is what is reported.

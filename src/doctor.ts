@@ -4,8 +4,7 @@ import { URL_FILE } from './app.js';
 import { ConfigError } from './config/errors.js';
 import { homeProblem, loadConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { postgresCheck } from './diagnostics/checks.js';
-import { collectDiagnosticsInput, runDiagnostics, type Check, type DiagnosticsReport } from './diagnostics/index.js';
+import { collectDiagnosticsInput, runDiagnostics, unreadableDatabaseReport, type Check, type DiagnosticsReport } from './diagnostics/index.js';
 import { buildReport } from './diagnostics/report.js';
 import { SECTION_KEYS } from './diagnostics/types.js';
 import { createClient } from './gateway/index.js';
@@ -133,9 +132,9 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
   try {
     // A PostgreSQL database that cannot be read (down, or its schema behind this build) has
     // nothing more to check: its check says what to do.
-    const health = config.storage.backend === 'postgres' ? await storage.health() : null;
-    if (health?.backend === 'postgres' && (!health.reachable || (health.migrations !== null && health.migrations.applied < health.migrations.latest))) {
-      return unusable([postgresCheck(health)], loaded.home).report;
+    if (config.storage.backend === 'postgres') {
+      const unreadable = unreadableDatabaseReport(await storage.health());
+      if (unreadable) return unreadable;
     }
     const memory = storage.turns;
     const noRequests: GatewayClientFactory = () => {

@@ -79,6 +79,11 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
     expect(search).toMatchObject({ status: 503, body: { status: 'error', code: 'AGENTD_STORAGE_UNAVAILABLE' } });
     const created = await json(await app.request('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
     expect(created).toMatchObject({ status: 503, body: { status: 'error', code: 'AGENTD_STORAGE_UNAVAILABLE' } });
+    // The diagnostics still answer, with the one thing to fix.
+    const report = (await json(await app.request('/api/v1/diagnostics'))).body.data;
+    expect(report.overall).toBe('error');
+    const memory = report.sections.find((s: { key: string }) => s.key === 'memory');
+    expect(memory.checks).toEqual([expect.objectContaining({ name: 'database', status: 'error', summary: expect.stringContaining('is unreachable') })]);
     // Liveness is not readiness: the process is fine, a supervisor must not restart it.
     expect((await app.request('/api/v1/health')).status).toBe(200);
 
