@@ -39,13 +39,13 @@ describe('agentd migrate', () => {
 
     const first = agentd(['migrate', '--home', dir], env);
     expect(first.status).toBe(0);
-    expect(first.stdout).toMatch(new RegExp(`^PostgreSQL postgres(ql)?://${shown.replace(/[.?*+^$()[\]{}|\\/]/g, '\\$&')}: applied 1, 2, 3, 4, 5, 6; schema at version 6\n$`));
-    expect(agentd(['migrate', '--home', dir], env).stdout).toContain('nothing to apply; schema at version 6');
+    expect(first.stdout).toMatch(new RegExp(`^PostgreSQL postgres(ql)?://${shown.replace(/[.?*+^$()[\]{}|\\/]/g, '\\$&')}: applied 1, 2, 3, 4, 5, 6, 7; schema at version 7\n$`));
+    expect(agentd(['migrate', '--home', dir], env).stdout).toContain('nothing to apply; schema at version 7');
 
     const doctor = agentd(['doctor', '--home', dir, '--json'], env);
     const report = JSON.parse(doctor.stdout) as { sections: { key: string; checks: { name: string; status: string; summary: string }[] }[] };
     const check = report.sections.find((s) => s.key === 'memory')!.checks.find((c) => c.name === 'database');
-    expect(check).toMatchObject({ status: 'ok', summary: expect.stringContaining('schema version 6 (current)') });
+    expect(check).toMatchObject({ status: 'ok', summary: expect.stringContaining('schema version 7 (current)') });
 
     expect(agentd(['audit', 'verify', '--home', dir], env)).toMatchObject({ status: 0, stdout: 'audit chain ok: 0 events verified\n' });
   });

@@ -49,7 +49,7 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
     const diagnostics = await json(await b.request('/api/v1/diagnostics'));
     const memory = diagnostics.body.data.sections.find((s: { key: string }) => s.key === 'memory');
     expect(memory.checks.find((c: { name: string }) => c.name === 'database')).toMatchObject({
-      status: 'ok', summary: expect.stringMatching(/^PostgreSQL \d+\.\d+.* at postgres:\/\/.*schema version 6 \(current\)$/),
+      status: 'ok', summary: expect.stringMatching(/^PostgreSQL \d+\.\d+.* at postgres:\/\/.*schema version 7 \(current\)$/),
     });
   });
 

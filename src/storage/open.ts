@@ -3,6 +3,7 @@ import { ConfigError } from '../config/errors.js';
 import type { Config } from '../config/schema.js';
 import { redactServiceUrl, withoutPassword } from '../config/service-url.js';
 import { PostgresStorage } from './postgres/index.js';
+import { replicaIdOf } from './replica-id.js';
 import { SqliteStorage } from './sqlite/index.js';
 import type { Storage } from './types.js';
 
@@ -25,8 +26,9 @@ export async function openConfiguredStorage(config: Config, home: string, option
   if (config.storage.backend === 'postgres') {
     const url = config.storage.postgres_url;
     if (url === null) throw new ConfigError('config key "storage.backend" is postgres but no PostgreSQL URL is set: set storage.postgres_url or DATABASE_URL');
+    const replicaId = replicaIdOf(home);
     try {
-      return await PostgresStorage.open(url, { poolSize: config.storage.postgres_pool_size, now: options.now, log: options.log });
+      return await PostgresStorage.open(url, { poolSize: config.storage.postgres_pool_size, now: options.now, log: options.log, replicaId });
     } catch (error) {
       const reason = (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message;
       throw new ConfigError(`cannot open the PostgreSQL database ${redactServiceUrl(url)} (${withoutPassword(reason, url)}); check that the server is running and storage.postgres_url or DATABASE_URL is right`);

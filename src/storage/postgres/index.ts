@@ -16,6 +16,8 @@ import { PgWebSessionStore } from './web-session-store.js';
 export interface PostgresStorageOptions extends PgDatabaseOptions {
   /** Clock for default timestamps and age cleanup (tests). */
   now?: () => number;
+  /** This replica, stable across its restarts (`replicaIdOf`): the runs it creates are its own to recover. */
+  replicaId?: string;
 }
 
 /**
@@ -37,7 +39,7 @@ export class PostgresStorage implements Storage {
   constructor(url: string, options: PostgresStorageOptions = {}) {
     this.database = new PgDatabase(url, options);
     this.turns = new PgTurnStore(this.database, { now: options.now });
-    this.runs = new PgRunStore(this.database);
+    this.runs = new PgRunStore(this.database, options.replicaId);
     this.costs = new PgCostStore(this.database);
     this.audit = new PgAuditStore(this.database);
     this.inbox = new PgInboxStore(this.database);

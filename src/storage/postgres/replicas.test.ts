@@ -71,6 +71,27 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     expect((await replicas[2]!.jobs.get('job_a'))?.next_run_at).toBe(at(51));
   });
 
+  it('recovers at start only the runs this replica left unfinished, never those another replica is running', async () => {
+    const a = new PostgresStorage(database.url, { replicaId: 'rep_a' });
+    const b = new PostgresStorage(database.url, { replicaId: 'rep_b' });
+    opened.push(a, b);
+    await a.database.query('DELETE FROM runs');
+    const run = (id: string) => ({
+      run_id: id, session_id: 'ses_1', message: 'm', status: 'pending' as const, provider: null, resolved_provider: 'offline',
+      created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null, tools_used: [],
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+    });
+    await a.runs.create(run('run_on_a'));
+    await a.runs.start('run_on_a', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' });
+    await b.runs.create(run('run_on_b'));
+
+    // Replica B restarts: its own pending run was interrupted, A's running one is left alone.
+    expect(await b.runs.recoverInterrupted('2026-01-01T00:01:00.000Z', 'interrupted by restart')).toEqual(['run_on_b']);
+    expect(await a.runs.get('run_on_a')).toMatchObject({ status: 'running', error: null });
+    expect((await a.runs.events('run_on_a', 0)).map((e) => e.name)).toEqual(['run.start']);
+    expect(await a.runs.recoverInterrupted('2026-01-01T00:02:00.000Z', 'interrupted by restart')).toEqual(['run_on_a']);
+  });
+
   it('answers with StorageUnavailableError, not a driver error, and a health without the password when the server cannot be reached', async () => {
     const storage = new PostgresStorage('postgres://agentd:hunter2@127.0.0.1:1/agentd', { connectTimeoutMs: 1_000 });
     opened.push(storage);
@@ -83,7 +104,7 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
 
   it('reports the server version, size and schema when reachable', async () => {
     const health = await replica().health();
-    expect(health).toMatchObject({ backend: 'postgres', reachable: true, problem: null, migrations: { applied: 6, latest: 6 } });
+    expect(health).toMatchObject({ backend: 'postgres', reachable: true, problem: null, migrations: { applied: 7, latest: 7 } });
     expect(health.backend === 'postgres' && health.version).toMatch(/^\d+\.\d+/);
     expect(health.sizeBytes).toBeGreaterThan(1_000_000);
   });

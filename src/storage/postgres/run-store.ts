@@ -36,18 +36,21 @@ function toRecord(row: RunRow): RunRecord {
 
 const APPEND_EVENT = 'INSERT INTO run_events (run_id, id, name, data) VALUES ($1, $2, $3, $4)';
 
-/** Runs and their event logs on PostgreSQL; writes commit in call order (`WriteQueue`). */
+/**
+ * Runs and their event logs on PostgreSQL; writes commit in call order (`WriteQueue`). Each run
+ * records the replica (`owner`) that created it.
+ */
 export class PgRunStore implements RunStore {
   private readonly writes = new WriteQueue();
 
-  constructor(private readonly db: PgDatabase) {}
+  constructor(private readonly db: PgDatabase, private readonly owner = '') {}
 
   async create(run: RunRecord): Promise<void> {
-    await this.writes.run(() => this.db.query(`INSERT INTO runs (${RUN_COLUMNS})
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
+    await this.writes.run(() => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})
+      VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
       run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
       run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
-      run.cost.cost_usd,
+      run.cost.cost_usd, this.owner,
     ]));
   }
 
@@ -79,14 +82,14 @@ export class PgRunStore implements RunStore {
   }
 
   /**
-   * Every unfinished run, each locked while it is finished (`FOR UPDATE SKIP LOCKED`: a run another
-   * process is recovering at the same moment is left to it). On a shared database this also takes
-   * the runs of replicas that are still alive; several replicas need leases instead (README).
+   * The unfinished runs this replica created (its previous process died with them), each locked
+   * while it is finished. Runs of other replicas are theirs: they may be executing them right now.
+   * A replica that never comes back leaves its runs unfinished until leases are built (README).
    */
   recoverInterrupted(finishedAt: string, message: string): Promise<string[]> {
     return this.writes.run(() => this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ('pending', 'running')
-        ORDER BY seq FOR UPDATE SKIP LOCKED`);
+      const { rows } = await tx.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ('pending', 'running') AND owner = $1
+        ORDER BY seq FOR UPDATE`, [this.owner]);
       for (const row of rows) {
         const current = toRecord(row);
         const last = await tx.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM run_events WHERE run_id = $1', [current.run_id]);
