@@ -173,7 +173,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, relea
   });
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
   const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting }), audit);
-  const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent, inbox: storage.inbox, now }) : null;
+  const webhook = config.webhook.enabled ? new WebhookService(config.webhook, { audit, log, runner: agent, inbox: storage.inbox, owner: storage.owner, now }) : null;
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
   if (config.api.api_key === '') {

@@ -3,8 +3,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PG_MIGRATIONS } from '../src/storage/postgres/migrations/index.js';
 import { BIN } from './helpers/cli.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
+
+const LATEST = PG_MIGRATIONS.at(-1)!.version;
 
 // The built CLI (`npm test` builds first), as an operator runs it.
 let dir: string;
@@ -39,13 +42,13 @@ describe('agentd migrate', () => {
 
     const first = agentd(['migrate', '--home', dir], env);
     expect(first.status).toBe(0);
-    expect(first.stdout).toMatch(new RegExp(`^PostgreSQL postgres(ql)?://${shown.replace(/[.?*+^$()[\]{}|\\/]/g, '\\$&')}: applied 1, 2, 3, 4, 5, 6, 7; schema at version 7\n$`));
-    expect(agentd(['migrate', '--home', dir], env).stdout).toContain('nothing to apply; schema at version 7');
+    expect(first.stdout).toMatch(new RegExp(`^PostgreSQL postgres(ql)?://${shown.replace(/[.?*+^$()[\]{}|\\/]/g, '\\$&')}: applied ${PG_MIGRATIONS.map((m) => m.version).join(', ')}; schema at version ${LATEST}\n$`));
+    expect(agentd(['migrate', '--home', dir], env).stdout).toContain(`nothing to apply; schema at version ${LATEST}`);
 
     const doctor = agentd(['doctor', '--home', dir, '--json'], env);
     const report = JSON.parse(doctor.stdout) as { sections: { key: string; checks: { name: string; status: string; summary: string }[] }[] };
     const check = report.sections.find((s) => s.key === 'memory')!.checks.find((c) => c.name === 'database');
-    expect(check).toMatchObject({ status: 'ok', summary: expect.stringContaining('schema version 7 (current)') });
+    expect(check).toMatchObject({ status: 'ok', summary: expect.stringContaining(`schema version ${LATEST} (current)`) });
 
     expect(agentd(['audit', 'verify', '--home', dir], env)).toMatchObject({ status: 0, stdout: 'audit chain ok: 0 events verified\n' });
   });

@@ -79,6 +79,11 @@ export interface Storage {
   readonly runs: RunStore;
   readonly costs: CostStore;
   readonly audit: AuditStore;
+  /**
+   * This process in the store's claims (webhook messages) and run ownership: the replica's id on a
+   * database several replicas share; on SQLite, whose file one process owns, a fixed name.
+   */
+  readonly owner: string;
   /** Channel messages acknowledged and not yet run (the webhook's durable intake). */
   readonly inbox: InboxStore;
   /** Scheduled jobs and the state of their fires. */

@@ -52,7 +52,10 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   describeCostStore('postgres', () => openStorage((s) => s.costs));
   describeAuditStore('postgres', () => openStorage((s) => s.audit));
   describeAuditQuery('postgres', () => openStorage((s) => s.audit));
-  describeInboxStore('postgres', () => openStorage((s) => s.inbox));
+  describeInboxStore('postgres', async () => {
+    const opened = await openStorage((s) => s.inbox);
+    return { ...opened, second: opened.another() };
+  });
   describeJobStore('postgres', async () => {
     const opened = await openStorage((s) => s.jobs);
     return { ...opened, second: opened.another() };

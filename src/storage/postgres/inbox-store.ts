@@ -1,9 +1,9 @@
-import type { InboxAcceptOutcome, InboxAcceptRules, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
+import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
+import { inboxMessageOf, type InboxRow } from '../inbox-rows.js';
 import { removeInSlices } from '../slices.js';
 import type { PgDatabase } from './database.js';
 import { INBOX_LOCK_CLASS } from './locks.js';
 
-type InboxRow = Omit<InboxMessage, 'metadata'> & { metadata: string };
 
 /**
  * Channel messages on PostgreSQL, accepted by any replica. The duplicate check, the capacity check
@@ -35,7 +35,28 @@ export class PgInboxStore implements InboxStore {
   async waiting(channel: string, limit: number): Promise<InboxMessage[]> {
     const { rows } = await this.db.query<InboxRow>(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id
       FROM channel_inbox WHERE channel = $1 AND waiting ORDER BY id LIMIT $2`, [channel, limit]);
-    return rows.map((row) => ({ ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> }));
+    return rows.map(inboxMessageOf);
+  }
+
+  /**
+   * One statement: the candidates are locked as they are picked (`FOR UPDATE SKIP LOCKED`), so
+   * replicas claiming at the same moment each get other messages, and none waits for another.
+   */
+  async claim(channel: string, claim: InboxClaim): Promise<InboxMessage[]> {
+    const { rows } = await this.db.query<InboxRow>(`UPDATE channel_inbox SET claimed_by = $2, claimed_until = $4
+      WHERE id IN (
+        SELECT m.id FROM channel_inbox m
+        WHERE m.channel = $1 AND m.waiting
+          AND NOT EXISTS (SELECT 1 FROM channel_inbox e WHERE e.channel = m.channel AND e.sender = m.sender AND e.waiting AND e.id < m.id)
+          AND (m.claimed_until IS NULL OR m.claimed_until <= $3 OR m.claimed_by = $2)
+        ORDER BY m.id LIMIT $5
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, channel, sender, content, metadata, received_at, request_id, run_id`, [channel, claim.owner, claim.now, claim.until, claim.limit]);
+    return rows.map(inboxMessageOf).sort((a, b) => a.id - b.id);
+  }
+
+  async release(owner: string): Promise<void> {
+    await this.db.query('UPDATE channel_inbox SET claimed_until = NULL WHERE claimed_by = $1 AND waiting', [owner]);
   }
 
   async markStarted(runId: string): Promise<void> {

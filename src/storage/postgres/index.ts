@@ -26,6 +26,7 @@ export interface PostgresStorageOptions extends PgDatabaseOptions {
  */
 export class PostgresStorage implements Storage {
   readonly database: PgDatabase;
+  readonly owner: string;
   readonly turns: PgTurnStore;
   readonly runs: PgRunStore;
   readonly costs: PgCostStore;
@@ -38,8 +39,9 @@ export class PostgresStorage implements Storage {
   /** Connects lazily: nothing is checked until the first query (see `open`). */
   constructor(url: string, options: PostgresStorageOptions = {}) {
     this.database = new PgDatabase(url, options);
+    this.owner = options.replicaId ?? 'local';
     this.turns = new PgTurnStore(this.database, { now: options.now });
-    this.runs = new PgRunStore(this.database, options.replicaId);
+    this.runs = new PgRunStore(this.database, this.owner);
     this.costs = new PgCostStore(this.database);
     this.audit = new PgAuditStore(this.database);
     this.inbox = new PgInboxStore(this.database);

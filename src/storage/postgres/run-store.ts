@@ -43,7 +43,7 @@ const APPEND_EVENT = 'INSERT INTO run_events (run_id, id, name, data) VALUES ($1
 export class PgRunStore implements RunStore {
   private readonly writes = new WriteQueue();
 
-  constructor(private readonly db: PgDatabase, private readonly owner = '') {}
+  constructor(private readonly db: PgDatabase, private readonly owner: string) {}
 
   async create(run: RunRecord): Promise<void> {
     await this.writes.run(() => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})

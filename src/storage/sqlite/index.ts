@@ -36,6 +36,8 @@ export interface SqliteStorageOptions {
 
 /** The embedded backend: every store on one SQLite file, sharing one unit of work. */
 export class SqliteStorage implements Storage {
+  /** One process owns the file (the home lock), so it is always the same owner, also after a restart. */
+  readonly owner = 'local';
   readonly database: Database;
   readonly uow: SqliteUnitOfWork;
   readonly turns: SqliteTurnStore;
