@@ -27,11 +27,11 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
   const message = (sender: string, n: number): WebhookMessage => ({
     content: `${sender} #${n}`, sender, metadata: { webhook_headers: {} }, received_at: new Date().toISOString(),
   });
-  /** What the inbox hands its dispatcher within `ms`. */
-  const drain = async (inbox: DurableInbox, ms: number): Promise<QueuedMessage[]> => {
+  /** What the inbox hands its dispatcher: until `count` messages came, or `ms` passed. */
+  const drain = async (inbox: DurableInbox, ms: number, count = Infinity): Promise<QueuedMessage[]> => {
     const out: QueuedMessage[] = [];
     const until = Date.now() + ms;
-    while (Date.now() < until) {
+    while (Date.now() < until && out.length < count) {
       for (let m = inbox.receive(); m !== undefined; m = inbox.receive()) out.push(m);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -46,8 +46,8 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
     expect(await b.accept(message('s2', 1), undefined)).toBe('queued');
 
     // Each replica claims the oldest message of the senders it accepted; a sender's next one waits.
-    expect((await drain(a, 150)).map((m) => m.content)).toEqual(['s1 #1']);
-    expect((await drain(b, 150)).map((m) => m.content)).toEqual(['s2 #1']);
+    expect((await drain(a, 2_000, 1)).map((m) => m.content)).toEqual(['s1 #1']);
+    expect((await drain(b, 2_000, 1)).map((m) => m.content)).toEqual(['s2 #1']);
 
     // Replica A dies holding s1 #1 (its run never created): its claim ends and B takes it, then
     // the rest of s1 in order, each once the previous one's run exists.
