@@ -39,9 +39,8 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
   };
 
   it('runs each accepted message once, in order per sender, and takes over the messages of a replica that died', async () => {
-    const a = replica('rep_a', 400);
-    const b = replica('rep_b', 400);
-    b.startClaiming();
+    const a = replica('rep_a', 1_000);
+    const b = replica('rep_b', 1_000);
     for (let n = 1; n <= 3; n++) expect(await a.accept(message('s1', n), undefined)).toBe('queued');
     expect(await b.accept(message('s2', 1), undefined)).toBe('queued');
 
@@ -51,6 +50,7 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
 
     // Replica A dies holding s1 #1 (its run never created): its claim ends and B takes it, then
     // the rest of s1 in order, each once the previous one's run exists.
+    b.startClaiming();
     const ran: string[] = [];
     for (let i = 0; i < 40 && ran.length < 3; i++) {
       for (const m of await drain(b, 100)) {
