@@ -102,7 +102,7 @@ async function serveDurableWebhook(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-webhook-'));
   const storage = new SqliteStorage(join(home, 'agentd.db'), { checkpointer: true });
   const log = createMemoryLogger();
-  const inbox = new DurableInbox({ channel: 'webhook', store: storage.inbox, runExists: async () => false, log });
+  const inbox = new DurableInbox({ channel: 'webhook', store: storage.inbox, owner: storage.owner, runExists: async () => false, log });
   const channel = new WebhookChannel({
     port: 0, secret: SECRET, rateLimitPerMinute: 1e9, log, intake: inbox, audit: new AuditLog(storage.audit),
   });

@@ -7,9 +7,9 @@ import { AuditSampler } from './audit/sampler.js';
 import { controlCatalogue, OperatorControls } from './controls/index.js';
 import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
 import { WebhookService } from './channels/webhook-service.js';
-import { collectDiagnosticsInput, runDiagnostics, type DiagnosticsReport } from './diagnostics/index.js';
+import { collectDiagnosticsInput, runDiagnostics, unreadableDatabaseReport, type DiagnosticsReport } from './diagnostics/index.js';
 import { ConfigError } from './config/errors.js';
-import { applyRedisUrlFromEnv, ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
+import { applyStorageEnv, ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
 import { API_PREFIX, apiRoutes, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
 import { Gateway } from './gateway/index.js';
@@ -26,9 +26,8 @@ import { RedisCoordination } from './coordination/redis-coordination.js';
 import { ListenError } from './listen-error.js';
 import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
-import { InMemorySessionStore } from './storage/memory/session-store.js';
-import { InMemoryWebSessionStore } from './storage/memory/web-session-store.js';
-import { SqliteStorage } from './storage/sqlite/index.js';
+import { openConfiguredStorage } from './storage/open.js';
+import { redactServiceUrl } from './config/service-url.js';
 import type { Storage } from './storage/types.js';
 import { PACKAGE_ROOT, VERSION } from './version.js';
 import { loadConsoleAssets } from './console/assets.js';
@@ -63,7 +62,7 @@ export interface App {
   readonly config: Config;
   readonly home: string;
   readonly version: string;
-  /** The stores (SQLite in the home folder). */
+  /** The stores: SQLite in the home folder, or the configured PostgreSQL database. */
   readonly storage: Storage;
   readonly audit: AuditLog;
   readonly memory: TurnStore;
@@ -98,7 +97,7 @@ function resolveConfig(options: CreateAppOptions, env: NodeJS.ProcessEnv): Loade
   if (options.config === undefined) {
     return loadConfig({ home: options.home, configPath: options.configPath, env, bootstrap: options.bootstrap });
   }
-  const config = applyRedisUrlFromEnv(parseConfig(options.config), env);
+  const config = parseConfig(applyStorageEnv(options.config, env));
   const envKey = env.SERVICE_API_KEY;
   if (envKey) config.api.api_key = envKey;
   const home = resolveHome(options.home, env);
@@ -119,11 +118,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const policy = NetworkPolicy.fromConfig(config.network);
   ensureHome(home);
   const releaseLock = lockHome(home);
-  let storage: SqliteStorage | undefined;
-  const redisUrl = config.storage?.redis_url;
-  const coordination = redisUrl === undefined ? null : new RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix });
+  let storage: Storage | undefined;
+  const redisUrl = config.storage.redis_url;
+  const coordination = redisUrl === null ? null : new RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix });
   try {
-    storage = openStorage(join(home, 'agentd.db'), () => new SqliteStorage(join(home, 'agentd.db'), { now, checkpointer: true, auditIndexing: true, log: (message) => log.warn(message) }));
+    storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message) });
+    if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);
     await coordination?.start();
     const app = await assemble({ options, env, log, now, loaded, policy, storage, coordination, releaseLock });
     await app.agent.start();
@@ -142,14 +142,6 @@ function lockHome(home: string): () => void {
   } catch (error) {
     if (error instanceof HomeLockedError) throw error;
     throw new ConfigError(`cannot write the lock file ${join(home, 'agentd.lock')} (${(error as Error).message}); give your user write access to ${home} or pass --home (or set AGENTD_HOME) to a folder you can write`);
-  }
-}
-
-function openStorage<T>(file: string, open: () => T): T {
-  try {
-    return open();
-  } catch (error) {
-    throw new ConfigError(`cannot open the database ${file} (${(error as Error).message}); check that the home folder is writable and the file is an agentd database, or pass --home`);
   }
 }
 
@@ -186,7 +178,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   if (restored) log[restored.level](restored.message);
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
   // Eviction never ends a session with work in flight; an ended session's approval answers go.
-  const sessions = new InMemorySessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
+  const sessions = storage.sessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
   const agent: AgentRuntime = new AgentRuntime({
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs, bus: coordination?.runEvents,
@@ -194,7 +186,10 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
   const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting }), audit);
   const webhook = config.webhook.enabled
-    ? new WebhookService(config.webhook, { audit, log, runner: agent, inbox: storage.inbox, now, rateLimiter: coordination?.rateLimiter('webhook', WEBHOOK_RATE_LIMIT_PER_MINUTE) })
+    ? new WebhookService(config.webhook, {
+      audit, log, runner: agent, inbox: storage.inbox, owner: storage.owner, now,
+      rateLimiter: coordination?.rateLimiter('webhook', WEBHOOK_RATE_LIMIT_PER_MINUTE),
+    })
     : null;
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
@@ -221,7 +216,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     log.warn(`the operator console is not built (missing ${consoleAssets.missing.join(', ')}): run npm run build`);
   }
 
-  const webSessions = new InMemoryWebSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
+  const webSessions = storage.webSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
   const auditSampler = new AuditSampler(3, 60_000, 10_000, now);
   const { app: http, openapi } = createHttpServer({
     log,
@@ -238,6 +233,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   });
   const chain = new ChainStatus(() => audit.verify(), { now });
   const diagnostics = async (): Promise<DiagnosticsReport> =>
+    // A shared database that cannot be read is the one thing to report (every other check reads it).
+    (config.storage.backend === 'postgres' ? unreadableDatabaseReport(await storage.health()) : null) ??
     runDiagnostics(
       await collectDiagnosticsInput({
         // Once listening, the bound port (not the configured 0) is what is reported.
@@ -263,6 +260,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       memory: { present: true, turn_count: await memory.count() },
     }),
     diagnostics,
+    ready: () => storage.ready(),
     agent,
     providers,
     tools,

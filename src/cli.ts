@@ -14,7 +14,15 @@ import { configJsonSchema } from './config/schema.js';
 import type { DiagnosticsReport } from './diagnostics/index.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log.js';
 import { randomToken } from './security/tokens.js';
+import type { Config } from './config/schema.js';
+import { redactServiceUrl, withoutPassword } from './config/service-url.js';
+import { acquireHomeLock } from './storage/home-lock.js';
+import { databaseFileOf, openConfiguredStorage } from './storage/open.js';
+import { PgDatabase } from './storage/postgres/database.js';
+import { PostgresStorage } from './storage/postgres/index.js';
+import { migrate, migrationStatus } from './storage/postgres/migrate.js';
 import { SqliteStorage } from './storage/sqlite/index.js';
+import type { Storage } from './storage/types.js';
 import { VERSION } from './version.js';
 
 interface HomeOptions {
@@ -113,18 +121,65 @@ function init(options: HomeOptions): void {
 const openReadOnly = (file: string) => new SqliteStorage(file, { readonly: true });
 
 function databaseFile(options: HomeOptions): string {
-  const file = join(resolveHome(options.home, process.env), 'agentd.db');
+  const file = databaseFileOf(resolveHome(options.home, process.env));
   if (!existsSync(file)) throw new Error(`no database at ${file}`);
   return file;
 }
 
-/** Opens read-only, naming the file when it cannot. */
-function openDatabase(options: HomeOptions): SqliteStorage {
+/**
+ * A command that only reads (doctor, audit) on the PostgreSQL backend: a small pool, and no
+ * migration (that is for `agentd serve` and `agentd migrate`).
+ */
+const openPostgresForReading = (config: Config) => new PostgresStorage(config.storage.postgres_url!, { poolSize: 2 });
+
+/** The config when the home has one (the audit commands also work on a bare SQLite home). */
+function configIfAny(options: HomeOptions): Config | null {
+  const home = resolveHome(options.home, process.env);
+  if (options.config === undefined && !existsSync(join(home, 'config.yaml'))) return null;
+  return loadConfig({ home: options.home, configPath: options.config }).config;
+}
+
+/** The configured database for reading: SQLite read-only (naming the file when it cannot), or PostgreSQL. */
+function openDatabase(options: HomeOptions): Storage {
+  const config = configIfAny(options);
+  if (config?.storage.backend === 'postgres') return openPostgresForReading(config);
   const file = databaseFile(options);
   try {
     return openReadOnly(file);
   } catch (error) {
     throw new Error(`cannot open the database ${file} (${(error as Error).message})`);
+  }
+}
+
+/**
+ * Applies the schema migrations of the configured backend and exits: on PostgreSQL before a
+ * rolling upgrade of the replicas (they also migrate at start, one at a time); on SQLite it opens
+ * the home's file, which migrates it, under the home lock (not beside a running service).
+ */
+async function migrateCommand(options: HomeOptions): Promise<void> {
+  const { config, home } = loadConfig({ home: options.home, configPath: options.config });
+  if (config.storage.backend === 'postgres') {
+    const url = config.storage.postgres_url!;
+    const db = new PgDatabase(url, { poolSize: 1 });
+    try {
+      const applied = await migrate(db);
+      const { latest } = await migrationStatus(db);
+      out(`PostgreSQL ${redactServiceUrl(url)}: ${applied.length === 0 ? 'nothing to apply' : `applied ${applied.join(', ')}`}; schema at version ${latest}`);
+    } catch (error) {
+      const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
+      throw new Error(`cannot migrate PostgreSQL ${redactServiceUrl(url)}: ${withoutPassword(cause.message, url)}`);
+    } finally {
+      await db.close();
+    }
+    return;
+  }
+  ensureHome(home);
+  const release = acquireHomeLock(home);
+  try {
+    await (await openConfiguredStorage(config, home)).close();
+    out(`SQLite ${databaseFileOf(home)}: schema current`);
+  } finally {
+    release();
   }
 }
 
@@ -198,7 +253,9 @@ async function auditVerifyExport(file: string): Promise<void> {
  */
 async function doctor(options: HomeOptions & { json?: boolean }): Promise<void> {
   // A home without a database yet (after agentd init) gets the empty one agentd serve would create.
-  const openStorage = (file: string) => (existsSync(file) ? openReadOnly(file) : new SqliteStorage(file));
+  const openStorage = (config: Config, file: string) => config.storage.backend === 'postgres'
+    ? openPostgresForReading(config)
+    : existsSync(file) ? openReadOnly(file) : new SqliteStorage(file);
   const { report, source, detail } = await doctorReport({ home: options.home, config: options.config, openStorage });
   const origin = source === 'live' ? `live report from the service at ${detail}` : `offline report (${detail})`;
   out(options.json ? JSON.stringify({ ...report, source, source_detail: detail }, null, 2) : `${origin}\n${formatReport(report)}`);
@@ -231,6 +288,7 @@ export async function main(argv: string[]): Promise<void> {
   withHome(program.command('doctor').description('check the configuration and environment; exit 1 when any check is an error'))
     .option('--json', 'print the report as JSON')
     .action(doctor);
+  withHome(program.command('migrate').description('apply the database schema migrations of the configured backend and exit')).action(migrateCommand);
   withHome(program.command('init').description('write a config file with a fresh API key')).action(init);
   const audit = program.command('audit').description('audit log tools');
   withHome(audit.command('verify [file]').description('check the audit hash chain of the database, or of an export FILE (- reads standard input); exit 1 at the first broken link'))

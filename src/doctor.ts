@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { URL_FILE } from './app.js';
 import { ConfigError } from './config/errors.js';
 import { homeProblem, loadConfig, resolveHome, type LoadedConfig } from './config/load.js';
-import { collectDiagnosticsInput, runDiagnostics, type Check, type DiagnosticsReport } from './diagnostics/index.js';
+import type { Config } from './config/schema.js';
+import { collectDiagnosticsInput, runDiagnostics, unreadableDatabaseReport, type Check, type DiagnosticsReport } from './diagnostics/index.js';
 import { buildReport } from './diagnostics/report.js';
 import { SECTION_KEYS } from './diagnostics/types.js';
 import { createClient } from './gateway/index.js';
@@ -24,8 +25,8 @@ export interface DoctorResult {
 }
 
 export interface DoctorOptions {
-  /** Opens the home's database (the composition root picks the backend). */
-  openStorage: (file: string) => Storage;
+  /** Opens the configured database for reading (the SQLite file of the home, or PostgreSQL). */
+  openStorage: (config: Config, file: string) => Storage;
   home?: string;
   config?: string;
   env?: NodeJS.ProcessEnv;
@@ -120,18 +121,24 @@ async function askService(serviceUrl: string, apiKey: string, timeoutMs: number)
 }
 
 /** The checks from the files alone: nothing is bound and no request leaves the machine. */
-async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openStorage: (file: string) => Storage): Promise<DiagnosticsReport> {
+async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openStorage: DoctorOptions['openStorage']): Promise<DiagnosticsReport> {
   const { config } = loaded;
   const file = join(loaded.home, 'agentd.db');
   let storage: Storage;
   try {
-    storage = openStorage(file);
+    storage = openStorage(config, file);
   } catch (error) {
     const problems = [check('database', 'error', `cannot open the database ${file} (${(error as Error).message})`)];
     return unusable(problems, loaded.home).report;
   }
-  const redisUrl = config.storage?.redis_url;
+  const redisUrl = config.storage.redis_url;
   try {
+    // A PostgreSQL database that cannot be read (down, or its schema behind this build) has
+    // nothing more to check: its check says what to do.
+    if (config.storage.backend === 'postgres') {
+      const unreadable = unreadableDatabaseReport(await storage.health());
+      if (unreadable) return unreadable;
+    }
     const memory = storage.turns;
     const noRequests: GatewayClientFactory = () => {
       throw new Error('agentd doctor sends no requests');
@@ -149,7 +156,7 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
         // Offline there is time to walk the whole chain now.
         audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
         // The probe reports through its check, not through log lines.
-        redis: redisUrl === undefined ? undefined : () => probeRedis(redisUrl, createMemoryLogger(10)),
+        redis: redisUrl === null ? undefined : () => probeRedis(redisUrl, createMemoryLogger(10)),
       }),
     );
   } finally {

@@ -31,7 +31,7 @@ describeWithRedis('diagnostics of the shared Redis', () => {
 
   it('GET /api/v1/diagnostics and agentd doctor report the version and latency, never the password; doctor an error while it is down', async () => {
     const target = `redis://127.0.0.1:${redis.port}/0`;
-    const doctor = () => doctorReport({ home, env: {}, openStorage: (file) => new SqliteStorage(file) });
+    const doctor = () => doctorReport({ home, env: {}, openStorage: (_config, file) => new SqliteStorage(file) });
 
     const response = await t.request('/api/v1/diagnostics');
     const text = await response.text();

@@ -1,6 +1,6 @@
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { censor } from '../security/secrets.js';
-import { StorageFullError } from '../storage/errors.js';
+import { StorageFullError, StorageUnavailableError } from '../storage/errors.js';
 
 /**
  * Errors of the agent runtime. Each has a `code` the HTTP layer maps to a catalogue code and status
@@ -22,6 +22,8 @@ export type AgentErrorCode =
   | 'storage'
   /** ... because the disk is full. */
   | 'storage_full'
+  /** ... because the database could not be reached. */
+  | 'storage_unavailable'
   /** What another replica must do could not be asked of it (the bus between replicas is unreachable). */
   | 'coordination_unavailable';
 
@@ -44,9 +46,9 @@ export const shuttingDown = () => new AgentError('shutting_down', 'the service i
 
 /** `what` could not be stored because of `err`: `storage_full` when the disk is full, else `storage`. */
 export function notStored(err: unknown, what: string): AgentError {
-  return err instanceof StorageFullError
-    ? new AgentError('storage_full', `the storage is full: ${what}`)
-    : new AgentError('storage', `${what}; see the service log`);
+  if (err instanceof StorageFullError) return new AgentError('storage_full', `the storage is full: ${what}`);
+  if (err instanceof StorageUnavailableError) return new AgentError('storage_unavailable', `the database is unavailable: ${what}`);
+  return new AgentError('storage', `${what}; see the service log`);
 }
 
 function truncate(id: string): string {
@@ -64,4 +66,4 @@ export function failureMessage(err: unknown): { message: string; expected: boole
   return { message: 'internal error while running the agent (details are in the service log)', expected: false };
 }
 
-const EXPECTED_ERRORS = [ProviderRequestError, ProviderUnavailableError, UnknownProviderError, StorageFullError];
+const EXPECTED_ERRORS = [ProviderRequestError, ProviderUnavailableError, UnknownProviderError, StorageFullError, StorageUnavailableError];

@@ -16,6 +16,8 @@ export interface WebhookServiceDeps {
   inbox: InboxStore;
   /** Per-IP windows shared between replicas; default the channel's own, in memory. */
   rateLimiter?: RateLimiter;
+  /** This process in the inbox's claims (`Storage.owner`). */
+  owner: string;
   now?: () => number;
 }
 
@@ -34,6 +36,7 @@ export class WebhookService {
     this.inbox = new DurableInbox({
       channel: 'webhook',
       store: deps.inbox,
+      owner: deps.owner,
       runExists: async (runId) => (await deps.runner.getRun(runId)) !== null,
       log: deps.log,
       now: deps.now,
@@ -60,6 +63,7 @@ export class WebhookService {
     if (recovered > 0) this.deps.log.info(`webhook: ${recovered} message(s) accepted before the last shutdown will run now`);
     await this.channel.start();
     this.listening = true;
+    this.inbox.startClaiming();
     this.dispatcher.start();
   }
 
@@ -79,7 +83,12 @@ export class WebhookService {
     await this.inbox.whenAccepted();
     if (this.listening) await this.channel.stop();
     this.listening = false;
-    const notStarted = (await this.dispatcher.stop()) + this.inbox.queued;
+    await this.dispatcher.stop();
+    await this.inbox.stopClaiming();
+    const notStarted = await this.inbox.waitingCount().catch((error: unknown) => {
+      this.deps.log.warn(`webhook: could not count the accepted messages left to run (${(error as Error).message}); they stay stored`);
+      return 0;
+    });
     if (notStarted > 0) {
       this.deps.log.warn(`webhook: ${notStarted} accepted message(s) were not run before shutdown; they are stored and run at the next start`);
     }

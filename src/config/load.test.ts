@@ -96,3 +96,26 @@ describe('config', () => {
     expect(schema.additionalProperties).toBe(false);
   });
 });
+
+describe('storage config', () => {
+  it('defaults to SQLite with no URLs, so a user who configures nothing sees no change', () => {
+    expect(parseConfig({}).storage).toEqual({ backend: 'sqlite', postgres_url: null, postgres_pool_size: 10, redis_url: null });
+  });
+
+  it('takes DATABASE_URL and REDIS_URL over the file', () => {
+    const home = tmp();
+    writeFileSync(join(home, 'config.yaml'), 'storage:\n  backend: postgres\n  postgres_url: postgres://file@h/db\n');
+    expect(loadConfig({ home, env: {} }).config.storage.postgres_url).toBe('postgres://file@h/db');
+    const { storage } = loadConfig({ home, env: { DATABASE_URL: 'postgres://env@h/db', REDIS_URL: 'redis://127.0.0.1:6379' } }).config;
+    expect(storage).toMatchObject({ backend: 'postgres', postgres_url: 'postgres://env@h/db', redis_url: 'redis://127.0.0.1:6379' });
+  });
+
+  it('refuses the postgres backend without a URL, and a malformed URL without repeating it', () => {
+    const home = tmp();
+    writeFileSync(join(home, 'config.yaml'), 'storage:\n  backend: postgres\n');
+    expect(() => loadConfig({ home, env: {} })).toThrow(/storage.postgres_url or DATABASE_URL/);
+    const malformed = () => loadConfig({ home, env: { DATABASE_URL: 'mysql://root:hunter2@h/db' } });
+    expect(malformed).toThrow(/"storage.postgres_url": a URL starting with postgres:\/\/ or postgresql:\/\//);
+    expect(malformed).not.toThrow(/hunter2/);
+  });
+});

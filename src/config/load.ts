@@ -30,25 +30,29 @@ export function resolveHome(home: string | undefined, env: NodeJS.ProcessEnv): s
   return resolve(home ?? env.AGENTD_HOME ?? join(homedir(), '.agentd'));
 }
 
+/**
+ * DATABASE_URL and REDIS_URL stand in for `storage.postgres_url` and `storage.redis_url` (as
+ * SERVICE_API_KEY does for the key): the usual way to hand a container its credentials without
+ * writing them into a file. Applied before validation, so a malformed one is refused like a
+ * malformed file value.
+ */
+export function applyStorageEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+  const fromEnv: Record<string, string> = {};
+  if (env.DATABASE_URL) fromEnv.postgres_url = env.DATABASE_URL;
+  if (env.REDIS_URL) fromEnv.redis_url = env.REDIS_URL;
+  if (Object.keys(fromEnv).length === 0) return raw;
+  // An empty file (null) is an empty config; anything else that is not a mapping is left for the schema to refuse.
+  if (raw !== null && raw !== undefined && (typeof raw !== 'object' || Array.isArray(raw))) return raw;
+  const file = (raw ?? {}) as Record<string, unknown>;
+  const storage = file.storage !== null && typeof file.storage === 'object' ? file.storage : {};
+  return { ...file, storage: { ...storage, ...fromEnv } };
+}
+
 /** Validate an already-parsed config object; errors name the key path and the expected form. */
 export function parseConfig(raw: unknown): Config {
   const result = configSchema.safeParse(raw ?? {});
   if (!result.success) throw new ConfigError(formatIssues(result.error.issues));
   return result.data;
-}
-
-/**
- * REDIS_URL, when set, wins over `storage.redis_url` (as SERVICE_API_KEY wins over the file's key,
- * so a secret need not be written into the file). Validated like the file's value; the error never
- * repeats the URL, which may carry a password.
- */
-export function applyRedisUrlFromEnv(config: Config, env: NodeJS.ProcessEnv): Config {
-  const fromEnv = env.REDIS_URL;
-  if (fromEnv === undefined || fromEnv === '') return config;
-  const parsed = configSchema.shape.storage.safeParse({ redis_url: fromEnv });
-  if (!parsed.success) throw new ConfigError('Invalid configuration: environment variable REDIS_URL: a redis:// or rediss:// URL (redis://[:password@]host[:port][/db])');
-  config.storage = { ...config.storage, redis_url: fromEnv };
-  return config;
 }
 
 function formatIssues(issues: z.core.$ZodIssue[]): string {
@@ -183,7 +187,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   } catch (err) {
     throw new ConfigError(`config file ${configPath} is not valid YAML: ${(err as Error).message}`);
   }
-  const config = applyRedisUrlFromEnv(parseConfig(raw), env);
+  const config = parseConfig(applyStorageEnv(raw, env));
+  if (config.storage.backend === 'postgres' && config.storage.postgres_url === null) {
+    throw new ConfigError('config key "storage.backend" is postgres but no PostgreSQL URL is set: set storage.postgres_url or DATABASE_URL');
+  }
   const envKey = env.SERVICE_API_KEY;
   const apiKeyFromEnv = envKey !== undefined && envKey !== '';
   if (apiKeyFromEnv) config.api.api_key = envKey;

@@ -6,6 +6,19 @@ import { z } from 'zod';
  * refusing to start.
  */
 const port = z.number().int().min(0).max(65535);
+
+/**
+ * A service URL with the scheme named. The message never repeats the value: a URL may carry a
+ * password, and config errors are printed.
+ */
+const serviceUrl = (schemes: readonly string[]) =>
+  z.string().refine((value) => {
+    try {
+      return schemes.includes(new URL(value).protocol.slice(0, -1));
+    } catch {
+      return false;
+    }
+  }, `a URL starting with ${schemes.map((scheme) => `${scheme}://`).join(' or ')}`);
 const hostName = z.string().min(1);
 
 const providerSchema = z
@@ -86,6 +99,20 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Where the service keeps its data: the SQLite file in the home folder (one process), or
+     * PostgreSQL shared by several replicas. The URLs can also come from DATABASE_URL and REDIS_URL.
+     */
+    storage: z
+      .object({
+        backend: z.enum(['sqlite', 'postgres']).default('sqlite'),
+        postgres_url: serviceUrl(['postgres', 'postgresql']).nullable().default(null),
+        /** Connections this replica opens at most; replicas × this must stay under the server's max_connections. */
+        postgres_pool_size: z.number().int().min(1).max(200).default(10),
+        redis_url: serviceUrl(['redis', 'rediss']).nullable().default(null),
+      })
+      .strict()
+      .prefault({}),
     webhook: z
       .object({
         enabled: z.boolean().default(false),
@@ -104,30 +131,8 @@ export const configSchema = z
         path: ['require_timestamp'],
       })
       .prefault({}),
-    /**
-     * Where state shared between replicas lives. Absent: everything stays in this process (one replica).
-     * `redis_url` (or env REDIS_URL) shares the rate-limit windows, run-event fan-out and cancel signals.
-     */
-    storage: z
-      .object({
-        redis_url: z
-          .string()
-          .refine(isRedisUrl, { message: 'a redis:// or rediss:// URL (redis://[:password@]host[:port][/db])' })
-          .optional(),
-      })
-      .strict()
-      .optional(),
   })
   .strict();
-
-function isRedisUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { RedisHealth } from '../coordination/redis-health.js';
-import type { StorageHealth } from '../storage/types.js';
+import type { PostgresHealth, SqliteHealth, StorageHealth } from '../storage/types.js';
 import type { SchedulerState } from './scheduler-checks.js';
 import type { AuditHealth } from './audit.js';
 import { redisCheck } from './redis.js';
@@ -104,6 +104,7 @@ export function memoryChecks(input: DiagnosticsInput): Check[] {
 }
 
 function storageChecks(storage: StorageHealth): Check[] {
+  if (storage.backend === 'postgres') return [postgresCheck(storage)];
   const out = [
     check('database', 'ok', `SQLite file ${storage.location} (${size(storage.sizeBytes)})`),
     storage.journalMode === 'wal'
@@ -119,6 +120,26 @@ function storageChecks(storage: StorageHealth): Check[] {
   return out;
 }
 
+/**
+ * The shared database: reachable, its version, its schema against this build's and its size. An
+ * unreachable database is an error: nothing can be read or written, requests answer 503.
+ */
+export function postgresCheck(storage: PostgresHealth): Check {
+  if (!storage.reachable) {
+    return check('database', 'error', `PostgreSQL at ${storage.location} is unreachable (${storage.problem ?? 'no answer'})`,
+      'start PostgreSQL or fix storage.postgres_url / DATABASE_URL; requests answer 503 until it is back, no restart needed');
+  }
+  const where = `PostgreSQL ${storage.version} at ${storage.location} (${size(storage.sizeBytes)})`;
+  const schema = storage.migrations;
+  if (schema && schema.applied < schema.latest) {
+    return check('database', 'error', `${where}: schema at version ${schema.applied}, this build needs ${schema.latest}`, 'run agentd migrate (agentd serve migrates at start)');
+  }
+  if (schema && schema.applied > schema.latest) {
+    return check('database', 'warn', `${where}: schema at version ${schema.applied}, newer than this build knows (${schema.latest})`, 'upgrade agentd on this host to the version the other replicas run');
+  }
+  return check('database', 'ok', `${where}, schema version ${schema?.applied ?? '?'} (current)`);
+}
+
 /** Free space is low below this share of the filesystem or below this many bytes. */
 const LOW_SPACE_SHARE = 0.05;
 const LOW_SPACE_BYTES = 100 * 1_048_576;
@@ -127,7 +148,7 @@ const LOW_SPACE_BYTES = 100 * 1_048_576;
  * Whether writes can land: an error while they are failing (it clears once one commits), a warning
  * on a read-only folder or when the filesystem is nearly full, before writes start to fail.
  */
-function storageCheck(storage: StorageHealth): Check {
+function storageCheck(storage: SqliteHealth): Check {
   const failure = storage.lastWriteFailure;
   if (failure) {
     return check('storage', 'error', `writes are failing: the last one failed at ${failure.at} (${failure.reason}) and none has succeeded since`,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load.js';
 import { runDiagnostics, type DiagnosticsInput } from './index.js';
+import type { PostgresHealth, SqliteHealth } from '../storage/types.js';
 
 const MB = 1_048_576;
 const GB = 1024 * MB;
@@ -82,10 +83,34 @@ describe('runDiagnostics', () => {
     expect(report.overall).toBe('warn');
   });
 
+  describe('the PostgreSQL check', () => {
+    const postgres = (overrides: Partial<PostgresHealth>): DiagnosticsInput => input({
+      storage: {
+        backend: 'postgres', location: 'postgres://agentd:***@db:5432/agentd', reachable: true, problem: null, version: '15.4',
+        sizeBytes: 8 * MB, migrations: { applied: 4, latest: 4 }, ...overrides,
+      },
+    });
+
+    it('is ok when reachable and current, naming the server without its password', () => {
+      expect(find(runDiagnostics(postgres({})), 'memory', 'database')).toEqual({
+        name: 'database', status: 'ok', summary: 'PostgreSQL 15.4 at postgres://agentd:***@db:5432/agentd (8.0 MB), schema version 4 (current)',
+      });
+    });
+
+    it('is an error when unreachable or behind this build, a warning when ahead', () => {
+      const down = runDiagnostics(postgres({ reachable: false, problem: 'connect ECONNREFUSED 10.0.0.5:5432', version: null, migrations: null }));
+      expect(find(down, 'memory', 'database')).toMatchObject({ status: 'error', summary: expect.stringContaining('unreachable (connect ECONNREFUSED 10.0.0.5:5432)') });
+      expect(down.overall).toBe('error');
+      expect(find(runDiagnostics(postgres({ migrations: { applied: 3, latest: 4 } })), 'memory', 'database'))
+        .toMatchObject({ status: 'error', remediation: expect.stringContaining('agentd migrate') });
+      expect(find(runDiagnostics(postgres({ migrations: { applied: 5, latest: 4 } })), 'memory', 'database')?.status).toBe('warn');
+    });
+  });
+
   describe('the storage check', () => {
-    const storage = (overrides: Partial<DiagnosticsInput['storage']>) => {
+    const storage = (overrides: Partial<SqliteHealth>) => {
       const base = input();
-      return { ...base, storage: { ...base.storage, ...overrides } };
+      return { ...base, storage: { ...(base.storage as SqliteHealth), ...overrides } };
     };
 
     it('is ok with room to spare, and says how much', () => {

@@ -1,8 +1,9 @@
-import { gatewayChecks, memoryChecks, policyChecks, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
+import type { StorageHealth } from '../storage/types.js';
+import { gatewayChecks, memoryChecks, policyChecks, postgresCheck, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
 import { auditCheck } from './audit.js';
 import { buildReport } from './report.js';
 import { schedulerChecks } from './scheduler-checks.js';
-import type { DiagnosticsReport } from './types.js';
+import { SECTION_KEYS, type DiagnosticsReport } from './types.js';
 
 export type { AuditHealth } from './audit.js';
 export type { DiagnosticsInput, WebhookState } from './checks.js';
@@ -23,4 +24,17 @@ export function runDiagnostics(input: DiagnosticsInput): DiagnosticsReport {
     scheduler: schedulerChecks(input.scheduler),
     runtime: runtimeChecks(input),
   });
+}
+
+/**
+ * The report when the PostgreSQL database cannot be read (unreachable, or its schema behind this
+ * build), or null when it can: the database check in the memory section says what to do, and the
+ * other checks, which read the database, are not run.
+ */
+export function unreadableDatabaseReport(health: StorageHealth): DiagnosticsReport | null {
+  if (health.backend !== 'postgres') return null;
+  const behind = health.migrations !== null && health.migrations.applied < health.migrations.latest;
+  if (health.reachable && !behind) return null;
+  const skipped = [{ name: 'not_checked', status: 'warn' as const, summary: 'not checked: the database cannot be read' }];
+  return buildReport(Object.fromEntries(SECTION_KEYS.map((key) => [key, key === 'memory' ? [postgresCheck(health)] : skipped])));
 }

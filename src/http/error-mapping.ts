@@ -3,7 +3,7 @@ import { AgentError, type AgentErrorCode } from '../agent/errors.js';
 import { ControlError, type ControlErrorCode } from '../controls/errors.js';
 import { SchedulerError, type SchedulerErrorCode } from '../scheduler/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
-import { StorageBusyError, StorageFullError } from '../storage/errors.js';
+import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
 import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType, type ErrorCode } from './errors.js';
 
 /** The agent runtime's failures in the catalogue; its messages are written for the operator. */
@@ -21,6 +21,7 @@ const AGENT_CODES: Record<AgentErrorCode, ErrorCode> = {
   storage: 'AGENTD_STORAGE',
   storage_full: 'AGENTD_STORAGE_FULL',
   coordination_unavailable: 'AGENTD_COORDINATION_UNAVAILABLE',
+  storage_unavailable: 'AGENTD_STORAGE_UNAVAILABLE',
 };
 
 /** The scheduler's refusals; `invalid` messages name the field. */
@@ -65,6 +66,7 @@ export function asApiError(error: unknown): ApiError | null {
   // Any write of any route (turns, runs, pins, deletions, audit events) on a full disk.
   if (error instanceof StorageFullError) return new ApiError('AGENTD_STORAGE_FULL');
   if (error instanceof StorageBusyError) return new ApiError('AGENTD_AT_CAPACITY', error.message, { 'retry-after': '1' });
+  if (error instanceof StorageUnavailableError) return new ApiError('AGENTD_STORAGE_UNAVAILABLE');
   if (!(error instanceof Error)) return null;
   const fastify = error as FastifyError;
   if (fastify.validation) return fromValidation(fastify);

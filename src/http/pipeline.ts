@@ -51,6 +51,8 @@ export const UNMET_EXPECTATION = Symbol('agentd.unmetExpectation');
 
 /** The path served to load balancers and supervisors without a key (still rate limited). */
 export const HEALTHZ_PATH = '/healthz';
+/** Readiness, for load balancers too: without a key, revealing only whether the database answers. */
+export const READY_PATH = '/api/v1/ready';
 
 /** Refusal of a request, or null to go on; a Promise only when a session cookie had to be looked up. */
 export type Gate = (request: FastifyRequest, reply: FastifyReply) => ApiError | null | Promise<ApiError | null>;
@@ -157,7 +159,7 @@ function authenticate(
   // live cookie next to it, or a public path. The cookie is only the credential of requests that
   // offer no key (the browser's).
   if (offered !== null) return wrongKey(request, options, path, offered);
-  if (path === HEALTHZ_PATH || options.isPublicPath?.(path)) return null;
+  if (path === HEALTHZ_PATH || path === READY_PATH || options.isPublicPath?.(path)) return null;
   const token = options.webSessions ? readCookie(request.headers.cookie, options.cookieName ?? 'service_operator_session') : null;
   if (token === null || !options.webSessions) return unauthorized();
   return options.webSessions.lookup(token).then((session) => {

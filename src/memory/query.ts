@@ -60,3 +60,17 @@ export function* wordSpans(text: string): Generator<{ start: number; end: number
     yield { start: match.index, end: match.index + match[0].length, word: match[0] };
   }
 }
+
+/**
+ * The words of `text` cut as above and folded as the index compares them, one space apart: what a
+ * backend whose own tokenizer differs (PostgreSQL) indexes and searches, so both sides of a match
+ * are cut and folded by this one module.
+ */
+export function foldedWords(text: string): string {
+  const words: string[] = [];
+  for (const { word } of wordSpans(text)) {
+    const folded = foldWord(word);
+    if (folded !== '') words.push(folded);
+  }
+  return words.join(' ');
+}

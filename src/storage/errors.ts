@@ -22,3 +22,16 @@ export class StorageBusyError extends Error {
     super(`too many ${what} are waiting; retry later`);
   }
 }
+
+/**
+ * The database could not be reached (down, restarting, out of connections, or the network between):
+ * nothing was read or written. A condition of the deployment, not a bug, so the HTTP layer answers
+ * 503 and a client may retry; the message names no server and no URL.
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+
+  constructor(options?: ErrorOptions) {
+    super('the database is unavailable: nothing was read or written', options);
+  }
+}

@@ -19,45 +19,87 @@ export interface DurableInboxOptions {
   /** The channel's name in the store (`webhook`). */
   channel: string;
   store: InboxStore;
+  /**
+   * This runner in the store's claims: the replica's id on a shared database, the same after a
+   * restart (so it takes its own claims back at once).
+   */
+  owner: string;
   /** Whether a run with this id exists: a message whose run was created before a crash is not run twice. */
   runExists(runId: string): Promise<boolean>;
   log: Logger;
   /** Messages that may wait for their run; past it a new one is answered 503. Default 1,000. */
   capacity?: number;
+  /**
+   * How long a claim holds unless renewed (default 30 s): the messages of a runner that died wait
+   * this long before another takes them. Claims are renewed every third of it.
+   */
+  leaseMs?: number;
   now?: () => number;
 }
 
+/** Default claim lifetime: short enough that a dead replica's messages run soon, long enough to ride out a slow database. */
+export const INBOX_LEASE_MS = 30_000;
+
 /**
  * The webhook's durable intake, as `agentd serve` wires it: an accepted message is committed
- * (with its run's id, chosen now) before its sender hears 202, and handed to the dispatcher only
- * then. A restart runs what was acknowledged and has no run yet; a message whose run was created
- * is never run again, whether that run finished or was interrupted.
+ * (with its run's id, chosen now) before its sender hears 202. It runs once a runner claims it
+ * from the store: the one that accepted it, at once, or, on a database shared by replicas,
+ * whichever replica takes it (the claims say who; a claim that is not renewed ends). A sender's
+ * messages are claimed in order, the next once the previous one's run exists. A message whose run
+ * was created is never run again, whether that run finished or was interrupted.
  */
 export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> {
-  /** Committed, not yet taken by the dispatcher; bounded by the store's capacity check. */
+  /** Claimed, not yet taken by the dispatcher; bounded by the store's capacity check. */
   private readonly queue: QueuedMessage[] = [];
+  /** Run ids of the messages this runner claimed and has not settled (queued or with the dispatcher). */
+  private readonly held = new Set<string>();
   private readonly accepting = new Set<Promise<unknown>>();
+  /** `markStarted` writes in flight: stopping waits for them, so what it counts as waiting is. */
+  private readonly starting = new Set<Promise<void>>();
   private readonly capacity: number;
+  private readonly leaseMs: number;
   private readonly now: () => number;
+  private pulling: Promise<void> | null = null;
+  private pullAgain = false;
+  private renewal: NodeJS.Timeout | null = null;
+  private failing = false;
 
   constructor(private readonly options: DurableInboxOptions) {
     this.capacity = options.capacity ?? QUEUE_CAPACITY;
+    this.leaseMs = options.leaseMs ?? INBOX_LEASE_MS;
     this.now = options.now ?? Date.now;
   }
 
-  /** Loads what a previous process acknowledged and did not run; call before the listener starts. */
+  /**
+   * At start: settles what waits with a run already created (a process died between the two), and
+   * claims what may run. Returns how many acknowledged messages wait for a run.
+   */
   async recover(): Promise<number> {
     const { store, channel, runExists } = this.options;
-    let queued = 0;
+    let waiting = 0;
     for (const message of await store.waiting(channel, this.capacity)) {
-      if (await runExists(message.run_id)) {
-        await store.markStarted(message.run_id);
-        continue;
-      }
-      this.queue.push({ content: message.content, sender: message.sender, runId: message.run_id });
-      queued++;
+      if (await runExists(message.run_id)) await store.markStarted(message.run_id);
+      else waiting++;
     }
-    return queued;
+    await this.pull();
+    return waiting;
+  }
+
+  /** Renews this runner's claims and takes messages others left (their claims ended), every third of the lease. */
+  startClaiming(): void {
+    this.renewal ??= setInterval(() => void this.pull(), Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.renewal.unref();
+  }
+
+  /** Stops renewing and gives back the claims on messages not started, so another runner may take them at once. */
+  async stopClaiming(): Promise<void> {
+    if (this.renewal) clearInterval(this.renewal);
+    this.renewal = null;
+    await Promise.allSettled([...this.starting]);
+    await this.pulling;
+    await this.options.store.release(this.options.owner).catch((error: unknown) => {
+      this.options.log.warn(`${this.options.channel}: could not give back claimed messages (${(error as Error).message}); others take them when the claims end`);
+    });
   }
 
   async accept(message: WebhookMessage, requestId: string | undefined): Promise<IntakeOutcome> {
@@ -74,7 +116,9 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     this.accepting.add(stored);
     try {
       const outcome = await stored;
-      if (outcome === 'queued') this.queue.push({ content: message.content, sender: message.sender, runId });
+      // Committed: the sender hears 202 now; the message runs once claimed (by this runner, unless
+      // its sender has earlier messages waiting).
+      if (outcome === 'queued') void this.pull();
       return outcome;
     } finally {
       this.accepting.delete(stored);
@@ -86,24 +130,79 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     await Promise.allSettled([...this.accepting]);
   }
 
-  /** Committed messages the dispatcher has not taken yet. */
-  get queued(): number {
-    return this.queue.length;
-  }
-
   receive(): QueuedMessage | undefined {
     return this.queue.shift();
   }
 
   settled(message: QueuedMessage): void {
-    this.options.store.markStarted(message.runId).catch((error: unknown) => {
-      // The run exists: at the next start it is found, and the message is not run again.
-      this.options.log.warn(`${this.options.channel}: could not mark message of run ${message.runId} started: ${(error as Error).message}`);
-    });
+    const marked = this.options.store.markStarted(message.runId).then(
+      () => {
+        this.held.delete(message.runId);
+        // The sender's next message may be claimed now.
+        void this.pull();
+      },
+      (error: unknown) => {
+        // The run exists: the next claim finds it (this runner's own claim included) and marks it then.
+        this.held.delete(message.runId);
+        this.options.log.warn(`${this.options.channel}: could not mark message of run ${message.runId} started: ${(error as Error).message}`);
+      },
+    );
+    this.starting.add(marked);
+    void marked.finally(() => this.starting.delete(marked));
+  }
+
+  /** Messages of the channel stored and waiting for a run (on a shared database, any replica's). */
+  async waitingCount(): Promise<number> {
+    return (await this.options.store.waiting(this.options.channel, this.capacity)).length;
   }
 
   /** Webhook callers only get 202: the reply is acknowledged in the log by its length. */
   send(text: string): void {
     this.options.log.info(`${this.options.channel}: reply of ${text.length} characters (not delivered: webhook callers only get 202)`);
+  }
+
+  /** One claim at a time; a pull asked for while one runs runs once after it. Never rejects. */
+  private pull(): Promise<void> {
+    if (this.pulling) {
+      this.pullAgain = true;
+      return this.pulling;
+    }
+    this.pulling = (async () => {
+      do {
+        this.pullAgain = false;
+        await this.claim();
+      } while (this.pullAgain);
+    })().finally(() => {
+      this.pulling = null;
+    });
+    return this.pulling;
+  }
+
+  /** Claims (and so renews) what this runner may run; new messages go to the queue. */
+  private async claim(): Promise<void> {
+    const { store, channel, owner, runExists, log } = this.options;
+    try {
+      const now = this.now();
+      const claimed = await store.claim(channel, {
+        owner, now: new Date(now).toISOString(), until: new Date(now + this.leaseMs).toISOString(), limit: this.capacity,
+      });
+      for (const message of claimed) {
+        if (this.held.has(message.run_id)) continue;
+        if (await runExists(message.run_id)) {
+          // Its run was created by a runner that stopped before saying so: the sender's next one may go.
+          await store.markStarted(message.run_id);
+          this.pullAgain = true;
+          continue;
+        }
+        this.held.add(message.run_id);
+        this.queue.push({ content: message.content, sender: message.sender, runId: message.run_id });
+      }
+      if (this.failing) log.info(`${channel}: claiming messages works again`);
+      this.failing = false;
+    } catch (error) {
+      // The store is unreachable: the messages stay stored and are claimed on a later try.
+      if (!this.failing) log.warn(`${channel}: could not claim waiting messages (${(error as Error).message}); retrying`);
+      this.failing = true;
+    }
   }
 }

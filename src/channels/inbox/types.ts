@@ -32,6 +32,18 @@ export interface InboxAcceptRules {
   capacity: number;
 }
 
+/** A runner taking messages to run: which runner, and until when its claim holds. */
+export interface InboxClaim {
+  /** The runner (a replica; the same one again after a restart). */
+  owner: string;
+  /** Now, ISO 8601: claims that ended before it are free. */
+  now: string;
+  /** When the claims this call makes or renews end, unless renewed again. */
+  until: string;
+  /** Most messages to take. */
+  limit: number;
+}
+
 /**
  * Durable intake of channel messages. A message waits from its acceptance until its run exists
  * (`markStarted`); only waiting messages are run after a restart. Started ones are kept (text
@@ -44,6 +56,16 @@ export interface InboxStore {
   waiting(channel: string, limit: number): Promise<InboxMessage[]>;
   /** The message's run exists, or it will never run: it stops waiting and its text is erased. */
   markStarted(runId: string): Promise<void>;
+  /**
+   * Takes the channel's messages that may run now, oldest first: a waiting message that is the
+   * oldest waiting one of its sender (so a sender's messages run in order, the next once the
+   * previous one's run exists), and free: never claimed, its claim ended, or claimed by `owner`
+   * already (taking it again renews the claim). Each is claimed by exactly one owner, whatever
+   * number of runners ask at once.
+   */
+  claim(channel: string, claim: InboxClaim): Promise<InboxMessage[]>;
+  /** Ends the owner's claims on messages that have not started (it stops): other runners may take them at once. */
+  release(owner: string): Promise<void>;
   /** Deletes started messages received before `cutoff` (their keys no longer catch duplicates). */
   pruneStartedBefore(cutoff: string, options?: { signal?: AbortSignal }): Promise<number>;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, coordinationUnavailable, internalError, payloadTooLarge, rateLimited, shuttingDown, unauthorized, unsupportedMediaType } from '../../http/errors.js';
 import type { Logger } from '../../log.js';
-import { StorageFullError } from '../../storage/errors.js';
+import { StorageFullError, StorageUnavailableError } from '../../storage/errors.js';
 import { clientIp } from '../../security/client-ip.js';
 import type { RateLimiter } from '../../security/rate-limiter.js';
 import type { WebhookAudit } from './audit.js';
@@ -60,8 +60,10 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
     deps.inflight.set(req.socket, res);
     const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.trustProxy);
     handle(deps, req, res, ip, expectContinue).catch((error: unknown) => {
-      // A full disk under the durable intake is the operator's to fix, not a fault of ours.
-      const known = error instanceof StorageFullError ? new ApiError('AGENTD_STORAGE_FULL') : null;
+      // A full disk or an unreachable database under the durable intake is the operator's to fix,
+      // not a fault of ours.
+      const known = error instanceof StorageFullError ? new ApiError('AGENTD_STORAGE_FULL')
+        : error instanceof StorageUnavailableError ? new ApiError('AGENTD_STORAGE_UNAVAILABLE') : null;
       const answer = known ?? internalError();
       if (known === null) deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
       deps.audit.rejected(ip, answer.statusCode, answer.message);

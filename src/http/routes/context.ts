@@ -42,6 +42,8 @@ export interface RouteContext {
   openapi: OpenApiCollector;
   status: () => Promise<StatusSnapshot>;
   diagnostics: () => Promise<DiagnosticsReport>;
+  /** Whether the service can serve requests now: its database answers (readiness, unlike liveness). */
+  ready: () => Promise<boolean>;
   agent: AgentRuntime;
   providers: ProviderRegistry;
   tools: ToolRegistry;

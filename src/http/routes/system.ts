@@ -1,7 +1,8 @@
 import { ok, okSchema } from '../envelope.js';
+import { ApiError } from '../errors.js';
 import type { RouteContext, RouteInstance } from './context.js';
 
-export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'version' | 'status' | 'openapi'>): void {
+export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'version' | 'status' | 'openapi' | 'ready'>): void {
   // The health body never changes while the process lives: serialise it once.
   const healthBody = JSON.stringify(ok({ status: 'healthy', version: ctx.version }));
   app.get('/health', {
@@ -17,6 +18,23 @@ export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'versio
     },
   }, (_request, reply) => {
     reply.type('application/json; charset=utf-8').send(healthBody);
+  });
+
+  // For load balancers: a replica whose database is unreachable is taken out of rotation, while
+  // /health (liveness) keeps answering so a supervisor does not restart it for the database's sake.
+  app.get('/ready', {
+    schema: {
+      summary: 'Readiness without a key',
+      description: 'Needs no API key (a key that is offered must be right) and reveals nothing but readiness: 200 while the database answers, 503 AGENTD_NOT_READY while it does not.',
+      tags: ['system'],
+      security: [],
+      response: {
+        200: okSchema({ type: 'object', properties: { status: { type: 'string', const: 'ready' } } }),
+      },
+    },
+  }, async () => {
+    if (!(await ctx.ready())) throw new ApiError('AGENTD_NOT_READY');
+    return ok({ status: 'ready' });
   });
 
   app.get('/status', {

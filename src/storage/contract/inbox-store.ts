@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
 
-/** The behaviour every `InboxStore` backend must have, through the interface only. */
-export type OpenInboxStore = () => Promise<{ store: InboxStore; close(): Promise<void> }>;
+/**
+ * The behaviour every `InboxStore` backend must have, through the interface only. `second` is
+ * another handle on the same data (another connection or pool), as a second replica would hold.
+ */
+export type OpenInboxStore = () => Promise<{ store: InboxStore; second: InboxStore; close(): Promise<void> }>;
 
 const message = (n: number, extra: Partial<NewInboxMessage> = {}): NewInboxMessage => ({
   channel: 'webhook', sender: 'ci', content: `task ${n}`, metadata: { webhook_headers: { 'x-request-id': `req-${n}` } },
@@ -14,10 +17,11 @@ const RULES = { duplicatesSince: '2025-12-31T00:00:00.000Z', capacity: 1000 };
 export function describeInboxStore(backend: string, open: OpenInboxStore): void {
   describe(`InboxStore contract (${backend})`, () => {
     let inbox: InboxStore;
+    let second: InboxStore;
     let close: () => Promise<void>;
 
     beforeEach(async () => {
-      ({ store: inbox, close } = await open());
+      ({ store: inbox, second, close } = await open());
     });
     afterEach(async () => {
       await close();
@@ -84,6 +88,65 @@ export function describeInboxStore(backend: string, open: OpenInboxStore): void 
       // Its key went with it.
       expect(await inbox.accept(message(9, { request_id: 'req-1' }), RULES)).toBe('queued');
       expect(await inbox.pruneStartedBefore('2026-01-01T00:00:03.500Z')).toBe(0);
+    });
+
+    describe('claim', () => {
+      const T = (s: number) => new Date(Date.parse('2026-01-01T00:01:00.000Z') + s * 1000).toISOString();
+      const claim = (store: InboxStore, owner: string, at: number, limit = 10) =>
+        store.claim('webhook', { owner, now: T(at), until: T(at + 30), limit }).then((taken) => taken.map((m) => m.run_id));
+
+      it('takes the oldest waiting message of each sender, oldest first, with everything it was accepted with', async () => {
+        await inbox.accept(message(1, { sender: 'a' }), RULES);
+        await inbox.accept(message(2, { sender: 'b' }), RULES);
+        await inbox.accept(message(3, { sender: 'a' }), RULES);
+        await inbox.accept(message(4, { sender: 'c' }), RULES);
+        const taken = await inbox.claim('webhook', { owner: 'r1', now: T(0), until: T(30), limit: 10 });
+        expect(taken.map(({ id: _id, ...rest }) => rest)).toEqual([message(1, { sender: 'a' }), message(2, { sender: 'b' }), message(4, { sender: 'c' })]);
+        expect(await inbox.claim('other-channel', { owner: 'r1', now: T(0), until: T(30), limit: 10 })).toEqual([]);
+      });
+
+      it('gives a sender\'s next message once the previous one has started', async () => {
+        for (let i = 1; i <= 3; i++) await inbox.accept(message(i), RULES);
+        expect(await claim(inbox, 'r1', 0)).toEqual(['run_1']);
+        await inbox.markStarted('run_1');
+        expect(await claim(second, 'r2', 1)).toEqual(['run_2']);
+        expect(await claim(inbox, 'r1', 2)).toEqual([]);
+      });
+
+      it('keeps a claimed message from other owners until the claim ends; its owner renews it by claiming again', async () => {
+        await inbox.accept(message(1), RULES);
+        expect(await claim(inbox, 'r1', 0)).toEqual(['run_1']);
+        expect(await claim(second, 'r2', 10)).toEqual([]);
+        expect(await claim(inbox, 'r1', 20)).toEqual(['run_1']);
+        // Renewed at 20 for 30 s: still held at 40, free at 50.
+        expect(await claim(second, 'r2', 40)).toEqual([]);
+        expect(await claim(second, 'r2', 50)).toEqual(['run_1']);
+        expect(await claim(inbox, 'r1', 51)).toEqual([]);
+      });
+
+      it('lets other owners take released messages at once', async () => {
+        await inbox.accept(message(1, { sender: 'a' }), RULES);
+        await inbox.accept(message(2, { sender: 'b' }), RULES);
+        expect(await claim(inbox, 'r1', 0)).toEqual(['run_1', 'run_2']);
+        await inbox.markStarted('run_1');
+        await inbox.release('r1');
+        expect(await claim(second, 'r2', 1)).toEqual(['run_2']);
+      });
+
+      it('respects the limit', async () => {
+        for (let i = 1; i <= 5; i++) await inbox.accept(message(i, { sender: `s${i}` }), RULES);
+        expect(await claim(inbox, 'r1', 0, 2)).toEqual(['run_1', 'run_2']);
+        expect(await claim(second, 'r2', 0, 10)).toEqual(['run_3', 'run_4', 'run_5']);
+      });
+
+      it('gives each message to exactly one of several owners claiming at once', async () => {
+        for (let i = 1; i <= 40; i++) await inbox.accept(message(i, { sender: `s${i}` }), RULES);
+        const handles = [inbox, second, inbox, second];
+        const taken = await Promise.all(handles.map((store, n) => claim(store, `r${n}`, 0, 15)));
+        const all = taken.flat();
+        expect(all).toHaveLength(40);
+        expect(new Set(all).size).toBe(40);
+      });
     });
   });
 }

@@ -2,18 +2,11 @@ import { AgentError } from '../../agent/errors.js';
 import type { SessionStore } from '../../agent/stores.js';
 import { isoNow, type ApiSession } from '../../agent/types.js';
 import { newId } from '../../security/tokens.js';
+import type { SessionStoreOptions } from '../types.js';
 
 export const MAX_API_SESSIONS = 10_000;
 
-export interface InMemorySessionStoreOptions {
-  /** Most sessions kept; past it the least recently used idle session is ended. */
-  max?: number;
-  now?: () => number;
-  /** Whether a session has a run or chat in flight (such a session is never evicted). */
-  isBusy?: (sessionId: string) => boolean;
-  /** Called for every session that ends, deleted or evicted (to cancel its work, forget approvals). */
-  onEnd?: (sessionId: string) => void;
-}
+export type InMemorySessionStoreOptions = SessionStoreOptions;
 
 /**
  * API sessions, in memory as the spec says (a restart forgets them; their turns persist). The map's

@@ -1,21 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { WebSession, WebSessionStore } from '../../http/web-sessions.js';
 import { newId, randomToken } from '../../security/tokens.js';
+import type { WebSessionStoreOptions } from '../types.js';
+import { isSessionToken, sessionTokenDigest as digest } from '../web-session-token.js';
 
-/** 32 random bytes in base64url, as `randomToken()` makes them. */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
-
-export interface InMemoryWebSessionStoreOptions {
-  ttlSeconds: number;
-  /** Upper bound on live sessions; the oldest is evicted first. */
-  maxSessions?: number;
-  now?: () => number;
-}
+export type InMemoryWebSessionStoreOptions = WebSessionStoreOptions;
 
 /**
- * In-memory web sessions, keyed by SHA-256 of the session token: a lookup hashes what the client
- * offered and finds the entry by digest, so the raw secret is never compared byte by byte (no
- * timing signal) and a dump of the map holds no usable cookie.
+ * In-memory web sessions, keyed by the digest of the session token (`sessionTokenDigest`).
  *
  * Every session lives exactly `ttlSeconds`, so the Map's insertion order is also expiry order:
  * expired sessions are swept from the front on each create and lookup (no timer to stop), and the
@@ -58,7 +49,7 @@ export class InMemoryWebSessionStore implements WebSessionStore {
   }
 
   async lookup(token: string): Promise<WebSession | null> {
-    if (!TOKEN_SHAPE.test(token)) return null;
+    if (!isSessionToken(token)) return null;
     const now = this.now();
     this.sweep(now);
     const key = digest(token);
@@ -72,7 +63,7 @@ export class InMemoryWebSessionStore implements WebSessionStore {
   }
 
   async revoke(token: string): Promise<boolean> {
-    if (!TOKEN_SHAPE.test(token)) return false;
+    if (!isSessionToken(token)) return false;
     return this.sessions.delete(digest(token));
   }
 
@@ -83,8 +74,3 @@ export class InMemoryWebSessionStore implements WebSessionStore {
     }
   }
 }
-
-function digest(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
-}
-

@@ -1,4 +1,5 @@
-import { AUDIT_FACET_FIELDS, type AuditEvent, type AuditFacetField, type AuditFacets, type AuditQuery, type FacetCount } from '../../audit/types.js';
+import { facetsFrom } from '../../audit/facets.js';
+import type { AuditEvent, AuditFacets, AuditQuery } from '../../audit/types.js';
 import type { SqliteDatabase } from './database.js';
 
 /** The five fields an event's kind stands for (migration 010). */
@@ -6,9 +7,6 @@ export type KindFields = Pick<AuditEvent, 'event_type' | 'category' | 'result' |
 const KIND_FIELDS = ['event_type', 'category', 'result', 'severity', 'subsystem'] as const;
 /** The part of a query `AuditKinds.matching` reads. */
 type KindFilter = Pick<AuditQuery, (typeof KIND_FIELDS)[number]>;
-
-/** Facet values of equal counts: alphabetical, events without a value last. */
-const byValue = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
 
 const keyOf = (fields: KindFields) =>
   JSON.stringify([fields.event_type, fields.category, fields.result, fields.severity, fields.subsystem]);
@@ -76,16 +74,7 @@ export class AuditKinds {
 
   /** Facets from event counts per kind. */
   facets(counts: ReadonlyMap<number, number>): AuditFacets {
-    const tallies = { category: new Map(), result: new Map(), severity: new Map(), subsystem: new Map() } as Record<AuditFacetField, Map<string | null, number>>;
-    for (const [kind, n] of counts) {
-      const fields = this.fieldsOf(kind);
-      for (const field of AUDIT_FACET_FIELDS) {
-        tallies[field].set(fields[field], (tallies[field].get(fields[field]) ?? 0) + n);
-      }
-    }
-    const sorted = (tally: Map<string | null, number>): FacetCount[] =>
-      [...tally].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || byValue(a.value, b.value));
-    return { category: sorted(tallies.category), result: sorted(tallies.result), severity: sorted(tallies.severity), subsystem: sorted(tallies.subsystem) };
+    return facetsFrom([...counts].map(([kind, n]) => ({ fields: this.fieldsOf(kind), n })));
   }
 
   /** A kind another connection may have added since the last load is looked up again once. */

@@ -1,28 +1,6 @@
-import type { AuditEvent, ChainedAuditEvent } from '../../audit/types.js';
+import type { StoredAuditRow } from '../audit-rows.js';
 
-/** A row of `audit_events`: the event with its order, its kind, its detail as JSON and its chain links. */
-export type AuditRow = Omit<AuditEvent, 'detail'> & { seq: number; kind: number; detail: string; prev_hash: string; hash: string };
+export { rowToChained, rowToEvent } from '../audit-rows.js';
 
-/** A stored row as the event it records (tests read rows this way too). */
-export function rowToEvent(row: AuditRow): AuditEvent {
-  return {
-    id: row.id,
-    timestamp: row.timestamp,
-    event_type: row.event_type,
-    category: row.category,
-    result: row.result,
-    severity: row.severity,
-    actor: row.actor,
-    source: row.source,
-    subsystem: row.subsystem,
-    action: row.action,
-    session_id: row.session_id,
-    task_id: row.task_id,
-    detail: JSON.parse(row.detail) as Record<string, unknown>,
-  };
-}
-
-/** A stored row with its chain links, as the audit endpoint and exports return it. */
-export function rowToChained(row: AuditRow): ChainedAuditEvent {
-  return { ...rowToEvent(row), prev_hash: row.prev_hash, hash: row.hash };
-}
+/** A row of `audit_events`: the stored event with its order and its kind (migration 010). */
+export type AuditRow = StoredAuditRow & { seq: number; kind: number };

@@ -9,7 +9,7 @@ import { AuditReader } from './audit-reader.js';
 import { rowToChained, type AuditRow } from './audit-rows.js';
 import { AuditSearchIndex, type SearchIndexOptions } from './audit-search.js';
 import type { Database } from './database.js';
-import { removeInSlices } from './slices.js';
+import { removeInSlices } from '../slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /**

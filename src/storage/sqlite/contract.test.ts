@@ -41,7 +41,10 @@ describeAuditQuery('sqlite', async () => {
   const opened = openStorage((s) => s.audit);
   return { ...opened, settle: async () => void opened.store.search.catchUp() };
 });
-describeInboxStore('sqlite', async () => openStorage((s) => s.inbox));
+describeInboxStore('sqlite', async () => {
+  const opened = openStorage((s) => s.inbox);
+  return { ...opened, second: opened.another() };
+});
 describeJobStore('sqlite', async () => {
   const opened = openStorage((s) => s.jobs);
   return { ...opened, second: opened.another() };

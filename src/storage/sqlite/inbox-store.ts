@@ -1,9 +1,9 @@
-import type { InboxAcceptOutcome, InboxAcceptRules, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
+import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
 import type { Database } from './database.js';
-import { removeInSlices } from './slices.js';
+import { inboxMessageOf, type InboxRow } from '../inbox-rows.js';
+import { removeInSlices } from '../slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
-type InboxRow = Omit<InboxMessage, 'metadata'> & { metadata: string };
 
 /**
  * Channel messages on the service's SQLite file. The duplicate check, the capacity check and the
@@ -35,6 +35,16 @@ export class SqliteInboxStore implements InboxStore {
         FROM channel_inbox WHERE channel = ? AND waiting = 1 ORDER BY id LIMIT ?`),
       // The run keeps its own (censored) copy of the text; this one is no longer needed.
       started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ? AND waiting = 1 RETURNING channel`).pluck(),
+      // The oldest waiting message of each sender that is free (see InboxStore.claim).
+      claim: db.prepare(`UPDATE channel_inbox SET claimed_by = @owner, claimed_until = @until
+        WHERE id IN (
+          SELECT m.id FROM channel_inbox m
+          WHERE m.channel = @channel AND m.waiting = 1
+            AND NOT EXISTS (SELECT 1 FROM channel_inbox e WHERE e.channel = m.channel AND e.sender = m.sender AND e.waiting = 1 AND e.id < m.id)
+            AND (m.claimed_until IS NULL OR m.claimed_until <= @now OR m.claimed_by = @owner)
+          ORDER BY m.id LIMIT @limit)
+        RETURNING id, channel, sender, content, metadata, received_at, request_id, run_id`),
+      release: db.prepare('UPDATE channel_inbox SET claimed_until = NULL WHERE claimed_by = ? AND waiting = 1'),
       // Oldest first by id (arrival order): no index on age is kept for a daily pass.
       pruneBatch: db.prepare(`DELETE FROM channel_inbox WHERE id IN (
           SELECT id FROM channel_inbox WHERE waiting = 0 AND received_at < ? ORDER BY id LIMIT ?)`),
@@ -56,10 +66,7 @@ export class SqliteInboxStore implements InboxStore {
   }
 
   async waiting(channel: string, limit: number): Promise<InboxMessage[]> {
-    return (this.stmt.waiting.all(channel, limit) as InboxRow[]).map((row) => ({
-      ...row,
-      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    }));
+    return (this.stmt.waiting.all(channel, limit) as InboxRow[]).map(inboxMessageOf);
   }
 
   async markStarted(runId: string): Promise<void> {
@@ -68,6 +75,15 @@ export class SqliteInboxStore implements InboxStore {
       const waiting = channel === undefined ? undefined : this.waitingCounts.get(channel);
       if (waiting !== undefined) this.waitingCounts.set(channel!, waiting - 1);
     });
+  }
+
+  async claim(channel: string, claim: InboxClaim): Promise<InboxMessage[]> {
+    const rows = await this.uow.run(() => this.stmt.claim.all({ channel, ...claim }) as InboxRow[]);
+    return rows.map(inboxMessageOf).sort((a, b) => a.id - b.id);
+  }
+
+  async release(owner: string): Promise<void> {
+    await this.uow.run(() => this.stmt.release.run(owner));
   }
 
   pruneStartedBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {

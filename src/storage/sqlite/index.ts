@@ -1,6 +1,10 @@
 import { access, constants, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { StorageHealth, Storage } from '../types.js';
+import type { SessionStore } from '../../agent/stores.js';
+import { InMemorySessionStore } from '../memory/session-store.js';
+import type { WebSessionStore } from '../../http/web-sessions.js';
+import { InMemoryWebSessionStore } from '../memory/web-session-store.js';
+import type { SessionStoreOptions, SqliteHealth, Storage, WebSessionStoreOptions } from '../types.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { SqliteCostStore } from './cost-store.js';
@@ -32,6 +36,8 @@ export interface SqliteStorageOptions {
 
 /** The embedded backend: every store on one SQLite file, sharing one unit of work. */
 export class SqliteStorage implements Storage {
+  /** One process owns the file (the home lock), so it is always the same owner, also after a restart. */
+  readonly owner = 'local';
   readonly database: Database;
   readonly uow: SqliteUnitOfWork;
   readonly turns: SqliteTurnStore;
@@ -65,7 +71,7 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  async health(options: { checkIntegrity?: boolean } = {}): Promise<StorageHealth> {
+  async health(options: { checkIntegrity?: boolean } = {}): Promise<SqliteHealth> {
     const inMemory = this.database.path === ':memory:';
     const folder = dirname(this.database.path);
     return {
@@ -78,6 +84,19 @@ export class SqliteStorage implements Storage {
       writable: inMemory || (await access(folder, constants.W_OK).then(() => true, () => false)),
       lastWriteFailure: this.uow.lastFailure,
     };
+  }
+
+  sessionStore(options: SessionStoreOptions): SessionStore {
+    return new InMemorySessionStore(options);
+  }
+
+  webSessionStore(options: WebSessionStoreOptions): WebSessionStore {
+    return new InMemoryWebSessionStore(options);
+  }
+
+  /** The file is in this process: ready while it is open. */
+  async ready(): Promise<boolean> {
+    return this.database.open;
   }
 
   close(): Promise<void> {
@@ -109,7 +128,7 @@ export class SqliteStorage implements Storage {
 }
 
 /** Free (for this user) and total bytes of the filesystem holding `folder`; null when unreadable. */
-async function filesystemSpace(folder: string): Promise<StorageHealth['space']> {
+async function filesystemSpace(folder: string): Promise<SqliteHealth['space']> {
   try {
     const stats = await statfs(folder);
     return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };

@@ -1,7 +1,7 @@
 import type { RunOutcome, RunStore } from '../../agent/stores.js';
 import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
 import type { Database } from './database.js';
-import { removeInSlices } from './slices.js';
+import { removeInSlices } from '../slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /** A row of `runs`: the API record flattened (id, tools_used as JSON, cost as three columns). */

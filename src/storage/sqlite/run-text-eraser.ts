@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { ERASED_TEXT, eraseFromEvent, jsonFragment } from '../erased-text.js';
 
-/** What stands where a deleted turn's text was. */
-export const ERASED_TEXT = '[deleted]';
+export { ERASED_TEXT } from '../erased-text.js';
 
 /**
  * Erases the copies of a deleted turn's text that its run keeps: the run's `message` or `response` and every
@@ -26,20 +26,9 @@ export class RunTextEraser {
     if (text === '') return;
     this.stmt.response.run(ERASED_TEXT, runId, text);
     this.stmt.message.run(ERASED_TEXT, runId, text);
-    // The text as it appears inside a JSON string: a cheap filter before parsing.
-    const encoded = JSON.stringify(text).slice(1, -1);
-    for (const event of this.stmt.events.all(runId, encoded) as { id: number; data: string }[]) {
-      const rewritten = JSON.stringify(replaceStrings(JSON.parse(event.data) as unknown, text));
-      if (rewritten !== JSON.stringify(JSON.parse(event.data))) this.stmt.rewrite.run(rewritten, runId, event.id);
+    for (const event of this.stmt.events.all(runId, jsonFragment(text)) as { id: number; data: string }[]) {
+      const rewritten = eraseFromEvent(event.data, text);
+      if (rewritten !== null) this.stmt.rewrite.run(rewritten, runId, event.id);
     }
   }
-}
-
-function replaceStrings(value: unknown, text: string): unknown {
-  if (typeof value === 'string') return value === text ? ERASED_TEXT : value;
-  if (Array.isArray(value)) return value.map((item) => replaceStrings(item, text));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, replaceStrings(item, text)]));
-  }
-  return value;
 }

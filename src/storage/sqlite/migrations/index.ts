@@ -8,11 +8,13 @@ import { channelInboxMigration } from './007_channel_inbox.js';
 import { jobsMigration } from './008_jobs.js';
 import { settingsMigration } from './009_settings.js';
 import { auditBrowserMigration } from './010_audit_browser.js';
-import { costHoldsMigration } from './011_cost_holds.js';
+import { inboxClaimsMigration } from './011_inbox_claims.js';
+import { costHoldsMigration } from './012_cost_holds.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
 
 /** Every schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const MIGRATIONS: readonly Migration[] = [auditMigration, memoryMigration, runsMigration, costsMigration, lifecycleMigration,
-  runMessageMigration, channelInboxMigration, jobsMigration, settingsMigration, auditBrowserMigration, costHoldsMigration];
+  runMessageMigration, channelInboxMigration, jobsMigration, settingsMigration, auditBrowserMigration,
+  inboxClaimsMigration, costHoldsMigration];

@@ -21,9 +21,10 @@ export interface SliceOptions {
 
 /**
  * Runs `slice(n)` — one transaction that removes up to n rows and says how many it removed — until
- * it removes fewer than asked; returns the total.
+ * it removes fewer than asked; returns the total. The slice is synchronous on SQLite (the pause it
+ * bounds is the event loop's) and a round trip on PostgreSQL (the pause is the rows' locks).
  */
-export async function removeInSlices(slice: (limit: number) => number, options: SliceOptions): Promise<number> {
+export async function removeInSlices(slice: (limit: number) => number | Promise<number>, options: SliceOptions): Promise<number> {
   const maxBatch = options.maxBatch ?? SLICE_MAX_BATCH;
   const sliceMs = options.sliceMs ?? SLICE_MS;
   let removed = 0;
@@ -31,7 +32,7 @@ export async function removeInSlices(slice: (limit: number) => number, options: 
   for (;;) {
     if (options.signal?.aborted || !options.isOpen()) return removed;
     const started = performance.now();
-    const rows = slice(size);
+    const rows = await slice(size);
     const elapsed = performance.now() - started;
     removed += rows;
     if (rows < size) return removed;

@@ -6,7 +6,7 @@ import type { Migration } from './types.js';
  * together pass `max_spend_usd`. A hold past `expires_at` no longer counts.
  */
 export const costHoldsMigration: Migration = {
-  version: 11,
+  version: 12,
   name: 'cost_holds',
   sql: `
     CREATE TABLE cost_holds (

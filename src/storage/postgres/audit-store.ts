@@ -1,0 +1,191 @@
+import { ChainWalk, eventHash, GENESIS_HASH } from '../../audit/chain.js';
+import type {
+  AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
+} from '../../audit/types.js';
+import { rowToChained, type StoredAuditRow } from '../audit-rows.js';
+import { StorageUnavailableError } from '../errors.js';
+import { removeInSlices } from '../slices.js';
+import { AUDIT_COLUMNS, runAuditQuery } from './audit-query.js';
+import type { PgDatabase, Queryable } from './database.js';
+import { CHAIN_LOCK } from './locks.js';
+
+/** Events written in one transaction at most: one lock, one head read and one INSERT for all of them. */
+const APPEND_BATCH = 500;
+/** Events that may wait for their transaction before new ones are refused (the database is not keeping up). */
+const MAX_WAITING = 20_000;
+/** Rows read per statement when walking the chain (verify, export). */
+const CHAIN_BATCH = 1_000;
+
+const FIELDS = ['id', 'timestamp', 'event_type', 'category', 'result', 'severity', 'actor', 'source', 'subsystem', 'action',
+  'session_id', 'task_id', 'detail', 'prev_hash', 'hash'] as const;
+/** Many events in one statement: one array per column, unnested in order (`seq` follows that order). */
+const INSERT_MANY = `INSERT INTO audit_events (${FIELDS.join(', ')})
+  SELECT ${FIELDS.join(', ')} FROM unnest(${FIELDS.map((_, i) => `$${i + 1}::text[]`).join(', ')})
+    WITH ORDINALITY AS e(${FIELDS.join(', ')}, n) ORDER BY n`;
+
+interface Waiting {
+  event: AuditEvent;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Inside a transaction: takes the chain lock, links `events` to the newest stored event and inserts
+ * them. The head is read from the database under the lock, never kept in memory, because other
+ * replicas append to the same chain; the lock is held to the commit, so no other writer can link
+ * to the same head, and `seq`s are drawn in chain order.
+ */
+async function appendChained(tx: Queryable, events: readonly AuditEvent[]): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
+  const { rows } = await tx.query<{ hash: string }>('SELECT hash FROM audit_events ORDER BY seq DESC LIMIT 1');
+  let prev = rows[0]?.hash ?? GENESIS_HASH;
+  const columns: (string | null)[][] = FIELDS.map(() => []);
+  for (const event of events) {
+    const hash = eventHash(prev, event);
+    const row: Record<(typeof FIELDS)[number], string | null> = { ...event, detail: JSON.stringify(event.detail), prev_hash: prev, hash };
+    FIELDS.forEach((field, i) => columns[i]!.push(row[field]));
+    prev = hash;
+  }
+  await tx.query(INSERT_MANY, columns);
+}
+
+/**
+ * The audit log on PostgreSQL: one hash chain for every replica. Events emitted while a
+ * transaction is in flight wait and go together in the next one (in emit order), which keeps the
+ * chain's throughput up when the lock is contended by several replicas.
+ */
+export class PgAuditStore implements AuditStore {
+  private waiting: Waiting[] = [];
+  private flushing: Promise<void> | null = null;
+
+  constructor(private readonly db: PgDatabase) {}
+
+  append(event: AuditEvent): Promise<void> {
+    if (this.waiting.length >= MAX_WAITING) return Promise.reject(new StorageUnavailableError());
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ event, resolve, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  async count(): Promise<number> {
+    return (await this.db.query<{ n: number }>('SELECT count(*) AS n FROM audit_events')).rows[0]!.n;
+  }
+
+  async stats(): Promise<AuditStats> {
+    const { rows } = await this.db.query<AuditStats>(`SELECT count(*) AS count, min(timestamp) AS oldest, max(timestamp) AS newest
+      FROM audit_events`);
+    return rows[0]!;
+  }
+
+  query(query: AuditQuery): Promise<AuditPage> {
+    return runAuditQuery(this.db, query);
+  }
+
+  /** Walks the chain in one snapshot: events other replicas append or prune meanwhile are not seen half-way. */
+  verify(): Promise<ChainVerdict> {
+    return this.db.transaction(async (tx): Promise<ChainVerdict> => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const walk = new ChainWalk();
+      let first: (StoredAuditRow & { seq: number }) | undefined;
+      for (let after = 0; ;) {
+        const { rows } = await tx.query<StoredAuditRow & { seq: number }>(
+          `SELECT seq, ${AUDIT_COLUMNS} FROM audit_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, CHAIN_BATCH]);
+        for (const row of rows) {
+          first ??= row;
+          let event: ChainedAuditEvent;
+          try {
+            event = rowToChained(row);
+          } catch {
+            return { ok: false, count: walk.count + 1, brokenAt: { seq: row.seq, id: row.id, reason: 'detail is not valid JSON' } };
+          }
+          const reason = walk.next(event);
+          if (reason) return { ok: false, count: walk.count, brokenAt: { seq: row.seq, id: row.id, reason } };
+        }
+        if (rows.length < CHAIN_BATCH) break;
+        after = rows.at(-1)!.seq;
+      }
+      // Retention removed what came before the oldest kept event: a pruning record must vouch for it.
+      if (first && !walk.startVouched) {
+        return {
+          ok: false, count: walk.count,
+          brokenAt: { seq: first.seq, id: first.id, reason: 'events before the oldest kept one were removed without a pruning record' },
+        };
+      }
+      return { ok: true, count: walk.count };
+    });
+  }
+
+  async *exportChain(range: AuditTimeRange): AsyncIterable<ChainedAuditEvent> {
+    const bound = async (sql: string, value: string) => (await this.db.query<{ seq: number }>(sql, [value])).rows[0]?.seq;
+    const from = range.since === undefined ? 0
+      : await bound('SELECT seq FROM audit_events WHERE timestamp >= $1 ORDER BY timestamp, seq LIMIT 1', range.since);
+    const through = range.until === undefined ? Number.MAX_SAFE_INTEGER
+      : await bound('SELECT seq FROM audit_events WHERE timestamp < $1 ORDER BY timestamp DESC, seq DESC LIMIT 1', range.until);
+    if (from === undefined || through === undefined) return;
+    for (let after = from - 1; ;) {
+      const { rows } = await this.db.query<StoredAuditRow & { seq: number }>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit_events
+        WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`, [after, through, CHAIN_BATCH]);
+      yield* rows.map(rowToChained);
+      if (rows.length < CHAIN_BATCH) return;
+      after = rows.at(-1)!.seq;
+    }
+  }
+
+  /**
+   * Each slice, in one transaction under the chain lock: removes the oldest events (up to the first
+   * that is not older than the cutoff) and appends the record of what went, linked to the head.
+   */
+  pruneBefore(cutoff: string, record: (range: PrunedRange) => AuditEvent, options: { signal?: AbortSignal } = {}): Promise<number> {
+    return removeInSlices((limit) => this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
+      const { rows: oldest } = await tx.query<{ seq: number; timestamp: string; hash: string }>(
+        'SELECT seq, timestamp, hash FROM audit_events ORDER BY seq LIMIT $1', [limit]);
+      const newer = oldest.findIndex((row) => row.timestamp >= cutoff);
+      const rows = newer === -1 ? oldest : oldest.slice(0, newer);
+      const last = rows.at(-1);
+      if (!last) return 0;
+      await tx.query('DELETE FROM audit_events WHERE seq <= $1', [last.seq]);
+      await appendChained(tx, [record({
+        removed: rows.length, last_hash: last.hash, first_timestamp: rows[0]!.timestamp, last_timestamp: last.timestamp,
+      })]);
+      // Stopping at a newer event returns fewer than asked, which ends the pruning.
+      return rows.length;
+    }), { signal: options.signal, isOpen: () => this.db.open });
+  }
+
+  /** Resolves once every event appended so far is stored (or has failed): the storage is closing. */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, APPEND_BATCH);
+        await this.write(batch);
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /**
+   * One transaction for the batch. When it fails for a reason other than the database being
+   * unreachable (an event the table refuses), each event is tried alone, so one bad event does not
+   * take the others with it.
+   */
+  private async write(batch: Waiting[]): Promise<void> {
+    try {
+      await this.db.transaction((tx) => appendChained(tx, batch.map((w) => w.event)));
+      for (const w of batch) w.resolve();
+      return;
+    } catch (error) {
+      if (batch.length === 1 || error instanceof StorageUnavailableError) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
+    }
+    for (const w of batch) await this.write([w]);
+  }
+}

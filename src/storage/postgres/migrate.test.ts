@@ -1,0 +1,58 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
+import { PgDatabase } from './database.js';
+import { migrate, migrationStatus } from './migrate.js';
+import { PG_MIGRATIONS } from './migrations/index.js';
+
+describe.skipIf(postgresTestUrl === null)('PostgreSQL migrations', () => {
+  let database: TestDatabase;
+  const opened: PgDatabase[] = [];
+  const open = () => {
+    const db = new PgDatabase(database.url, { poolSize: 2 });
+    opened.push(db);
+    return db;
+  };
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((db) => db.close()));
+    await database.drop();
+  });
+
+  it('applies every migration once, in order, and records it', async () => {
+    const db = open();
+    const latest = PG_MIGRATIONS.at(-1)!.version;
+    expect(await migrationStatus(db)).toEqual({ applied: 0, latest });
+    expect(await migrate(db)).toEqual(PG_MIGRATIONS.map((m) => m.version));
+    expect(await migrate(db)).toEqual([]);
+    expect(await migrationStatus(db)).toEqual({ applied: latest, latest });
+    const { rows } = await db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+    expect(rows).toEqual(PG_MIGRATIONS.map(({ version, name }) => ({ version, name })));
+  });
+
+  it('lets several replicas start at once: each version is applied by exactly one of them', async () => {
+    const runners = Array.from({ length: 4 }, () => open());
+    const results = await Promise.all(runners.map((db) => migrate(db)));
+    expect(results.flat().sort((a, b) => a - b)).toEqual(PG_MIGRATIONS.map((m) => m.version));
+    const { rows } = await runners[0]!.query<{ n: number }>('SELECT count(*) AS n FROM schema_migrations');
+    expect(rows[0]!.n).toBe(PG_MIGRATIONS.length);
+  });
+
+  it('rolls a failing migration back whole and applies nothing after it', async () => {
+    const db = open();
+    const broken = [...PG_MIGRATIONS.slice(0, 1), { version: 2, name: 'broken', sql: 'CREATE TABLE half_done (x int); SELECT 1/0;' }];
+    await expect(migrate(db, broken)).rejects.toThrow(/division by zero/);
+    expect(await migrationStatus(db, broken)).toEqual({ applied: 1, latest: 2 });
+    const { rows } = await db.query<{ exists: boolean }>(`SELECT to_regclass('half_done') IS NOT NULL AS exists`);
+    expect(rows[0]!.exists).toBe(false);
+  });
+
+  it('refuses a database migrated by a newer build', async () => {
+    const db = open();
+    await migrate(db);
+    await db.query(`INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')`);
+    await expect(migrate(db)).rejects.toThrow(/version 999, newer than this agentd knows/);
+  });
+});

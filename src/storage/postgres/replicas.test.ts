@@ -1,0 +1,121 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
+import { AuditLog } from '../../audit/log.js';
+import { StorageUnavailableError } from '../errors.js';
+import { PostgresStorage } from './index.js';
+import { PG_MIGRATIONS } from './migrations/index.js';
+
+const LATEST = PG_MIGRATIONS.at(-1)!.version;
+
+/** What only a shared database has to get right: several storages (replicas) on it at once, and the database going away. */
+describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () => {
+  let database: TestDatabase;
+  const opened: PostgresStorage[] = [];
+  const replica = () => {
+    const storage = new PostgresStorage(database.url, { poolSize: 3 });
+    opened.push(storage);
+    return storage;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await (await PostgresStorage.open(database.url)).close();
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((storage) => storage.close()));
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('keeps one audit chain when three replicas append at once', async () => {
+    const replicas = [replica(), replica(), replica()];
+    await replicas[0]!.database.query('DELETE FROM audit_events');
+    const logs = replicas.map((storage) => new AuditLog(storage.audit));
+    await Promise.all(logs.flatMap((log, r) =>
+      Array.from({ length: 100 }, (_, i) => log.emit({ event_type: `replica.${r}`, category: 'test', result: 'allow', detail: { i } }))));
+    expect(await replicas[1]!.audit.verify()).toEqual({ ok: true, count: 300 });
+    // Each replica's own events are in the chain in the order it emitted them.
+    const { rows } = await replicas[0]!.database.query<{ event_type: string; i: number }>(
+      `SELECT event_type, (detail::json ->> 'i')::int AS i FROM audit_events ORDER BY seq`);
+    for (const r of [0, 1, 2]) {
+      expect(rows.filter((row) => row.event_type === `replica.${r}`).map((row) => row.i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    }
+  });
+
+  it('finds an event changed in the database', async () => {
+    const storage = replica();
+    await storage.database.query('DELETE FROM audit_events');
+    const log = new AuditLog(storage.audit);
+    for (let i = 0; i < 5; i++) await log.emit({ event_type: 'test.event', category: 'test', result: 'allow', detail: { i } });
+    const { rows } = await storage.database.query<{ seq: number; id: string }>(
+      `UPDATE audit_events SET detail = '{"i":99}' WHERE seq = (SELECT seq FROM audit_events ORDER BY seq OFFSET 2 LIMIT 1) RETURNING seq, id`);
+    expect(await storage.audit.verify()).toEqual({
+      ok: false, count: 3, brokenAt: { seq: rows[0]!.seq, id: rows[0]!.id, reason: 'hash does not match the content (event modified)' },
+    });
+  });
+
+  it('claims each job occurrence once across three replicas', async () => {
+    const replicas = [replica(), replica(), replica()];
+    await replicas[0]!.database.query('DELETE FROM jobs');
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString();
+    await replicas[0]!.jobs.create({
+      id: 'job_a', name: 'a', description: null, schedule: 'every 1 seconds', task: 't', provider: null, active_hours: null,
+      timezone: 'UTC', created_at: at(0), next_run_at: at(1),
+    }, 10);
+    let claimed = 0;
+    for (let n = 1; n <= 50; n++) {
+      const won = await Promise.all(replicas.map((storage, r) => storage.jobs.claim('job_a', {
+        expected: at(n), next_run_at: at(n + 1), missed: 0, last_missed_at: null, fire: { at: at(n), status: 'starting', run_id: `run_${r}_${n}` },
+      })));
+      claimed += won.filter((job) => job !== null).length;
+    }
+    expect(claimed).toBe(50);
+    expect((await replicas[2]!.jobs.get('job_a'))?.next_run_at).toBe(at(51));
+  });
+
+  it('recovers at start only the runs this replica left unfinished, never those another replica is running', async () => {
+    const a = new PostgresStorage(database.url, { replicaId: 'rep_a' });
+    const b = new PostgresStorage(database.url, { replicaId: 'rep_b' });
+    opened.push(a, b);
+    await a.database.query('DELETE FROM runs');
+    const run = (id: string) => ({
+      run_id: id, session_id: 'ses_1', message: 'm', status: 'pending' as const, provider: null, resolved_provider: 'offline',
+      created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null, tools_used: [],
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+    });
+    await a.runs.create(run('run_on_a'));
+    await a.runs.start('run_on_a', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' });
+    await b.runs.create(run('run_on_b'));
+
+    // Replica B restarts: its own pending run was interrupted, A's running one is left alone.
+    expect(await b.runs.recoverInterrupted('2026-01-01T00:01:00.000Z', 'interrupted by restart')).toEqual(['run_on_b']);
+    expect(await a.runs.get('run_on_a')).toMatchObject({ status: 'running', error: null });
+    expect((await a.runs.events('run_on_a', 0)).map((e) => e.name)).toEqual(['run.start']);
+    expect(await a.runs.recoverInterrupted('2026-01-01T00:02:00.000Z', 'interrupted by restart')).toEqual(['run_on_a']);
+  });
+
+  it('answers with StorageUnavailableError, not a driver error, and a health without the password when the server cannot be reached', async () => {
+    const storage = new PostgresStorage('postgres://agentd:hunter2@127.0.0.1:1/agentd', { connectTimeoutMs: 1_000 });
+    opened.push(storage);
+    await expect(storage.turns.count()).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(new AuditLog(storage.audit).emit({ event_type: 'x', category: 'test', result: 'allow' })).rejects.toBeInstanceOf(StorageUnavailableError);
+    const health = await storage.health();
+    expect(health).toMatchObject({ backend: 'postgres', reachable: false, location: 'postgres://agentd:***@127.0.0.1:1/agentd', migrations: null });
+    expect(JSON.stringify(health)).not.toContain('hunter2');
+  });
+
+  it('reports the server version, size and schema when reachable', async () => {
+    const health = await replica().health();
+    expect(health).toMatchObject({ backend: 'postgres', reachable: true, problem: null, migrations: { applied: LATEST, latest: LATEST } });
+    expect(health.backend === 'postgres' && health.version).toMatch(/^\d+\.\d+/);
+    expect(health.sizeBytes).toBeGreaterThan(1_000_000);
+  });
+
+  it('finds words whatever their case and accents, as SQLite does', async () => {
+    const storage = replica();
+    await storage.turns.addMany([{ session_id: 's', role: 'user', content: 'Die ÜBERWEISUNG ist fertig, café crème', provider: null }]);
+    expect((await storage.turns.search('uberweisung CAFE', { limit: 5 })).map((r) => r.content)).toEqual(['Die ÜBERWEISUNG ist fertig, café crème']);
+    expect(await storage.turns.search('überweisungen', { limit: 5 })).toEqual([]);
+  });
+});

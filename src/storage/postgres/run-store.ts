@@ -1,0 +1,146 @@
+import type { RunOutcome, RunStore } from '../../agent/stores.js';
+import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
+import { removeInSlices } from '../slices.js';
+import type { PgDatabase, Queryable } from './database.js';
+import { WriteQueue } from './write-queue.js';
+
+/** A row of `runs`: the API record flattened (id, tools_used as JSON, cost as three columns). */
+type RunRow = Omit<RunRecord, 'run_id' | 'tools_used' | 'cost'> & {
+  id: string;
+  tools_used: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+};
+
+const RUN_COLUMNS = `id, session_id, message, status, provider, resolved_provider, created_at, started_at, finished_at,
+  response, error, tools_used, prompt_tokens, completion_tokens, cost_usd`;
+
+function toRecord(row: RunRow): RunRecord {
+  return {
+    run_id: row.id,
+    session_id: row.session_id,
+    message: row.message,
+    status: row.status,
+    provider: row.provider,
+    resolved_provider: row.resolved_provider,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    response: row.response,
+    error: row.error,
+    tools_used: JSON.parse(row.tools_used) as string[],
+    cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, cost_usd: row.cost_usd },
+  };
+}
+
+const APPEND_EVENT = 'INSERT INTO run_events (run_id, id, name, data) VALUES ($1, $2, $3, $4)';
+
+/**
+ * Runs and their event logs on PostgreSQL; writes commit in call order (`WriteQueue`). Each run
+ * records the replica (`owner`) that created it.
+ */
+export class PgRunStore implements RunStore {
+  private readonly writes = new WriteQueue();
+
+  constructor(private readonly db: PgDatabase, private readonly owner: string) {}
+
+  async create(run: RunRecord): Promise<void> {
+    await this.writes.run(() => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})
+      VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
+      run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
+      run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
+      run.cost.cost_usd, this.owner,
+    ]));
+  }
+
+  start(runId: string, startedAt: string, event: RunEvent): Promise<void> {
+    return this.writes.run(() => this.db.transaction((tx) => startRun(tx, runId, startedAt, event)));
+  }
+
+  async appendEvent(runId: string, event: RunEvent): Promise<void> {
+    await this.writes.run(() => this.db.query(APPEND_EVENT, [runId, event.id, event.name, event.data]));
+  }
+
+  finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
+    return this.writes.run(() => this.db.transaction((tx) => finishRun(tx, runId, outcome, event)));
+  }
+
+  async get(runId: string): Promise<RunRecord | null> {
+    return read(this.db, runId);
+  }
+
+  async listBySession(sessionId: string, limit: number): Promise<RunRecord[]> {
+    const { rows } = await this.db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE session_id = $1 ORDER BY seq DESC LIMIT $2`, [sessionId, limit]);
+    return rows.map(toRecord);
+  }
+
+  async events(runId: string, afterId: number): Promise<RunEvent[]> {
+    const { rows } = await this.db.query<{ id: number; name: RunEventName; data: string }>(
+      'SELECT id, name, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY id', [runId, afterId]);
+    return rows;
+  }
+
+  /**
+   * The unfinished runs this replica created (its previous process died with them), each locked
+   * while it is finished. Runs of other replicas are theirs: they may be executing them right now.
+   * A replica that never comes back leaves its runs unfinished until leases are built (README).
+   */
+  recoverInterrupted(finishedAt: string, message: string): Promise<string[]> {
+    return this.writes.run(() => this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ('pending', 'running') AND owner = $1
+        ORDER BY seq FOR UPDATE`, [this.owner]);
+      for (const row of rows) {
+        const current = toRecord(row);
+        const last = await tx.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM run_events WHERE run_id = $1', [current.run_id]);
+        let lastId = last.rows[0]!.id;
+        if (lastId === 0) {
+          // Never started (still pending): its log opens with run.start like every other.
+          const data = JSON.stringify({ run_id: current.run_id, session_id: current.session_id, provider: current.resolved_provider });
+          await startRun(tx, current.run_id, finishedAt, { id: ++lastId, name: 'run.start', data });
+        }
+        const summary = { resolved_provider: current.resolved_provider, tools_used: current.tools_used, cost: current.cost };
+        await finishRun(
+          tx,
+          current.run_id,
+          { status: 'error', finished_at: finishedAt, response: null, error: message, tools_used: current.tools_used, cost: current.cost },
+          { id: lastId + 1, name: 'run.error', data: JSON.stringify({ run_id: current.run_id, error: message, ...summary }) },
+        );
+      }
+      return rows.map((row) => row.id);
+    }));
+  }
+
+  pruneFinishedBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+    // run_events go with their run (ON DELETE CASCADE).
+    return removeInSlices(
+      async (limit) => (await this.db.query(`DELETE FROM runs WHERE seq IN (
+          SELECT seq FROM runs WHERE finished_at IS NOT NULL AND finished_at < $1 ORDER BY finished_at LIMIT $2)`, [cutoff, limit])).rowCount ?? 0,
+      { signal: options.signal, isOpen: () => this.db.open },
+    );
+  }
+
+  /** Resolves once the writes queued so far have settled (the storage is closing). */
+  drain(): Promise<void> {
+    return this.writes.drain();
+  }
+}
+
+async function read(db: Queryable, runId: string): Promise<RunRecord | null> {
+  const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [runId]);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+async function startRun(tx: Queryable, runId: string, startedAt: string, event: RunEvent): Promise<void> {
+  await tx.query(`UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status = 'pending'`, [startedAt, runId]);
+  await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
+}
+
+async function finishRun(tx: Queryable, runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
+  await tx.query(`UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
+    prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1`, [
+    runId, outcome.status, outcome.finished_at, outcome.response, outcome.error, JSON.stringify(outcome.tools_used),
+    outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd,
+  ]);
+  await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
+}

@@ -1,0 +1,23 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newId } from '../security/tokens.js';
+
+/** The file in the home folder that names this replica. */
+export const REPLICA_ID_FILE = 'agentd.replica';
+
+/**
+ * The id of the replica whose home this is: made on its first start and kept in the home, so the
+ * same replica after a restart recognises the runs its previous process left in a shared database.
+ */
+export function replicaIdOf(home: string): string {
+  const file = join(home, REPLICA_ID_FILE);
+  try {
+    const id = readFileSync(file, 'utf8').trim();
+    if (/^rep_[A-Za-z0-9_-]+$/.test(id)) return id;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const id = newId('rep');
+  writeFileSync(file, `${id}\n`, { mode: 0o600 });
+  return id;
+}

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DurableInbox, type QueuedMessage } from '../src/channels/inbox/durable-inbox.js';
+import type { WebhookMessage } from '../src/channels/webhook/index.js';
+import { createMemoryLogger } from '../src/log.js';
+import { PostgresStorage } from '../src/storage/postgres/index.js';
+import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
+
+/** The webhook's durable intake on one PostgreSQL database shared by two replicas. */
+describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas', () => {
+  let database: TestDatabase;
+  const storages: PostgresStorage[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await (await PostgresStorage.open(database.url)).close();
+  });
+  afterAll(async () => {
+    for (const storage of storages) await storage.close();
+    await database?.drop();
+  });
+
+  const replica = (owner: string, leaseMs: number) => {
+    const storage = new PostgresStorage(database.url, { replicaId: owner, poolSize: 3 });
+    storages.push(storage);
+    return new DurableInbox({ channel: 'webhook', store: storage.inbox, owner, runExists: async () => false, log: createMemoryLogger(), leaseMs });
+  };
+  const message = (sender: string, n: number): WebhookMessage => ({
+    content: `${sender} #${n}`, sender, metadata: { webhook_headers: {} }, received_at: new Date().toISOString(),
+  });
+  /** What the inbox hands its dispatcher: until `count` messages came, or `ms` passed. */
+  const drain = async (inbox: DurableInbox, ms: number, count = Infinity): Promise<QueuedMessage[]> => {
+    const out: QueuedMessage[] = [];
+    const until = Date.now() + ms;
+    while (Date.now() < until && out.length < count) {
+      for (let m = inbox.receive(); m !== undefined; m = inbox.receive()) out.push(m);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return out;
+  };
+
+  it('runs each accepted message once, in order per sender, and takes over the messages of a replica that died', async () => {
+    const a = replica('rep_a', 1_000);
+    const b = replica('rep_b', 1_000);
+    for (let n = 1; n <= 3; n++) expect(await a.accept(message('s1', n), undefined)).toBe('queued');
+    expect(await b.accept(message('s2', 1), undefined)).toBe('queued');
+
+    // Each replica claims the oldest message of the senders it accepted; a sender's next one waits.
+    expect((await drain(a, 2_000, 1)).map((m) => m.content)).toEqual(['s1 #1']);
+    expect((await drain(b, 2_000, 1)).map((m) => m.content)).toEqual(['s2 #1']);
+
+    // Replica A dies holding s1 #1 (its run never created): its claim ends and B takes it, then
+    // the rest of s1 in order, each once the previous one's run exists.
+    b.startClaiming();
+    const ran: string[] = [];
+    for (let i = 0; i < 40 && ran.length < 3; i++) {
+      for (const m of await drain(b, 100)) {
+        ran.push(m.content);
+        b.settled(m);
+      }
+    }
+    expect(ran).toEqual(['s1 #1', 's1 #2', 's1 #3']);
+    expect(await drain(a, 50)).toEqual([]);
+    expect(await b.waitingCount()).toBe(1); // s2 #1: B holds it, not yet started
+    await b.stopClaiming();
+  });
+});
