@@ -36,7 +36,7 @@ describe('config', () => {
     [{ api: { web_session_ttl_seconds: 0 } }, /"api.web_session_ttl_seconds"/],
     [{ api: { web_session_ttl_seconds: 1.5 } }, /"api.web_session_ttl_seconds"/],
     [{ providers: { openai: { model: 'x', base_url: 'ftp://nope' } } }, /"providers.openai.base_url"/],
-    [{ storage: { redis_url: 'http://cache:6379' } }, /"storage.redis_url": a redis:\/\/ or rediss:\/\/ URL/],
+    [{ storage: { redis_url: 'http://cache:6379' } }, /"storage.redis_url": a URL starting with redis:\/\/ or rediss:\/\//],
     [{ storage: { redis_host: 'cache' } }, /unknown config key "storage.redis_host"/],
   ])('names the key in the error for %j', (raw, pattern) => {
     tmp();
@@ -74,12 +74,12 @@ describe('config', () => {
 
   it('takes the Redis URL from the file or REDIS_URL (which wins), and never repeats a refused one', () => {
     const home = tmp();
-    expect(loadConfig({ home: tmp(), env: {}, bootstrap: true }).config.storage).toBeUndefined();
+    expect(loadConfig({ home: tmp(), env: {}, bootstrap: true }).config.storage.redis_url).toBeNull();
     writeFileSync(join(home, 'config.yaml'), 'storage:\n  redis_url: redis://cache-a:6379/0\n');
-    expect(loadConfig({ home, env: {} }).config.storage).toEqual({ redis_url: 'redis://cache-a:6379/0' });
-    expect(loadConfig({ home, env: { REDIS_URL: 'rediss://:pw@cache-b:6380/2' } }).config.storage).toEqual({ redis_url: 'rediss://:pw@cache-b:6380/2' });
+    expect(loadConfig({ home, env: {} }).config.storage.redis_url).toBe('redis://cache-a:6379/0');
+    expect(loadConfig({ home, env: { REDIS_URL: 'rediss://:pw@cache-b:6380/2' } }).config.storage.redis_url).toBe('rediss://:pw@cache-b:6380/2');
     const refused = () => loadConfig({ home, env: { REDIS_URL: 'cache-b:6380 with s3cret-pass' } });
-    expect(refused).toThrow(/environment variable REDIS_URL: a redis:\/\/ or rediss:\/\/ URL/);
+    expect(refused).toThrow(/"storage.redis_url": a URL starting with redis:\/\/ or rediss:\/\//);
     expect(refused).not.toThrow(/s3cret-pass/);
   });
 

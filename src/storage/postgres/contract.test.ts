@@ -17,7 +17,7 @@ import { PostgresStorage, type PostgresStorageOptions } from './index.js';
  * at the end). Each test starts from empty tables; `another()` opens a second storage (its own
  * pool) on the same database, as a second replica would.
  */
-const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'channel_inbox', 'jobs', 'settings', 'api_sessions', 'web_sessions'];
+const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'cost_holds', 'channel_inbox', 'jobs', 'settings', 'api_sessions', 'web_sessions'];
 
 describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   let database: TestDatabase;

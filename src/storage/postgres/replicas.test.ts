@@ -3,6 +3,7 @@ import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../..
 import { AuditLog } from '../../audit/log.js';
 import { StorageUnavailableError } from '../errors.js';
 import { PostgresStorage } from './index.js';
+import { COST_HOLD_LOCK_CLASS } from './locks.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
 
 const LATEST = PG_MIGRATIONS.at(-1)!.version;
@@ -41,6 +42,44 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     for (const r of [0, 1, 2]) {
       expect(rows.filter((row) => row.event_type === `replica.${r}`).map((row) => row.i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     }
+  });
+
+  it('lets concurrent calls on one session in three replicas hold only what fits under the cap', async () => {
+    const replicas = [replica(), replica(), replica()];
+    await replicas[0]!.database.query("DELETE FROM cost_holds; DELETE FROM cost_sessions WHERE session_id = 'ses_shared'");
+    await replicas[0]!.costs.record({
+      session_id: 'ses_shared', run_id: null, provider: 'openai', model: 'm', prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.5,
+      timestamp: '2026-01-01T00:00:00.000Z',
+    });
+    // Each call holds 0.2 of a cap of 1 with 0.5 spent: a lone call always passes, beside it only one more fits.
+    const answers = await Promise.all(replicas.flatMap((storage) => Array.from({ length: 4 }, () => storage.costs.reserve({
+      session_id: 'ses_shared', amount_usd: 0.2, cap_usd: 1, now: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:15:00.000Z',
+    }))));
+    expect(answers.filter((answer) => answer.granted)).toHaveLength(2);
+  });
+
+  it('decides a session\'s holds one at a time: a hold waits while another replica is deciding one', async () => {
+    const [deciding, asking] = [replica(), replica()];
+    await deciding.database.query("DELETE FROM cost_holds WHERE session_id = 'ses_locked'");
+    let granted = false;
+    let waiting: Promise<unknown> = Promise.resolve();
+    await deciding.database.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [COST_HOLD_LOCK_CLASS, 'ses_locked']);
+      waiting = asking.costs.reserve({
+        session_id: 'ses_locked', amount_usd: 0.1, cap_usd: 1, now: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:15:00.000Z',
+      }).then((answer) => (granted = answer.granted));
+      // The other replica's hold is blocked on the session's lock, not decided beside this one. (Asked on
+      // another connection: a transaction keeps its first view of pg_stat_activity.)
+      for (let seen = 0; seen === 0;) {
+        const { rows } = await deciding.database.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()");
+        seen = rows[0]!.n;
+      }
+      expect(granted).toBe(false);
+    });
+    // Committed: the lock is free and the waiting hold is decided.
+    await waiting;
+    expect(granted).toBe(true);
   });
 
   it('finds an event changed in the database', async () => {
