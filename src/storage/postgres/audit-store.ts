@@ -1,8 +1,8 @@
-import { ChainWalk, eventHash, GENESIS_HASH } from '../../audit/chain.js';
+import { eventHash, GENESIS_HASH } from '../../audit/chain.js';
 import type {
   AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
 } from '../../audit/types.js';
-import { rowToChained, type StoredAuditRow } from '../audit-rows.js';
+import { rowToChained, verifyStoredChain, type StoredAuditRow } from '../audit-rows.js';
 import { StorageUnavailableError } from '../errors.js';
 import { removeInSlices } from '../slices.js';
 import { AUDIT_COLUMNS, runAuditQuery } from './audit-query.js';
@@ -86,33 +86,7 @@ export class PgAuditStore implements AuditStore {
   verify(): Promise<ChainVerdict> {
     return this.db.transaction(async (tx): Promise<ChainVerdict> => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const walk = new ChainWalk();
-      let first: (StoredAuditRow & { seq: number }) | undefined;
-      for (let after = 0; ;) {
-        const { rows } = await tx.query<StoredAuditRow & { seq: number }>(
-          `SELECT seq, ${AUDIT_COLUMNS} FROM audit_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, CHAIN_BATCH]);
-        for (const row of rows) {
-          first ??= row;
-          let event: ChainedAuditEvent;
-          try {
-            event = rowToChained(row);
-          } catch {
-            return { ok: false, count: walk.count + 1, brokenAt: { seq: row.seq, id: row.id, reason: 'detail is not valid JSON' } };
-          }
-          const reason = walk.next(event);
-          if (reason) return { ok: false, count: walk.count, brokenAt: { seq: row.seq, id: row.id, reason } };
-        }
-        if (rows.length < CHAIN_BATCH) break;
-        after = rows.at(-1)!.seq;
-      }
-      // Retention removed what came before the oldest kept event: a pruning record must vouch for it.
-      if (first && !walk.startVouched) {
-        return {
-          ok: false, count: walk.count,
-          brokenAt: { seq: first.seq, id: first.id, reason: 'events before the oldest kept one were removed without a pruning record' },
-        };
-      }
-      return { ok: true, count: walk.count };
+      return verifyStoredChain(chainBatches(tx));
     });
   }
 
@@ -187,5 +161,16 @@ export class PgAuditStore implements AuditStore {
       }
     }
     for (const w of batch) await this.write([w]);
+  }
+}
+
+/** The whole chain, oldest first, `CHAIN_BATCH` rows per query. */
+async function* chainBatches(tx: Queryable): AsyncIterable<(StoredAuditRow & { seq: number })[]> {
+  for (let after = 0; ;) {
+    const { rows } = await tx.query<StoredAuditRow & { seq: number }>(
+      `SELECT seq, ${AUDIT_COLUMNS} FROM audit_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, CHAIN_BATCH]);
+    if (rows.length > 0) yield rows;
+    if (rows.length < CHAIN_BATCH) return;
+    after = rows.at(-1)!.seq;
   }
 }

@@ -1,11 +1,12 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { ChainWalk, eventHash, GENESIS_HASH } from '../../audit/chain.js';
+import { eventHash, GENESIS_HASH } from '../../audit/chain.js';
 import type {
   AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
 } from '../../audit/types.js';
 import { AuditKinds } from './audit-kinds.js';
 import { AuditQueryEngine } from './audit-query.js';
 import { AuditReader } from './audit-reader.js';
+import { verifyStoredChain } from '../audit-rows.js';
 import { rowToChained, type AuditRow } from './audit-rows.js';
 import { AuditSearchIndex, type SearchIndexOptions } from './audit-search.js';
 import type { Database } from './database.js';
@@ -124,31 +125,7 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   verify(): Promise<ChainVerdict> {
-    return this.exclusive(async () => {
-      const walk = new ChainWalk();
-      let first: AuditRow | undefined;
-      for await (const rows of this.chainBatches(0, this.stmt.lastSeq.get() as number)) {
-        for (const row of rows) {
-          first ??= row;
-          let event: ChainedAuditEvent;
-          try {
-            event = rowToChained(row);
-          } catch {
-            return { ok: false, count: walk.count + 1, brokenAt: { seq: row.seq, id: row.id, reason: 'detail is not valid JSON' } };
-          }
-          const reason = walk.next(event);
-          if (reason) return { ok: false, count: walk.count, brokenAt: { seq: row.seq, id: row.id, reason } };
-        }
-      }
-      // Retention removed what came before the oldest kept event: a pruning record must vouch for it.
-      if (first && !walk.startVouched) {
-        return {
-          ok: false, count: walk.count,
-          brokenAt: { seq: first.seq, id: first.id, reason: 'events before the oldest kept one were removed without a pruning record' },
-        };
-      }
-      return { ok: true, count: walk.count };
-    });
+    return this.exclusive(() => verifyStoredChain(this.chainBatches(0, this.stmt.lastSeq.get() as number)));
   }
 
   async *exportChain(range: AuditTimeRange): AsyncIterable<ChainedAuditEvent> {
