@@ -1,4 +1,12 @@
-/** Payloads of the API endpoints the console reads (decisions.md: REST API payloads). */
+/**
+ * Payloads of the API endpoints the console reads (decisions.md: REST API payloads). Where the
+ * service declares a payload's type in a module free of server code, that type is used (erased
+ * from the bundle); the rest are declared here.
+ */
+export type { ApiSession } from '../../../agent/types.js';
+export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../audit/types.js';
+export type { Check, CheckStatus, DiagnosticsReport as Diagnostics } from '../../../diagnostics/types.js';
+export type { JobRecord as Job } from '../../../scheduler/types.js';
 
 export interface Status {
   version: string;
@@ -23,15 +31,6 @@ export interface Tool {
   schema: unknown;
 }
 
-export interface ApiSession {
-  id: string;
-  name: string | null;
-  provider: string;
-  created_at: string;
-  last_used_at: string;
-  turn_count: number;
-}
-
 export interface Turn {
   id: string;
   session_id: string;
@@ -54,26 +53,6 @@ export interface StartedRun {
   run_id: string;
   session_id: string;
   status: string;
-}
-
-export interface Job {
-  id: string;
-  name: string;
-  description: string | null;
-  schedule: string;
-  task: string;
-  provider: string | null;
-  active_hours: string | null;
-  timezone: string;
-  state: 'active' | 'paused';
-  next_run_at: string | null;
-  last_run_at: string | null;
-  last_status: string | null;
-  last_error: string | null;
-  run_count: number;
-  skipped: number;
-  missed: number;
-  last_missed_at: string | null;
 }
 
 export interface ControlTarget {
@@ -106,44 +85,3 @@ export interface CostSummary {
   max_spend_usd: number;
 }
 
-export type CheckStatus = 'ok' | 'warn' | 'error';
-
-export interface Check {
-  name: string;
-  status: CheckStatus;
-  summary: string;
-  remediation?: string;
-}
-
-export interface Diagnostics {
-  overall: CheckStatus;
-  counts: Record<CheckStatus, number>;
-  sections: { key: string; label: string; status: CheckStatus; checks: Check[] }[];
-}
-
-export interface AuditEvent {
-  id: string;
-  timestamp: string;
-  event_type: string;
-  category: string;
-  result: 'allow' | 'deny' | 'error';
-  severity: 'info' | 'warning' | 'error';
-  actor: string | null;
-  source: string | null;
-  subsystem: string | null;
-  action: string | null;
-  session_id: string | null;
-  task_id: string | null;
-  detail: Record<string, unknown>;
-  prev_hash: string;
-  hash: string;
-}
-
-export type AuditFacetField = 'category' | 'result' | 'severity' | 'subsystem';
-
-export interface AuditPage {
-  events: AuditEvent[];
-  total: number;
-  has_more: boolean;
-  facets: Record<AuditFacetField, { value: string | null; count: number }[]>;
-}
