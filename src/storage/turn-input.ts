@@ -1,17 +1,11 @@
-import type { NewTurn, TurnRole } from '../memory/types.js';
+import type { NewTurn, Turn, TurnRole } from '../memory/types.js';
 import { randomIdBytes } from '../security/tokens.js';
 
 const ROLES: ReadonlySet<string> = new Set<TurnRole>(['user', 'assistant', 'system', 'tool']);
 const MAX_SESSION_ID_CHARS = 256;
 
 /** A new turn checked and completed (id, timestamp), as every backend stores it. */
-export interface TurnFields {
-  id: string;
-  session_id: string;
-  role: TurnRole;
-  content: string;
-  provider: string | null;
-  timestamp: string;
+export interface TurnFields extends Omit<Turn, 'pinned'> {
   run_id: string | null;
 }
 

@@ -1,6 +1,6 @@
 import { excerpt } from '../../memory/preview.js';
 import { foldedWords, foldWord, MAX_QUERY_WORDS, queryWords } from '../../memory/query.js';
-import type { NewTurn, SearchOptions, SearchResult, Turn, TurnRole, TurnStore } from '../../memory/types.js';
+import type { NewTurn, SearchOptions, SearchResult, Turn, TurnStore } from '../../memory/types.js';
 import { ERASED_TEXT, eraseFromEvent, jsonFragment } from '../erased-text.js';
 import { removeInSlices } from '../slices.js';
 import { turnFields } from '../turn-input.js';
@@ -10,15 +10,8 @@ import { WriteQueue } from './write-queue.js';
 const DAY_MS = 86_400_000;
 const TURN_COLUMNS = 'id, session_id, role, content, provider, timestamp, pinned';
 
-interface TurnRow {
-  id: string;
-  session_id: string;
-  role: TurnRole;
-  content: string;
-  provider: string | null;
-  timestamp: string;
-  pinned: boolean;
-}
+/** A row of `turns` as read back: the turn's own fields (the search vector and run id stay in the table). */
+type TurnRow = Turn;
 
 const toTurn = (row: TurnRow): Turn => ({
   id: row.id, session_id: row.session_id, role: row.role, content: row.content, provider: row.provider, timestamp: row.timestamp, pinned: row.pinned,
