@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPLICA_STOPPED } from '../src/agent/session-leases.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
@@ -31,16 +35,14 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     await database?.drop();
   });
 
+  const config = () => ({
+    storage: { backend: 'postgres' as const, postgres_url: database.url, redis_url: testRedisUrl },
+    providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
+    network: { allowed_hosts: [server.host] },
+  });
   const replicas = async (options: TestAppOptions = {}): Promise<[TestApp, TestApp]> => {
     const redisKeyPrefix = uniquePrefix();
-    const started = await Promise.all([0, 1].map(() => startTestApp({
-      env: ENV, redisKeyPrefix, ...options,
-      config: {
-        storage: { backend: 'postgres', postgres_url: database.url, redis_url: testRedisUrl },
-        providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
-        network: { allowed_hosts: [server.host] },
-      },
-    })));
+    const started = await Promise.all([0, 1].map(() => startTestApp({ env: ENV, redisKeyPrefix, ...options, config: config() })));
     apps.push(...started);
     return started as [TestApp, TestApp];
   };
@@ -107,5 +109,52 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     await apps.splice(0, 1)[0]!.close();
     expect((await json(await b.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
     expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+  });
+
+  it('ends the run of a replica killed with SIGKILL mid-run, from the replica left', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    const [b] = await replicas(leases);
+    const home = mkdtempSync(join(tmpdir(), 'agentd-killed-'));
+    const apiKey = 'key-of-the-replica-about-to-die';
+    const child = spawn(process.execPath, ['test/helpers/replica-process.mjs'], {
+      env: {
+        PATH: process.env.PATH ?? '', ...ENV, REPLICA_HOME: home, REPLICA_LEASE_MS: String(leases.sessionLeaseMs), REPLICA_HEARTBEAT_MS: String(leases.heartbeatMs),
+        REPLICA_CONFIG: JSON.stringify({ ...config(), api: { api_key: apiKey, port: 0 } }),
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (chunk) => {
+          out += chunk;
+          const listening = /replica listening on (\S+)/.exec(out);
+          if (listening) resolve(listening[1]!);
+        });
+        void exited.then(() => reject(new Error('the replica exited before it was ready')));
+      });
+      const calls = server.requests.length;
+      const started = await fetch(`${url}/api/v1/runs`, {
+        method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'killed mid-run' }),
+      });
+      expect(started.status).toBe(202);
+      const run = (await json(started)).data;
+      await waitingCalls(calls + 1);
+      expect((await postJson(b, '/api/v1/runs', { message: 'too soon', session_id: run.session_id, provider: 'offline' })).status).toBe(409);
+
+      child.kill('SIGKILL');
+      await exited;
+      const ended = await eventually(async () => {
+        const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
+        return record.finished_at !== null && record;
+      });
+      expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+      expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+      expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
