@@ -54,6 +54,9 @@ export interface CreateAppOptions {
   ssePingIntervalMs?: number;
   /** How long shutdown waits for agent loops to unwind (default 5 s; tests shorten it). */
   shutdownGraceMs?: number;
+  /** Lease of a session claim (default 30 s) and how often claims are renewed and expired ones reaped (10 s); tests shorten them. */
+  sessionLeaseMs?: number;
+  heartbeatMs?: number;
   /** Prefix of the keys kept in Redis (`storage.redis_url`): services sharing one Redis need their own. Default `agentd:`. */
   redisKeyPrefix?: string;
 }
@@ -182,6 +185,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const agent: AgentRuntime = new AgentRuntime({
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs, bus: coordination?.runEvents,
+    claims: storage.sessionClaims, leaseMs: options.sessionLeaseMs, heartbeatMs: options.heartbeatMs,
   });
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
   const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting }), audit);

@@ -63,4 +63,39 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
     expect(await b.waitingCount()).toBe(1); // s2 #1: B holds it, not yet started
     await b.stopClaiming();
   });
+
+  it('claims a sender\'s next message only once the previous one\'s run has ended and let go of its session, whichever replica ran it', async () => {
+    const a = replica('rep_c', 1_500);
+    const b = replica('rep_d', 1_500);
+    const storeA = storages.at(-2)!;
+    await storeA.database.query('DELETE FROM channel_inbox');
+    for (let n = 1; n <= 2; n++) expect(await a.accept(message('s3', n), undefined)).toBe('queued');
+    const [first] = await drain(a, 2_000, 1);
+    expect(first!.content).toBe('s3 #1');
+
+    // A creates the run of #1 and holds its session, as the runtime does, then says it started.
+    const now = () => new Date().toISOString();
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    expect(await storeA.sessionClaims.acquire({ session_id: 'webhook:s3', holder_id: first!.runId, kind: 'run', expires_at: expiresAt }, now())).toBe(true);
+    await storeA.runs.create({
+      run_id: first!.runId, session_id: 'webhook:s3', message: first!.content, status: 'pending', provider: null, resolved_provider: 'offline',
+      created_at: now(), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+    });
+    await storeA.runs.start(first!.runId, now(), { id: 1, name: 'run.start', data: '{}' });
+    a.settled(first!);
+    await a.stopClaiming();
+
+    // While the run goes on, neither replica may start #2 (B would find the session busy).
+    b.startClaiming();
+    expect(await drain(b, 1_000)).toEqual([]);
+    await storeA.runs.finish(first!.runId, {
+      status: 'complete', finished_at: now(), response: 'done', error: null, tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+    }, { id: 2, name: 'run.complete', data: '{}' });
+    // Finished, but its loop has not let go of the session yet.
+    expect(await drain(b, 1_000)).toEqual([]);
+    await storeA.sessionClaims.release('webhook:s3', first!.runId);
+    expect((await drain(b, 5_000, 1)).map((m) => m.content)).toEqual(['s3 #2']);
+    await b.stopClaiming();
+  });
 });

@@ -16,6 +16,8 @@ export interface ChannelInbox<M extends ChannelMessage = ChannelMessage> {
   send(text: string): void;
   /** The message's run exists, or it was refused and will never run (a durable inbox stops keeping it). */
   settled?(message: M): void;
+  /** The message's run has ended and let go of its session: the sender's next message may start anywhere. */
+  finished?(message: M): void;
 }
 
 /** The part of the agent runtime the dispatcher drives. */
@@ -100,6 +102,7 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
         async (run) => {
           inbox.settled?.(message);
           const finished = await runner.whenRunFinished(run.run_id);
+          inbox.finished?.(message);
           inbox.send(finished?.response ?? `error: ${finished?.error ?? 'run ended without a reply'}`);
         },
         (error: unknown) => {

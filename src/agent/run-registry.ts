@@ -13,6 +13,7 @@ import { RemoteRuns } from './remote-runs.js';
 import { AgentError, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
 import type { RunOutcome, RunStore } from './stores.js';
 import { auditRunEnd } from './run-audit.js';
+import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
 import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
 
@@ -74,6 +75,8 @@ export interface RunRegistryOptions {
    * it, and their runs can be watched and cancelled from here. Absent: one replica.
    */
   bus?: RunEventBus;
+  /** The session claims shared with other replicas, taken after this process's slot; absent: one process. */
+  leases?: SessionLeases;
 }
 
 /**
@@ -128,7 +131,8 @@ export class RunRegistry {
   async start(input: StartRunInput): Promise<RunRecord> {
     if (this.closing) throw shuttingDown();
     const runId = input.runId ?? newId('run');
-    const controller = this.options.slots.acquire(input.sessionId, 'run', runId);
+    const { slots, leases } = this.options;
+    const controller = slots.acquire(input.sessionId, 'run', runId);
     const record: RunRecord = {
       run_id: runId,
       session_id: input.sessionId,
@@ -145,9 +149,11 @@ export class RunRegistry {
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
     };
     try {
+      await leases?.acquire(input.sessionId, 'run', runId);
       await this.options.store.create(record);
     } catch (err) {
-      this.options.slots.release(input.sessionId, runId);
+      await leases?.release(input.sessionId, runId);
+      slots.release(input.sessionId, runId);
       throw err;
     }
     let resolveDone!: (record: RunRecord) => void;
@@ -164,9 +170,11 @@ export class RunRegistry {
     // The agent starts after the caller has answered 202 with the pending record.
     const loop = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.execute(live))
-      .finally(() => {
+      .finally(async () => {
+        // Freed everywhere before the loop counts as unwound: the session's next run may follow at once.
+        await leases?.release(record.session_id, runId);
         this.loops.delete(runId);
-        this.options.slots.release(record.session_id, runId);
+        slots.release(record.session_id, runId);
       });
     this.loops.set(runId, loop);
     return snapshot;

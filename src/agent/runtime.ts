@@ -11,8 +11,9 @@ import { AgentError, sessionNotFound, shuttingDown } from './errors.js';
 import type { RunViewer } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
 import { RunRegistry, type WatchResult } from './run-registry.js';
+import { SessionLeases } from './session-leases.js';
 import { SessionSlots } from './session-slots.js';
-import type { CostStore, CostTotals, RunStore, SessionSpend, SessionStore } from './stores.js';
+import type { CostStore, CostTotals, RunStore, SessionClaimStore, SessionSpend, SessionStore } from './stores.js';
 import type { ApiSession, RunCost, RunRecord } from './types.js';
 
 export interface AgentRuntimeOptions {
@@ -32,6 +33,11 @@ export interface AgentRuntimeOptions {
   shutdownGraceMs?: number;
   /** The other replicas of the service; absent when this is the only one. */
   bus?: RunEventBus;
+  /** Who holds each session across replicas (`Storage.sessionClaims`). */
+  claims: SessionClaimStore;
+  /** Lease of a session claim and how often it is renewed (default 30 s and 10 s; tests shorten them). */
+  leaseMs?: number;
+  heartbeatMs?: number;
 }
 
 export interface TurnRequest {
@@ -73,6 +79,8 @@ export class AgentRuntime {
   readonly costs: CostStore;
   readonly meter: CostMeter;
   private readonly slots = new SessionSlots();
+  /** This replica's claims on its sessions in the shared store, renewed while work runs. */
+  readonly leases: SessionLeases;
   private readonly loop: AgentLoop;
   private closing = false;
   /** Chats in flight, each settled once its turns are committed and its slot is free. */
@@ -98,6 +106,9 @@ export class AgentRuntime {
       log: options.log,
       onTurnsStored: (id, count) => this.sessions.addTurns(id, count),
     });
+    this.leases = new SessionLeases({
+      store: options.claims, log: options.log, now: options.now, leaseMs: options.leaseMs, heartbeatMs: options.heartbeatMs,
+    });
     this.runs = new RunRegistry({
       store: options.runs,
       loop: this.loop,
@@ -107,12 +118,17 @@ export class AgentRuntime {
       now: options.now,
       shutdownGraceMs: options.shutdownGraceMs,
       bus: options.bus,
+      leases: this.leases,
     });
   }
 
-  /** Marks runs a previous process left unfinished; call once before serving. */
+  /**
+   * Marks runs a previous process left unfinished and frees the sessions it held; then renews this
+   * replica's claims and ends the runs of stopped replicas every heartbeat. Call once before serving.
+   */
   async start(): Promise<void> {
     await this.runs.recoverInterrupted();
+    await this.leases.start();
   }
 
   /** Runs and chats in flight. */
@@ -120,7 +136,7 @@ export class AgentRuntime {
     return this.slots.size;
   }
 
-  /** Whether a run or chat is in flight on the session (such a session is never evicted). */
+  /** Whether a run or chat is in flight on the session in this process (such a session is never evicted). */
   isBusy(sessionId: string): boolean {
     return this.slots.busy(sessionId);
   }
@@ -146,11 +162,17 @@ export class AgentRuntime {
     const { session, provider } = await this.prepare(request);
     const chatId = newId('chat');
     const controller = this.slots.acquire(session.id, 'chat', chatId);
-    await this.sessions.touch(session.id);
+    try {
+      await this.leases.acquire(session.id, 'chat', chatId);
+    } catch (err) {
+      this.slots.release(session.id, chatId);
+      throw err;
+    }
     let settled!: () => void;
     const unwound = new Promise<void>((resolve) => (settled = resolve));
     this.chats.add(unwound);
     try {
+      await this.sessions.touch(session.id);
       const result = await this.loop.run({
         sessionId: session.id, runId: null, message: request.message, provider, signal: controller.signal, requestId: request.requestId,
       });
@@ -166,6 +188,7 @@ export class AgentRuntime {
       throw controller.signal.aborted && controller.signal.reason instanceof AgentError ? controller.signal.reason : err;
     } finally {
       // The loop has unwound (its turns and costs are committed, or failed): the session is free.
+      await this.leases.release(session.id, chatId);
       this.slots.release(session.id, chatId);
       this.chats.delete(unwound);
       settled();
@@ -246,6 +269,7 @@ export class AgentRuntime {
       new Promise<void>((resolve) => (timer = setTimeout(resolve, CHAT_SHUTDOWN_GRACE_MS))),
     ]);
     clearTimeout(timer);
+    await this.leases.stop();
   }
 
   private async prepare(request: TurnRequest): Promise<{ session: ApiSession; provider: ReturnType<ProviderRegistry['resolve']> }> {
@@ -263,7 +287,12 @@ export class AgentRuntime {
 
   private async cancelInFlight(sessionId: string): Promise<void> {
     const holder = this.slots.holder(sessionId);
-    if (!holder) return;
+    if (!holder) {
+      // A run on another replica is cancelled through it; a chat there ends with its request.
+      const claim = this.closing ? null : await this.leases.holder(sessionId);
+      if (claim?.kind === 'run') await this.runs.cancel(claim.holder_id).catch(() => undefined);
+      return;
+    }
     // A run that already finished but whose loop is still unwinding has nothing left to cancel.
     if (holder.kind === 'run') await this.runs.cancel(holder.id).catch(() => undefined);
     else holder.controller.abort(this.closing ? shuttingDown() : new AgentError('cancelled', 'the chat was cancelled: its session was ended'));

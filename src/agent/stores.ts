@@ -133,3 +133,44 @@ export function fitsBudget(spentUsd: number, heldUsd: number, request: Pick<Spen
   if (spentUsd >= request.cap_usd) return false;
   return heldUsd === 0 || spentUsd + heldUsd + request.amount_usd <= request.cap_usd;
 }
+
+/** What holds a session's one slot for work in flight, on whichever replica runs it. */
+export interface SessionClaim {
+  session_id: string;
+  /** The run's id, or the chat's own id. */
+  holder_id: string;
+  kind: 'run' | 'chat';
+  /** The replica holding it (`Storage.owner`). */
+  owner: string;
+  /** ISO 8601: past it the holder is taken for dead (its replica stopped renewing the claim). */
+  expires_at: string;
+}
+
+/**
+ * One run or chat in flight per session across every process sharing the store: each holds a
+ * claim with a lease that its replica renews while the work runs. Timestamps are ISO 8601 from the
+ * caller's clock. The store is made for one owner (`Storage.owner`): its claims are taken, renewed
+ * and released as that owner's.
+ */
+export interface SessionClaimStore {
+  /**
+   * Takes the session's claim in one atomic step, unless a claim that has not expired at `now`
+   * holds it (an expired claim is taken over, whoever held it). True when taken.
+   */
+  acquire(claim: Omit<SessionClaim, 'owner'>, now: string): Promise<boolean>;
+  /** Frees the session if `holderId` still holds it. */
+  release(sessionId: string, holderId: string): Promise<void>;
+  /** Extends the leases of this owner's claims held by `holderIds` to `expiresAt`. */
+  renew(holderIds: string[], expiresAt: string): Promise<void>;
+  /** The claim on the session that has not expired at `now`, or null. */
+  holder(sessionId: string, now: string): Promise<SessionClaim | null>;
+  /** Drops every claim of this owner: its previous process died holding them (call at start). */
+  releaseOwn(): Promise<void>;
+  /**
+   * Frees the sessions whose claims of other owners expired before `now` (their replica stopped),
+   * at most `limit`, and ends each unfinished run among their holders as `error` with `message`
+   * and a terminal `run.error` event, in one step per claim: exactly one process reaps a claim.
+   * Returns the claims it reaped.
+   */
+  reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]>;
+}

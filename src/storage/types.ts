@@ -1,4 +1,4 @@
-import type { CostStore, RunStore, SessionStore } from '../agent/stores.js';
+import type { CostStore, RunStore, SessionClaimStore, SessionStore } from '../agent/stores.js';
 import type { AuditStore } from '../audit/types.js';
 import type { WebSessionStore } from '../http/web-sessions.js';
 import type { InboxStore } from '../channels/inbox/types.js';
@@ -84,6 +84,8 @@ export interface Storage {
    * database several replicas share; on SQLite, whose file one process owns, a fixed name.
    */
   readonly owner: string;
+  /** Which run or chat holds each session (one in flight per session across replicas). */
+  readonly sessionClaims: SessionClaimStore;
   /** Channel messages acknowledged and not yet run (the webhook's durable intake). */
   readonly inbox: InboxStore;
   /** Scheduled jobs and the state of their fires. */

@@ -69,7 +69,7 @@ export async function schedulerHarness(options: SchedulerHarnessOptions): Promis
   }
   const agent = new AgentRuntime({
     memory: storage.turns, runs: storage.runs, costs: storage.costs, sessions: new InMemorySessionStore({ now }), tools, providers,
-    audit, config, log, now, shutdownGraceMs: 200,
+    audit, config, log, now, shutdownGraceMs: 200, claims: storage.sessionClaims,
   });
   await agent.start();
   const scheduler = new Scheduler({

@@ -45,8 +45,9 @@ export const INBOX_LEASE_MS = 30_000;
  * (with its run's id, chosen now) before its sender hears 202. It runs once a runner claims it
  * from the store: the one that accepted it, at once, or, on a database shared by replicas,
  * whichever replica takes it (the claims say who; a claim that is not renewed ends). A sender's
- * messages are claimed in order, the next once the previous one's run exists. A message whose run
- * was created is never run again, whether that run finished or was interrupted.
+ * messages are claimed in order, the next once the previous one's run exists (on a shared
+ * database: once it has ended). A message whose run was created is never run again, whether that
+ * run finished or was interrupted.
  */
 export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> {
   /** Claimed, not yet taken by the dispatcher; bounded by the store's capacity check. */
@@ -149,6 +150,11 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     );
     this.starting.add(marked);
     void marked.finally(() => this.starting.delete(marked));
+  }
+
+  finished(_message: QueuedMessage): void {
+    // Where replicas share the store, the sender's next message waited for this run's end.
+    if (this.options.store.sharedByReplicas) void this.pull();
   }
 
   /** Messages of the channel stored and waiting for a run (on a shared database, any replica's). */

@@ -50,6 +50,11 @@ export interface InboxClaim {
  * erased) for the duplicate window, then pruned.
  */
 export interface InboxStore {
+  /**
+   * Whether replicas share the store: then a sender's next message is claimable only once the
+   * previous one's run has ended, so a runner claims again when one of its runs ends.
+   */
+  readonly sharedByReplicas: boolean;
   /** Stores the message (resolves after the commit) unless it is a duplicate or the channel is full. */
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome>;
   /** Waiting messages of the channel, oldest first, at most `limit`. */
@@ -61,7 +66,9 @@ export interface InboxStore {
    * oldest waiting one of its sender (so a sender's messages run in order, the next once the
    * previous one's run exists), and free: never claimed, its claim ended, or claimed by `owner`
    * already (taking it again renews the claim). Each is claimed by exactly one owner, whatever
-   * number of runners ask at once.
+   * number of runners ask at once. Where replicas share the store, a sender's next message is
+   * also not taken while the previous one's run is unfinished, so one run at a time per sender
+   * holds across replicas (a single process's dispatcher already waits for it).
    */
   claim(channel: string, claim: InboxClaim): Promise<InboxMessage[]>;
   /** Ends the owner's claims on messages that have not started (it stops): other runners may take them at once. */

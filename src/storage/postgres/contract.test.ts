@@ -6,6 +6,7 @@ import { describeCostStore } from '../contract/cost-store.js';
 import { describeInboxStore } from '../contract/inbox-store.js';
 import { describeJobStore } from '../contract/job-store.js';
 import { describeRunStore } from '../contract/run-store.js';
+import { describeSessionClaimStore } from '../contract/session-claim-store.js';
 import { describeSessionStore } from '../contract/session-store.js';
 import { describeSettingsStore } from '../contract/settings-store.js';
 import { describeTurnStore } from '../contract/turn-store.js';
@@ -17,7 +18,8 @@ import { PostgresStorage, type PostgresStorageOptions } from './index.js';
  * at the end). Each test starts from empty tables; `another()` opens a second storage (its own
  * pool) on the same database, as a second replica would.
  */
-const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'cost_holds', 'channel_inbox', 'jobs', 'settings', 'api_sessions', 'web_sessions'];
+const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'cost_holds', 'channel_inbox', 'jobs', 'settings', 'api_sessions', 'web_sessions',
+  'session_claims'];
 
 describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   let database: TestDatabase;
@@ -67,6 +69,17 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   describeSessionStore('postgres', async (options) => {
     const opened = await openStorage((s) => s.sessionStore(options));
     return { store: opened.store, close: opened.close };
+  });
+  describeSessionClaimStore('postgres', async () => {
+    const opened = await openStorage((s) => s.sessionClaims, { replicaId: 'replica-a' });
+    const other = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-b' });
+    return {
+      store: opened.store, owner: 'replica-a', other: other.sessionClaims,
+      close: async () => {
+        await other.close();
+        await opened.close();
+      },
+    };
   });
   describeWebSessionStore('postgres', async (options) => {
     const opened = await openStorage((s) => s.webSessionStore(options));

@@ -11,6 +11,8 @@ import { INBOX_LOCK_CLASS } from './locks.js';
  * the same key (on any replicas) can never both be stored, and the capacity is exact.
  */
 export class PgInboxStore implements InboxStore {
+  readonly sharedByReplicas = true;
+
   constructor(private readonly db: PgDatabase) {}
 
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
@@ -40,7 +42,10 @@ export class PgInboxStore implements InboxStore {
 
   /**
    * One statement: the candidates are locked as they are picked (`FOR UPDATE SKIP LOCKED`), so
-   * replicas claiming at the same moment each get other messages, and none waits for another.
+   * replicas claiming at the same moment each get other messages, and none waits for another. A
+   * sender's next message waits while the previous one's run is unfinished or still holds its
+   * session, wherever it runs: started on another replica it would find the session busy. Only the
+   * previous message is looked at: the ones before it ended before it was claimed.
    */
   async claim(channel: string, claim: InboxClaim): Promise<InboxMessage[]> {
     const { rows } = await this.db.query<InboxRow>(`UPDATE channel_inbox SET claimed_by = $2, claimed_until = $4
@@ -49,6 +54,11 @@ export class PgInboxStore implements InboxStore {
         WHERE m.channel = $1 AND m.waiting
           AND NOT EXISTS (SELECT 1 FROM channel_inbox e WHERE e.channel = m.channel AND e.sender = m.sender AND e.waiting AND e.id < m.id)
           AND (m.claimed_until IS NULL OR m.claimed_until <= $3 OR m.claimed_by = $2)
+          AND NOT EXISTS (
+            SELECT 1 FROM (SELECT p.run_id FROM channel_inbox p WHERE p.channel = m.channel AND p.sender = m.sender AND p.id < m.id
+              ORDER BY p.id DESC LIMIT 1) previous
+            WHERE EXISTS (SELECT 1 FROM runs r WHERE r.id = previous.run_id AND r.status IN ('pending', 'running'))
+              OR EXISTS (SELECT 1 FROM session_claims c WHERE c.holder_id = previous.run_id AND c.expires_at > $3))
         ORDER BY m.id LIMIT $5
         FOR UPDATE SKIP LOCKED)
       RETURNING id, channel, sender, content, metadata, received_at, request_id, run_id`, [channel, claim.owner, claim.now, claim.until, claim.limit]);

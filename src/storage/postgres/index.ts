@@ -8,6 +8,7 @@ import { PgInboxStore } from './inbox-store.js';
 import { PgJobStore } from './job-store.js';
 import { migrate, migrationStatus } from './migrate.js';
 import { PgRunStore } from './run-store.js';
+import { PgSessionClaimStore } from './session-claim-store.js';
 import { PgSessionStore } from './session-store.js';
 import { PgSettingsStore } from './settings-store.js';
 import { PgTurnStore } from './turn-store.js';
@@ -34,6 +35,7 @@ export class PostgresStorage implements Storage {
   readonly inbox: PgInboxStore;
   readonly jobs: PgJobStore;
   readonly settings: PgSettingsStore;
+  readonly sessionClaims: PgSessionClaimStore;
   private closing: Promise<void> | null = null;
 
   /** Connects lazily: nothing is checked until the first query (see `open`). */
@@ -47,6 +49,7 @@ export class PostgresStorage implements Storage {
     this.inbox = new PgInboxStore(this.database);
     this.jobs = new PgJobStore(this.database);
     this.settings = new PgSettingsStore(this.database);
+    this.sessionClaims = new PgSessionClaimStore(this.database, this.owner);
   }
 
   /** A storage on a migrated database: applies what the schema lacks, then returns it. */

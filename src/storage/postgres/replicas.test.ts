@@ -134,6 +134,25 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     expect(await a.runs.recoverInterrupted('2026-01-01T00:02:00.000Z', 'interrupted by restart')).toEqual(['run_on_a']);
   });
 
+  it('never evicts an API session another replica has a run in flight on', async () => {
+    const a = new PostgresStorage(database.url, { replicaId: 'rep_a', poolSize: 2 });
+    const b = new PostgresStorage(database.url, { replicaId: 'rep_b', poolSize: 2 });
+    opened.push(a, b);
+    await a.database.query('DELETE FROM api_sessions; DELETE FROM session_claims');
+    const ended: string[] = [];
+    const onB = b.sessionStore({ max: 2, onEnd: (id) => ended.push(id) });
+    const busy = await onB.create({ provider: 'offline' });
+    const idle = await onB.create({ provider: 'offline' });
+    const now = new Date().toISOString();
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    expect(await a.sessionClaims.acquire({ session_id: busy.id, holder_id: 'run_on_a', kind: 'run', expires_at: expiresAt }, now)).toBe(true);
+
+    // The least recently used session is busy on A: B evicts the next one.
+    await onB.create({ provider: 'offline' });
+    expect(ended).toEqual([idle.id]);
+    expect(await onB.get(busy.id)).not.toBeNull();
+  });
+
   it('answers with StorageUnavailableError, not a driver error, and a health without the password when the server cannot be reached', async () => {
     const storage = new PostgresStorage('postgres://agentd:hunter2@127.0.0.1:1/agentd', { connectTimeoutMs: 1_000 });
     opened.push(storage);

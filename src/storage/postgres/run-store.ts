@@ -84,29 +84,14 @@ export class PgRunStore implements RunStore {
   /**
    * The unfinished runs this replica created (its previous process died with them), each locked
    * while it is finished. Runs of other replicas are theirs: they may be executing them right now.
-   * A replica that never comes back leaves its runs unfinished until leases are built (README).
+   * The runs of a replica that never comes back are ended by the others when their session
+   * claims expire (`SessionClaimStore.reapExpired`).
    */
   recoverInterrupted(finishedAt: string, message: string): Promise<string[]> {
     return this.writes.run(() => this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ('pending', 'running') AND owner = $1
+      const { rows } = await tx.query<{ id: string }>(`SELECT id FROM runs WHERE status IN ('pending', 'running') AND owner = $1
         ORDER BY seq FOR UPDATE`, [this.owner]);
-      for (const row of rows) {
-        const current = toRecord(row);
-        const last = await tx.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM run_events WHERE run_id = $1', [current.run_id]);
-        let lastId = last.rows[0]!.id;
-        if (lastId === 0) {
-          // Never started (still pending): its log opens with run.start like every other.
-          const data = JSON.stringify({ run_id: current.run_id, session_id: current.session_id, provider: current.resolved_provider });
-          await startRun(tx, current.run_id, finishedAt, { id: ++lastId, name: 'run.start', data });
-        }
-        const summary = { resolved_provider: current.resolved_provider, tools_used: current.tools_used, cost: current.cost };
-        await finishRun(
-          tx,
-          current.run_id,
-          { status: 'error', finished_at: finishedAt, response: null, error: message, tools_used: current.tools_used, cost: current.cost },
-          { id: lastId + 1, name: 'run.error', data: JSON.stringify({ run_id: current.run_id, error: message, ...summary }) },
-        );
-      }
+      for (const row of rows) await interruptRun(tx, row.id, finishedAt, message);
       return rows.map((row) => row.id);
     }));
   }
@@ -136,11 +121,41 @@ async function startRun(tx: Queryable, runId: string, startedAt: string, event: 
   await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
 }
 
+/**
+ * Stores a run's outcome and terminal event, unless the run has finished already: another replica
+ * may have ended it as interrupted (its lease ran out) while this one was still executing it.
+ */
 async function finishRun(tx: Queryable, runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
-  await tx.query(`UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
-    prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1`, [
+  const updated = await tx.query(`UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
+    prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1 AND status IN ('pending', 'running')`, [
     runId, outcome.status, outcome.finished_at, outcome.response, outcome.error, JSON.stringify(outcome.tools_used),
     outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd,
   ]);
-  await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
+  if (updated.rowCount === 1) await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
+}
+
+/**
+ * Ends an unfinished run as `error` with `message` and a terminal `run.error` event (after a
+ * `run.start` if it never started), holding its row until the transaction ends. False when the run
+ * is unknown or has finished.
+ */
+export async function interruptRun(tx: Queryable, runId: string, finishedAt: string, message: string): Promise<boolean> {
+  const { rows } = await tx.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND status IN ('pending', 'running') FOR UPDATE`, [runId]);
+  if (!rows[0]) return false;
+  const current = toRecord(rows[0]);
+  const last = await tx.query<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM run_events WHERE run_id = $1', [runId]);
+  let lastId = last.rows[0]!.id;
+  if (lastId === 0) {
+    // Never started (still pending): its log opens with run.start like every other.
+    const data = JSON.stringify({ run_id: runId, session_id: current.session_id, provider: current.resolved_provider });
+    await startRun(tx, runId, finishedAt, { id: ++lastId, name: 'run.start', data });
+  }
+  const summary = { resolved_provider: current.resolved_provider, tools_used: current.tools_used, cost: current.cost };
+  await finishRun(
+    tx,
+    runId,
+    { status: 'error', finished_at: finishedAt, response: null, error: message, tools_used: current.tools_used, cost: current.cost },
+    { id: lastId + 1, name: 'run.error', data: JSON.stringify({ run_id: runId, error: message, ...summary }) },
+  );
+  return true;
 }

@@ -14,8 +14,8 @@ const EVICTION_BATCH = 100;
 /**
  * API sessions on PostgreSQL: a session created on one replica is found on every other, and
  * sessions outlive a restart. The bound is enforced under an advisory lock (creations on several
- * replicas cannot overshoot it). Eviction skips the sessions this process has work in flight on;
- * it cannot see work on other replicas (that needs the shared run registry, not built yet).
+ * replicas cannot overshoot it). Eviction skips the sessions with work in flight: those of this
+ * process, and those any replica holds a live claim on (`session_claims`).
  */
 export class PgSessionStore implements SessionStore {
   private readonly max: number;
@@ -75,9 +75,11 @@ export class PgSessionStore implements SessionStore {
 
   /** Inside the creating transaction: removes the least recently used idle session and returns its id. */
   private async evictOne(tx: Queryable): Promise<string> {
+    const now = isoNow(this.now);
     for (let after = 0; ;) {
-      const { rows } = await tx.query<{ id: string; used: number }>(
-        'SELECT id, used FROM api_sessions WHERE used > $1 ORDER BY used LIMIT $2', [after, EVICTION_BATCH]);
+      const { rows } = await tx.query<{ id: string; used: number }>(`SELECT id, used FROM api_sessions s WHERE used > $1
+        AND NOT EXISTS (SELECT 1 FROM session_claims c WHERE c.session_id = s.id AND c.expires_at > $3) ORDER BY used LIMIT $2`,
+        [after, EVICTION_BATCH, now]);
       const idle = rows.find((row) => !this.isBusy(row.id));
       if (idle) {
         await tx.query('DELETE FROM api_sessions WHERE id = $1', [idle.id]);

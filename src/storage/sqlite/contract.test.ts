@@ -7,6 +7,7 @@ import { describeCostStore } from '../contract/cost-store.js';
 import { describeInboxStore } from '../contract/inbox-store.js';
 import { describeJobStore } from '../contract/job-store.js';
 import { describeRunStore } from '../contract/run-store.js';
+import { describeSessionClaimStore } from '../contract/session-claim-store.js';
 import { describeSettingsStore } from '../contract/settings-store.js';
 import { describeTurnStore } from '../contract/turn-store.js';
 import { SqliteStorage, type SqliteStorageOptions } from './index.js';
@@ -52,4 +53,8 @@ describeJobStore('sqlite', async () => {
 describeSettingsStore('sqlite', async () => {
   const opened = openStorage((s) => s.settings);
   return { ...opened, reopen: async () => opened.another() };
+});
+describeSessionClaimStore('sqlite', async () => {
+  const opened = openStorage((s) => s.sessionClaims);
+  return { store: opened.store, owner: 'local', close: opened.close };
 });

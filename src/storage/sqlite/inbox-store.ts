@@ -11,6 +11,8 @@ import type { SqliteUnitOfWork } from './unit-of-work.js';
  * be stored, and the capacity is exact.
  */
 export class SqliteInboxStore implements InboxStore {
+  /** One process owns the file: its dispatcher runs a sender's messages one at a time. */
+  readonly sharedByReplicas = false;
   private readonly stmt;
   /**
    * Waiting messages per channel: counted once, then kept by this store's own writes (one process

@@ -16,6 +16,7 @@ import { SqliteSettingsStore } from './settings-store.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import { writeFault } from './write-failure.js';
+import { InMemorySessionClaimStore } from '../memory/session-claim-store.js';
 
 export interface SqliteStorageOptions {
   /** Clock for default timestamps and age cleanup (tests). */
@@ -47,6 +48,8 @@ export class SqliteStorage implements Storage {
   readonly inbox: SqliteInboxStore;
   readonly jobs: SqliteJobStore;
   readonly settings: SqliteSettingsStore;
+  /** In this process: the file's one process keeps one run per session without a write per run. */
+  readonly sessionClaims: InMemorySessionClaimStore = new InMemorySessionClaimStore(this.owner);
   private readonly checkpointer: Checkpointer | null;
   private readonly log: ((message: string) => void) | undefined;
   private closing: Promise<void> | null = null;

@@ -7,6 +7,7 @@ import { webSessionsMigration } from './006_web_sessions.js';
 import { runOwnerMigration } from './007_run_owner.js';
 import { inboxClaimsMigration } from './008_inbox_claims.js';
 import { costHoldsMigration } from './009_cost_holds.js';
+import { sessionClaimsMigration } from './010_session_claims.js';
 import type { PgMigration } from './types.js';
 
 export type { PgMigration } from './types.js';
@@ -14,4 +15,4 @@ export type { PgMigration } from './types.js';
 /** Every PostgreSQL schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [auditMigration, memoryMigration, runsCostsMigration, inboxJobsSettingsMigration,
   apiSessionsMigration, webSessionsMigration, runOwnerMigration,
-  inboxClaimsMigration, costHoldsMigration];
+  inboxClaimsMigration, costHoldsMigration, sessionClaimsMigration];

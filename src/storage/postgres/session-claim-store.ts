@@ -1,0 +1,56 @@
+import type { SessionClaim, SessionClaimStore } from '../../agent/stores.js';
+import type { PgDatabase } from './database.js';
+import { interruptRun } from './run-store.js';
+
+const CLAIM_COLUMNS = 'session_id, holder_id, kind, owner, expires_at';
+
+/**
+ * Session claims on PostgreSQL, shared by every replica: taking one is a single statement that
+ * inserts the claim or takes over an expired one, so two replicas can never both hold a session.
+ */
+export class PgSessionClaimStore implements SessionClaimStore {
+  constructor(private readonly db: PgDatabase, private readonly owner: string) {}
+
+  async acquire(claim: Omit<SessionClaim, 'owner'>, now: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(`INSERT INTO session_claims (${CLAIM_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
+      ON CONFLICT (session_id) DO UPDATE SET holder_id = excluded.holder_id, kind = excluded.kind, owner = excluded.owner,
+        expires_at = excluded.expires_at
+      WHERE session_claims.expires_at <= $6`, [claim.session_id, claim.holder_id, claim.kind, this.owner, claim.expires_at, now]);
+    return rowCount === 1;
+  }
+
+  async release(sessionId: string, holderId: string): Promise<void> {
+    await this.db.query('DELETE FROM session_claims WHERE session_id = $1 AND holder_id = $2', [sessionId, holderId]);
+  }
+
+  async renew(holderIds: string[], expiresAt: string): Promise<void> {
+    if (holderIds.length === 0) return;
+    await this.db.query('UPDATE session_claims SET expires_at = $1 WHERE owner = $2 AND holder_id = ANY($3)', [expiresAt, this.owner, holderIds]);
+  }
+
+  async holder(sessionId: string, now: string): Promise<SessionClaim | null> {
+    const { rows } = await this.db.query<SessionClaim>(`SELECT ${CLAIM_COLUMNS} FROM session_claims WHERE session_id = $1 AND expires_at > $2`,
+      [sessionId, now]);
+    return rows[0] ?? null;
+  }
+
+  async releaseOwn(): Promise<void> {
+    await this.db.query('DELETE FROM session_claims WHERE owner = $1', [this.owner]);
+  }
+
+  /**
+   * Each claim is deleted and its run ended in one transaction; the row lock (SKIP LOCKED) makes
+   * replicas reaping at the same moment take different claims.
+   */
+  reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<SessionClaim>(`DELETE FROM session_claims WHERE session_id IN (
+          SELECT session_id FROM session_claims WHERE expires_at <= $1 AND owner <> $2 ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING ${CLAIM_COLUMNS}`, [now, this.owner, limit]);
+      for (const claim of rows) {
+        if (claim.kind === 'run') await interruptRun(tx, claim.holder_id, now, message);
+      }
+      return rows;
+    });
+  }
+}

@@ -1,0 +1,13 @@
+// A replica of the service in a process of its own, with the session-lease timings a test chooses,
+// so a test can kill it with SIGKILL mid-run. Built code (`npm test` builds first).
+// Environment: REPLICA_HOME, REPLICA_CONFIG (JSON), REPLICA_LEASE_MS, REPLICA_HEARTBEAT_MS.
+import { createApp } from '../../dist/src/app.js';
+
+const app = await createApp({
+  home: process.env.REPLICA_HOME,
+  config: JSON.parse(process.env.REPLICA_CONFIG),
+  env: process.env,
+  sessionLeaseMs: Number(process.env.REPLICA_LEASE_MS),
+  heartbeatMs: Number(process.env.REPLICA_HEARTBEAT_MS),
+});
+process.stdout.write(`replica listening on ${await app.listen()}\n`);

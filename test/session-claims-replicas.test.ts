@@ -1,0 +1,160 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REPLICA_STOPPED } from '../src/agent/session-leases.js';
+import type { FakeLlmServer } from './fakes/fake-llm-server.js';
+import { startFakeOpenAI } from './fakes/openai-server.js';
+import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
+import { testRedisUrl, uniquePrefix } from './helpers/redis.js';
+
+const ENV = { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' };
+
+/**
+ * One run or chat in flight per session across replicas, and the runs of a replica that stopped:
+ * two services on one PostgreSQL database and one Redis, as two `agentd serve` behind a balancer.
+ */
+describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session claims shared by replicas', () => {
+  let database: TestDatabase;
+  let server: FakeLlmServer;
+  const apps: TestApp[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // Every provider call waits this long: a run stays in flight until it is cancelled.
+    server = await startFakeOpenAI({ delayMs: 20_000 });
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  const config = () => ({
+    storage: { backend: 'postgres' as const, postgres_url: database.url, redis_url: testRedisUrl },
+    providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
+    network: { allowed_hosts: [server.host] },
+  });
+  const replicas = async (options: TestAppOptions = {}): Promise<[TestApp, TestApp]> => {
+    const redisKeyPrefix = uniquePrefix();
+    const started = await Promise.all([0, 1].map(() => startTestApp({ env: ENV, redisKeyPrefix, ...options, config: config() })));
+    apps.push(...started);
+    return started as [TestApp, TestApp];
+  };
+  const waitingCalls = async (count: number) => eventually(() => server.requests.length >= count);
+
+  it('refuses a run or a chat with 409 on every replica while another one runs the session\'s run or chat, and frees it when that ends', async () => {
+    const [a, b] = await replicas();
+    const calls = server.requests.length;
+    const run = await startRun(a, { message: 'a slow question' });
+    await waitingCalls(calls + 1);
+
+    const refusedRun = await postJson(b, '/api/v1/runs', { message: 'another', session_id: run.session_id, provider: 'offline' });
+    expect(refusedRun.status).toBe(409);
+    expect(await json(refusedRun)).toMatchObject({ code: 'AGENTD_RUN_BUSY', error: expect.stringMatching(/already in flight/) });
+    const refusedChat = await postJson(b, '/api/v1/chat', { message: 'a chat', session_id: run.session_id, provider: 'offline' });
+    expect(refusedChat.status).toBe(409);
+    expect(await json(refusedChat)).toMatchObject({ code: 'AGENTD_RUN_BUSY' });
+    // Other sessions are not affected.
+    expect((await postJson(b, '/api/v1/runs', { message: 'elsewhere', provider: 'offline' })).status).toBe(202);
+
+    // Cancelled from B (it executes on A): the session is free for B's next run at once.
+    expect((await b.request(`/api/v1/runs/${run.run_id}/cancel`, { method: 'POST' })).status).toBe(202);
+    await eventually(async () => (await a.app.agent.getRun(run.run_id))?.status === 'cancelled' && !a.app.agent.isBusy(run.session_id));
+    expect((await postJson(b, '/api/v1/runs', { message: 'now', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
+
+    // A chat on B holds the session for A too.
+    const session = (await json(await postJson(b, '/api/v1/sessions', {}))).data;
+    const chat = postJson(b, '/api/v1/chat', { message: 'a slow chat', session_id: session.id });
+    await waitingCalls(calls + 2);
+    expect((await postJson(a, '/api/v1/runs', { message: 'run', session_id: session.id, provider: 'offline' })).status).toBe(409);
+    expect((await b.request(`/api/v1/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(await json(await chat)).toMatchObject({ code: 'AGENTD_RUN_CANCELLED' });
+
+    // Ending a session on B cancels its run executing on A.
+    const doomed = await startRun(a, { message: 'a run whose session ends' });
+    await waitingCalls(calls + 3);
+    expect((await b.request(`/api/v1/sessions/${doomed.session_id}`, { method: 'DELETE' })).status).toBe(200);
+    await eventually(async () => (await a.app.agent.getRun(doomed.run_id))?.status === 'cancelled');
+  });
+
+  it('ends a run whose replica stopped renewing its claim within a lease, once, and frees its session on the other replica', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    const [a, b] = await replicas(leases);
+    const calls = server.requests.length;
+    const run = await startRun(a, { message: 'a question for a replica about to stop' });
+    await waitingCalls(calls + 1);
+    // A viewer on B follows the run A executes.
+    const viewed = readEvents(b, run.run_id);
+
+    // A stops heartbeating without finishing its run, as a replica killed with -9 would.
+    await a.app.agent.leases.stop();
+    const ended = await eventually(async () => {
+      const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
+      return record.finished_at !== null && record;
+    });
+    expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+    const { events } = await viewed;
+    expect(events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ run_id: run.run_id, error: REPLICA_STOPPED });
+    expect(b.log.lines.some((line) => line.includes(`held by run ${run.run_id}`))).toBe(true);
+    expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
+
+    // A still had the run in flight; its own end of it later changes nothing that B stored.
+    await apps.splice(0, 1)[0]!.close();
+    expect((await json(await b.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+    expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+  });
+
+  it('ends the run of a replica killed with SIGKILL mid-run, from the replica left', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    const [b] = await replicas(leases);
+    const home = mkdtempSync(join(tmpdir(), 'agentd-killed-'));
+    const apiKey = 'key-of-the-replica-about-to-die';
+    const child = spawn(process.execPath, ['test/helpers/replica-process.mjs'], {
+      env: {
+        PATH: process.env.PATH ?? '', ...ENV, REPLICA_HOME: home, REPLICA_LEASE_MS: String(leases.sessionLeaseMs), REPLICA_HEARTBEAT_MS: String(leases.heartbeatMs),
+        REPLICA_CONFIG: JSON.stringify({ ...config(), api: { api_key: apiKey, port: 0 } }),
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (chunk) => {
+          out += chunk;
+          const listening = /replica listening on (\S+)/.exec(out);
+          if (listening) resolve(listening[1]!);
+        });
+        void exited.then(() => reject(new Error('the replica exited before it was ready')));
+      });
+      const calls = server.requests.length;
+      const started = await fetch(`${url}/api/v1/runs`, {
+        method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'killed mid-run' }),
+      });
+      expect(started.status).toBe(202);
+      const run = (await json(started)).data;
+      await waitingCalls(calls + 1);
+      expect((await postJson(b, '/api/v1/runs', { message: 'too soon', session_id: run.session_id, provider: 'offline' })).status).toBe(409);
+
+      child.kill('SIGKILL');
+      await exited;
+      const ended = await eventually(async () => {
+        const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
+        return record.finished_at !== null && record;
+      });
+      expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+      expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+      expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
