@@ -68,10 +68,10 @@ export class ReplicaSet {
     return served;
   }
 
-  /** A request to replica `index`'s API with the key, from `ip` (a fresh address unless given). */
+  /** A request to replica `index`'s API with the key (unless it brings its own), from `ip` (a fresh address unless given). */
   request(index: number, path: string, init: RequestInit & { ip?: string } = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    headers.set('authorization', `Bearer ${API_KEY}`);
+    if (!headers.has('authorization')) headers.set('authorization', `Bearer ${API_KEY}`);
     headers.set('x-forwarded-for', init.ip ?? freshClientIp());
     if (init.body !== undefined) headers.set('content-type', 'application/json');
     return fetch(`${this.target(index).target.api}${path}`, { ...init, headers });
