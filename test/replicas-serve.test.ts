@@ -94,12 +94,13 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three a
     const pausedAt = Date.now();
     const atPause = await job(A);
     expect(atPause.state).toBe('paused');
-    // One run per fire, and no more fires than occurrences (one every 2 s): three replicas each
-    // firing would make three runs a few milliseconds apart.
+    // One run per fire, and no more fires than occurrences (one every 2 s): replicas firing the same
+    // occurrence would make runs milliseconds apart (they all wake when it falls due). A fire late
+    // on a busy machine brings the next one closer, hence half the interval as the bound.
     await eventually(async () => (await runs(C)).length === atPause.run_count);
     expect(atPause.run_count).toBeLessThanOrEqual(Math.floor((pausedAt - Date.parse(createdAt)) / 2_000) + 1);
     const times = (await runs(C)).map((r) => Date.parse(r.created_at)).sort((x, y) => x - y);
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(1_000);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(500);
     // Paused for every replica: no fire in the next two occurrences.
     await sleep(4_500);
     expect((await job(C)).run_count).toBe(atPause.run_count);
