@@ -19,7 +19,7 @@ import type { ScenarioResult } from './types.js';
  *  (b) cross-replica delivery: a run executing on A, watched on A and on B; the time from A's
  *      viewer getting the terminal frame (A stored it and fanned it out) to B's viewer getting it
  *      (through Redis pub/sub), p50/p99;
- *  (c) the audit hash chain on PostgreSQL with 3 writers (3 connections pools, as 3 replicas).
+ *  (c) the audit hash chain on PostgreSQL with 3 writers (3 connection pools, as 3 replicas).
  * Needs PostgreSQL and Redis: AGENTD_BENCH_POSTGRES_URL (default AGENTD_TEST_POSTGRES_URL, then
  * postgres://root@127.0.0.1:5432/postgres; a user that may create databases) and
  * AGENTD_BENCH_REDIS_URL (default AGENTD_TEST_REDIS_URL, then redis://127.0.0.1:6379). It creates
@@ -171,35 +171,45 @@ function watch(server: ChildServer, runId: string): { started: Promise<void>; te
   return { started, terminal };
 }
 
-/** (c): 3 writers, each its own pool as a replica has, appending as fast as the chain allows. */
+/**
+ * (c): 3 writers, each its own pool as a replica has, appending as fast as the chain allows, first
+ * with 4 appends in flight per writer, then 32 (a busy replica): events emitted while a chain
+ * transaction is open share the next one, so throughput grows with concurrency.
+ */
 async function auditChain(options: ScaleBenchOptions, databaseUrl: string): Promise<ScenarioResult> {
   const seconds = options.auditSeconds ?? 5;
   const storages = ['rep_a', 'rep_b', 'rep_c'].map((replicaId) => new PostgresStorage(databaseUrl, { replicaId, poolSize: 4 }));
   try {
     const logs = storages.map((s) => new AuditLog(s.audit));
     const before = await logs[0]!.count();
-    let written = 0;
-    const until = performance.now() + seconds * 1000;
-    const start = performance.now();
-    // 4 appends in flight per writer: a replica serves many requests at once.
-    await Promise.all(logs.flatMap((log, w) => Array.from({ length: 4 }, async () => {
-      while (performance.now() < until) {
-        await log.emit({ event_type: 'bench.write', category: 'bench', result: 'allow', subsystem: 'bench', detail: { writer: w } });
-        written++;
-      }
-    })));
-    const eventsPerS = written / ((performance.now() - start) / 1000);
+    const [low, high] = [await appendFor(logs, 4, seconds), await appendFor(logs, 32, seconds)];
     const verdict = await logs[1]!.verify();
     const stored = (await logs[2]!.count()) - before;
     return {
-      scenario: `scale: audit hash chain on PostgreSQL, 3 writers x 4 in flight, ${seconds} s`,
-      figures: { events: written, events_per_s: Math.round(eventsPerS), stored, chain: verdict.ok ? 'ok' : 'BROKEN' },
-      goal: `events_per_s >= ${GOALS.auditEventsPerS} and the chain verifies`,
-      met: eventsPerS >= GOALS.auditEventsPerS && verdict.ok && stored === written,
+      scenario: `scale: audit hash chain on PostgreSQL, 3 writers, ${seconds} s each with 4 and 32 appends in flight per writer`,
+      figures: {
+        events_per_s_4_in_flight: Math.round(low.perSecond), events_per_s_32_in_flight: Math.round(high.perSecond),
+        stored, chain: verdict.ok ? 'ok' : 'BROKEN',
+      },
+      goal: `events_per_s_4_in_flight >= ${GOALS.auditEventsPerS}, every event stored, the chain verifies`,
+      met: low.perSecond >= GOALS.auditEventsPerS && verdict.ok && stored === low.written + high.written,
     };
   } finally {
     await Promise.all(storages.map((s) => s.close()));
   }
+}
+
+async function appendFor(logs: AuditLog[], inFlight: number, seconds: number): Promise<{ written: number; perSecond: number }> {
+  let written = 0;
+  const start = performance.now();
+  const until = start + seconds * 1000;
+  await Promise.all(logs.flatMap((log, writer) => Array.from({ length: inFlight }, async () => {
+    while (performance.now() < until) {
+      await log.emit({ event_type: 'bench.write', category: 'bench', result: 'allow', subsystem: 'bench', detail: { writer } });
+      written++;
+    }
+  })));
+  return { written, perSecond: written / ((performance.now() - start) / 1000) };
 }
 
 class BenchDatabase {
