@@ -1,5 +1,6 @@
 import { createServer, request, type Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { ChildServer } from './servers.js';
 
 /** Pieces shared by the agent benchmarks: the API client, an OpenAI-compatible upstream, probes. */
@@ -42,6 +43,46 @@ export function client(server: ChildServer, agent: Agent) {
     text: send,
     json: async (method: string, path: string, body?: unknown) => JSON.parse(await send(method, path, body)),
   };
+}
+
+export interface RunsMeasure {
+  /** Latency of each measured run (POST to terminal frame), ms. */
+  latencies: number[];
+  elapsedS: number;
+  /** Streams that ended without run.complete. */
+  failures: number;
+}
+
+/**
+ * Offline runs end to end — POST /runs, then the run's event stream read to its end — by
+ * `clients` concurrent clients, each on its own session (one run in flight each), the clients
+ * spread round-robin over `servers` (replicas of one service). One second of warm-up, then
+ * `seconds` measured; `onMeasureStart` runs between the two.
+ */
+export async function measureRuns(
+  servers: ChildServer[], agent: Agent, clients: number, seconds: number, onMeasureStart?: () => Promise<void>,
+): Promise<RunsMeasure> {
+  const apis = Array.from({ length: clients }, (_, i) => client(servers[i % servers.length]!, agent));
+  const sessions = await Promise.all(apis.map(async (api) => (await api.json('POST', '/api/v1/sessions', {})).data.id as string));
+  const latencies: number[] = [];
+  let failures = 0;
+  const worker = async (i: number, until: number) => {
+    const api = apis[i]!;
+    while (performance.now() < until) {
+      const started = performance.now();
+      const run = (await api.json('POST', '/api/v1/runs', { message: 'what is 17*23?', session_id: sessions[i] })).data;
+      const stream = await api.text('GET', `/api/v1/runs/${run.run_id}/events`);
+      if (!stream.includes('event: run.complete')) failures++;
+      latencies.push(performance.now() - started);
+    }
+  };
+  await Promise.all(apis.map((_, i) => worker(i, performance.now() + 1000)));
+  latencies.length = 0;
+  failures = 0;
+  await onMeasureStart?.();
+  const start = performance.now();
+  await Promise.all(apis.map((_, i) => worker(i, start + seconds * 1000)));
+  return { latencies, elapsedS: (performance.now() - start) / 1000, failures };
 }
 
 export interface Upstream {

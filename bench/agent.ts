@@ -1,6 +1,5 @@
 import { request, Agent, type IncomingMessage } from 'node:http';
-import { performance } from 'node:perf_hooks';
-import { client, probe, round, startUpstream, waitFor } from './agent-support.js';
+import { client, measureRuns, probe, round, startUpstream, waitFor } from './agent-support.js';
 import { startChildServer, type ChildServer } from './servers.js';
 import type { ScenarioResult } from './types.js';
 
@@ -32,25 +31,10 @@ async function offlineRuns(options: AgentBenchOptions): Promise<ScenarioResult> 
   const server = await startChildServer('agentd');
   const agent = new Agent({ keepAlive: true, maxSockets: clients * 2 });
   try {
-    const api = client(server, agent);
-    const sessions = await Promise.all(Array.from({ length: clients }, async () => (await api.json('POST', '/api/v1/sessions', {})).data.id as string));
-    const latencies: number[] = [];
-    let failures = 0;
-    const worker = async (sessionId: string, until: number) => {
-      while (performance.now() < until) {
-        const started = performance.now();
-        const run = (await api.json('POST', '/api/v1/runs', { message: 'what is 17*23?', session_id: sessionId })).data;
-        const stream = await api.text('GET', `/api/v1/runs/${run.run_id}/events`);
-        if (!stream.includes('event: run.complete')) failures++;
-        latencies.push(performance.now() - started);
-      }
-    };
-    await Promise.all(sessions.map((id) => worker(id, performance.now() + 1000))); // warm-up
-    latencies.length = 0;
-    const cpuBefore = (await probe(server)).cpuMicros;
-    const start = performance.now();
-    await Promise.all(sessions.map((id) => worker(id, start + seconds * 1000)));
-    const elapsed = (performance.now() - start) / 1000;
+    let cpuBefore = 0;
+    const { latencies, elapsedS: elapsed, failures } = await measureRuns([server], agent, clients, seconds, async () => {
+      cpuBefore = (await probe(server)).cpuMicros;
+    });
     const cpuSeconds = ((await probe(server)).cpuMicros - cpuBefore) / 1e6;
     const runsPerSecond = latencies.length / elapsed;
     latencies.sort((a, b) => a - b);

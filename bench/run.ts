@@ -3,6 +3,7 @@ import { auditScenario } from './audit.js';
 import { gatewayScenario } from './gateway.js';
 import { httpScenario } from './http.js';
 import { memoryScenario } from './memory.js';
+import { scaleScenarios } from './scale.js';
 import { largeAnswerScenarios } from './sse-large.js';
 import { durableWebhookScenario, webhookScenario } from './webhook.js';
 import type { Scenario, ScenarioResult } from './types.js';
@@ -21,7 +22,13 @@ const SCENARIOS: Record<string, Scenario> = {
   'sse-large': () => largeAnswerScenarios(),
   webhook: webhookScenario,
   'webhook-durable': durableWebhookScenario,
+  scale: () => scaleScenarios(scaleSizes()),
 };
+
+/** `BENCH_SCALE_QUICK=1`: small sizes, to prove the scale bench works on a busy machine (the figures then mean little). */
+function scaleSizes() {
+  return process.env.BENCH_SCALE_QUICK ? { runSeconds: 2, runClients: 8, healthSeconds: 2, deliverySamples: 40, auditSeconds: 2 } : {};
+}
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);

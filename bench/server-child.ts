@@ -71,6 +71,8 @@ async function main(): Promise<void> {
     env: (args.env as NodeJS.ProcessEnv | undefined) ?? {},
     log: createMemoryLogger(),
     config: { api: { api_key: API_KEY, port: 0, rate_limit_rpm: 1_000_000_000 }, ...(args.config as object) },
+    // Replicas of one benchmark share a prefix; other users of the same Redis keep theirs.
+    ...(typeof args.redisKeyPrefix === 'string' ? { redisKeyPrefix: args.redisKeyPrefix } : {}),
   });
   const url = await app.listen();
   process.send?.({ url, apiKey: API_KEY });

@@ -7,14 +7,21 @@ import { driveLoad, type Acknowledged, type Target } from './load.js';
 export const API_KEY = 'crash-test-api-key-0123456789';
 export const SECRET = 'crash-test-webhook-secret';
 
-export function writeCrashConfig(home: string): void {
+export interface CrashConfigOptions {
+  /** Default: high enough never to limit the load. */
+  rateLimitRpm?: number;
+  /** More top-level YAML lines (sections other than `api` and `webhook`). */
+  extra?: string[];
+}
+
+export function writeCrashConfig(home: string, options: CrashConfigOptions = {}): void {
   writeFileSync(join(home, 'config.yaml'), [
     // Port 0 for both listeners: each restart takes a free port (the load follows the printed URLs),
-    // so the test never depends on 8080 being free.
-    'api:', `  api_key: ${API_KEY}`, '  port: 0', '  rate_limit_rpm: 1000000',
-    // Behind a (pretend) proxy, so the load can spread over many client addresses and measure the
-    // intake rather than the per-IP rate limit.
-    'webhook:', '  enabled: true', '  port: 0', `  secret: ${SECRET}`, '  trust_proxy: true', '',
+    // so the test never depends on 8080 being free. Behind a (pretend) proxy, so the load can spread
+    // over many client addresses and measure the intake rather than the per-IP rate limit.
+    'api:', `  api_key: ${API_KEY}`, '  port: 0', `  rate_limit_rpm: ${options.rateLimitRpm ?? 1_000_000}`, '  trust_proxy: true',
+    'webhook:', '  enabled: true', '  port: 0', `  secret: ${SECRET}`, '  trust_proxy: true',
+    ...(options.extra ?? []), '',
   ].join('\n'), { mode: 0o600 });
 }
 
@@ -25,9 +32,9 @@ export interface Served {
   output(): string;
 }
 
-/** `agentd serve` on the home, resolved once both the API and the webhook listener are up. */
-export async function serve(home: string): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--home', home], { env: { PATH: process.env.PATH ?? '', HOME: home } });
+/** `agentd serve` on the home, resolved once both the API and the webhook listener are up; `env` adds variables. */
+export async function serve(home: string, env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--home', home], { env: { PATH: process.env.PATH ?? '', HOME: home, ...env } });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const target = await new Promise<Target>((resolve, reject) => {
