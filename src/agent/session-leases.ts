@@ -2,10 +2,14 @@ import type { Logger } from '../log.js';
 import { sessionBusy } from './errors.js';
 import type { SessionClaim, SessionClaimStore } from './stores.js';
 
-/** How long a session claim lasts unless its replica renews it. */
-export const LEASE_MS = 30_000;
+/**
+ * How long a session claim lasts unless its replica renews it. With the heartbeat below, a killed
+ * replica's runs are ended elsewhere 20 to 25 s after its last renewal (within the 30 s the service
+ * promises), while a replica whose renewals stall for up to 15 s (three beats) keeps its work.
+ */
+export const LEASE_MS = 20_000;
 /** How often a replica renews its claims and ends the runs of replicas whose claims expired. */
-export const HEARTBEAT_MS = 10_000;
+export const HEARTBEAT_MS = 5_000;
 /** What a run left by a replica that stopped is ended with. */
 export const REPLICA_STOPPED = 'interrupted: the replica running it stopped';
 /** Expired claims reaped per heartbeat at most (the next heartbeat takes the rest). */
