@@ -80,7 +80,7 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
         await opened.close();
       },
     };
-  });
+  }, { sharedByReplicas: true });
   describeWebSessionStore('postgres', async (options) => {
     const opened = await openStorage((s) => s.webSessionStore(options));
     return { store: opened.store, close: opened.close };

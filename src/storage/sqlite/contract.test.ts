@@ -57,4 +57,4 @@ describeSettingsStore('sqlite', async () => {
 describeSessionClaimStore('sqlite', async () => {
   const opened = openStorage((s) => s.sessionClaims);
   return { store: opened.store, owner: 'local', close: opened.close };
-});
+}, { sharedByReplicas: false });
