@@ -7,7 +7,7 @@ import { AuditSampler } from './audit/sampler.js';
 import { controlCatalogue, OperatorControls } from './controls/index.js';
 import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
 import { WebhookService } from './channels/webhook-service.js';
-import { collectDiagnosticsInput, runDiagnostics, unreadableDatabaseReport, type DiagnosticsReport } from './diagnostics/index.js';
+import { diagnose, type DiagnosticsReport } from './diagnostics/index.js';
 import { ConfigError } from './config/errors.js';
 import { applyStorageEnv, ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
@@ -236,21 +236,17 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     requestTimeoutMs: options.requestTimeoutMs,
   });
   const chain = new ChainStatus(() => audit.verify(), { now });
-  const diagnostics = async (): Promise<DiagnosticsReport> =>
-    // A shared database that cannot be read is the one thing to report (every other check reads it).
-    (config.storage.backend === 'postgres' ? unreadableDatabaseReport(await storage.health()) : null) ??
-    runDiagnostics(
-      await collectDiagnosticsInput({
-        // Once listening, the bound port (not the configured 0) is what is reported.
-        config: port === 0 ? config : { ...config, api: { ...config.api, port } },
-        home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
-        webhook: webhook?.state() ?? null,
-        scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
-        runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: await sessions.count(), runsInFlight: agent.inFlight },
-        audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
-        redis: coordination ? () => coordination.health() : undefined,
-      }),
-    );
+  const diagnostics = (): Promise<DiagnosticsReport> =>
+    diagnose({
+      // Once listening, the bound port (not the configured 0) is what is reported.
+      config: port === 0 ? config : { ...config, api: { ...config.api, port } },
+      home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
+      webhook: webhook?.state() ?? null,
+      scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
+      runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: () => sessions.count(), runsInFlight: agent.inFlight },
+      audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
+      redis: coordination ? () => coordination.health() : undefined,
+    });
   const context: RouteContext = {
     version: VERSION,
     openapi,

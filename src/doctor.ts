@@ -4,7 +4,7 @@ import { URL_FILE } from './app.js';
 import { ConfigError } from './config/errors.js';
 import { homeProblem, loadConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { collectDiagnosticsInput, runDiagnostics, unreadableDatabaseReport, type Check, type DiagnosticsReport } from './diagnostics/index.js';
+import { diagnose, type Check, type DiagnosticsReport } from './diagnostics/index.js';
 import { buildReport } from './diagnostics/report.js';
 import { SECTION_KEYS } from './diagnostics/types.js';
 import { createClient } from './gateway/index.js';
@@ -133,32 +133,25 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
   }
   const redisUrl = config.storage.redis_url;
   try {
-    // A PostgreSQL database that cannot be read (down, or its schema behind this build) has
-    // nothing more to check: its check says what to do.
-    if (config.storage.backend === 'postgres') {
-      const unreadable = unreadableDatabaseReport(await storage.health());
-      if (unreadable) return unreadable;
-    }
     const memory = storage.turns;
     const noRequests: GatewayClientFactory = () => {
       throw new Error('agentd doctor sends no requests');
     };
-    return runDiagnostics(
-      await collectDiagnosticsInput({
-        config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, checkIntegrity: true,
-        providers: createProviderRegistry({ config, env, gatewayClientFactory: noRequests }),
-        tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory)] }),
-        webhook: config.webhook.enabled
-          ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
-          : null,
-        scheduler: { jobs: () => storage.jobs.list(), firing: null, now: Date.now() },
-        runtime: { uptimeSeconds: 0, sessions: 0, runsInFlight: 0 },
-        // Offline there is time to walk the whole chain now.
-        audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
-        // The probe reports through its check, not through log lines.
-        redis: redisUrl === null ? undefined : () => probeRedis(redisUrl, createMemoryLogger(10)),
-      }),
-    );
+    // Awaited here: the finally below closes the storage the checks read.
+    return await diagnose({
+      config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, checkIntegrity: true,
+      providers: createProviderRegistry({ config, env, gatewayClientFactory: noRequests }),
+      tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory)] }),
+      webhook: config.webhook.enabled
+        ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
+        : null,
+      scheduler: { jobs: () => storage.jobs.list(), firing: null, now: Date.now() },
+      runtime: { uptimeSeconds: 0, sessions: async () => 0, runsInFlight: 0 },
+      // Offline there is time to walk the whole chain now.
+      audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
+      // The probe reports through its check, not through log lines.
+      redis: redisUrl === null ? undefined : () => probeRedis(redisUrl, createMemoryLogger(10)),
+    });
   } finally {
     await storage.close();
   }

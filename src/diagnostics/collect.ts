@@ -24,7 +24,8 @@ export interface DiagnosticsParts {
   webhook: WebhookState | null;
   /** The stored jobs, and whether this process fires them (null: not a running service). */
   scheduler: { jobs(): Promise<JobRecord[]>; firing: boolean | null; now: number };
-  runtime: { uptimeSeconds: number; sessions: number; runsInFlight: number };
+  /** `sessions` is read with the rest, once the store is known to be readable. */
+  runtime: { uptimeSeconds: number; sessions: () => Promise<number>; runsInFlight: number };
   /** The audit log's size and the state of its chain (verified now, or the latest background verdict). */
   audit: { stats(): Promise<AuditStats>; chain(): Promise<ChainReport> };
   /** Measures the shared Redis; absent when `storage.redis_url` is not set. */
@@ -32,12 +33,14 @@ export interface DiagnosticsParts {
   now?: () => number;
 }
 
-/** Read-only facts for `runDiagnostics`, gathered the same way by the API and by `agentd doctor`. */
-export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<DiagnosticsInput> {
+/**
+ * Read-only facts for `runDiagnostics`, gathered the same way by the API and by `agentd doctor`;
+ * `storage` is the health `diagnose` has already read.
+ */
+export async function collectDiagnosticsInput(parts: DiagnosticsParts, storage: StorageHealth): Promise<DiagnosticsInput> {
   const { providers } = parts;
-  const [turnCount, storage, jobs, auditStats, chain, redis] = await Promise.all([
-    parts.memory.count(), parts.storage.health({ checkIntegrity: parts.checkIntegrity }), parts.scheduler.jobs(),
-    parts.audit.stats(), parts.audit.chain(), parts.redis?.() ?? null,
+  const [turnCount, jobs, auditStats, chain, redis, sessions] = await Promise.all([
+    parts.memory.count(), parts.scheduler.jobs(), parts.audit.stats(), parts.audit.chain(), parts.redis?.() ?? null, parts.runtime.sessions(),
   ]);
   return {
     config: parts.config,
@@ -50,7 +53,7 @@ export async function collectDiagnosticsInput(parts: DiagnosticsParts): Promise<
     storage,
     webhook: parts.webhook,
     scheduler: { jobs, firing: parts.scheduler.firing, now: parts.scheduler.now },
-    runtime: { nodeVersion: process.version, ...parts.runtime },
+    runtime: { nodeVersion: process.version, ...parts.runtime, sessions },
     stdinIsTty: Boolean(process.stdin.isTTY),
     audit: { stats: auditStats, chain, retentionDays: parts.config.retention.audit_days, now: (parts.now ?? Date.now)() },
     redis,

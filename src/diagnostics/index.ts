@@ -1,6 +1,7 @@
 import type { StorageHealth } from '../storage/types.js';
 import { gatewayChecks, memoryChecks, policyChecks, postgresCheck, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
 import { auditCheck } from './audit.js';
+import { collectDiagnosticsInput, type DiagnosticsParts } from './collect.js';
 import { buildReport } from './report.js';
 import { schedulerChecks } from './scheduler-checks.js';
 import { SECTION_KEYS, type DiagnosticsReport } from './types.js';
@@ -8,7 +9,7 @@ import { SECTION_KEYS, type DiagnosticsReport } from './types.js';
 export type { AuditHealth } from './audit.js';
 export type { DiagnosticsInput, WebhookState } from './checks.js';
 export type { SchedulerState } from './scheduler-checks.js';
-export { collectDiagnosticsInput, type DiagnosticsParts } from './collect.js';
+export type { DiagnosticsParts } from './collect.js';
 export type { Check, CheckStatus, DiagnosticsReport, Section } from './types.js';
 
 /** The doctor report shared by `agentd doctor` and `GET /api/v1/diagnostics`. */
@@ -37,4 +38,13 @@ export function unreadableDatabaseReport(health: StorageHealth): DiagnosticsRepo
   if (health.reachable && !behind) return null;
   const skipped = [{ name: 'not_checked', status: 'warn' as const, summary: 'not checked: the database cannot be read' }];
   return buildReport(Object.fromEntries(SECTION_KEYS.map((key) => [key, key === 'memory' ? [postgresCheck(health)] : skipped])));
+}
+
+/**
+ * The report of the API and of `agentd doctor`: the store's health is read once; a shared database
+ * that cannot be read is then the one thing to report (every other check reads it).
+ */
+export async function diagnose(parts: DiagnosticsParts): Promise<DiagnosticsReport> {
+  const health = await parts.storage.health({ checkIntegrity: parts.checkIntegrity });
+  return unreadableDatabaseReport(health) ?? runDiagnostics(await collectDiagnosticsInput(parts, health));
 }

@@ -3,6 +3,7 @@ import { isTimeZone } from './clock-time.js';
 import { invalidField, SchedulerError } from './errors.js';
 import { parseSchedule, SCHEDULE_FORMS, ScheduleSyntaxError } from './schedule.js';
 import { compileTimeline } from './timeline.js';
+import type { NewJob } from './types.js';
 
 /** Input caps (the issue's): longer values are refused, `task` with 413 like a run's `message`. */
 export const JOB_FIELD_LIMITS = { name: 128, description: 512, task: 32_000, schedule: 200, provider: 64, active_hours: 32, timezone: 64 } as const;
@@ -18,17 +19,8 @@ export interface JobInput {
   timezone?: string | null;
 }
 
-/** A job's fields once checked, with its first fire. */
-export interface ValidJob {
-  name: string;
-  description: string | null;
-  schedule: string;
-  task: string;
-  provider: string | null;
-  active_hours: string | null;
-  timezone: string;
-  next_run_at: string;
-}
+/** A job's fields once checked, with its first fire (a new job always has one). */
+export type ValidJob = Omit<NewJob, 'id' | 'created_at' | 'next_run_at'> & { next_run_at: string };
 
 export interface JobInputContext {
   now: number;

@@ -10,20 +10,13 @@ import type { Scheduler } from '../../scheduler/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { OpenApiCollector } from '../openapi.js';
 import type { WebSessionStore } from '../web-sessions.js';
+import type { StatusSnapshot } from './status-snapshot.js';
+
+export type { StatusSnapshot } from './status-snapshot.js';
 
 /** Every REST route lives under this prefix; only the browser's pages (`/`, `/login`, `/logout`) do not. */
 export const API_PREFIX = '/api/v1';
 
-/** What the status endpoint reports; each part is filled by the subsystem that owns it. */
-export interface StatusSnapshot {
-  version: string;
-  uptime_s: number;
-  providers_available: string[];
-  default_provider: string;
-  tool_count: number;
-  session_count: number;
-  memory: { present: boolean; turn_count: number };
-}
 
 /** The browser session settings of the login routes. */
 export interface WebLogin {

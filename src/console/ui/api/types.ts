@@ -7,16 +7,7 @@ export type { ApiSession } from '../../../agent/types.js';
 export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../audit/types.js';
 export type { Check, CheckStatus, DiagnosticsReport as Diagnostics } from '../../../diagnostics/types.js';
 export type { JobRecord as Job } from '../../../scheduler/types.js';
-
-export interface Status {
-  version: string;
-  uptime_s: number;
-  providers_available: string[];
-  default_provider: string;
-  tool_count: number;
-  session_count: number;
-  memory: { present: boolean; turn_count: number };
-}
+export type { StatusSnapshot as Status } from '../../../http/routes/status-snapshot.js';
 
 export interface Provider {
   name: string;
