@@ -18,13 +18,15 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 it(`loses nothing acknowledged over ${CYCLES} kill -9 cycles under mixed load`, async () => {
   writeCrashConfig(home);
-  const acked: Acknowledged = { webhook: [], runs: [], chats: [] };
+  const acked: Acknowledged = { webhook: [], runs: [], chats: [], jobs: [], pins: [] };
   for (let cycle = 0; cycle < CYCLES; cycle++) {
     await crashCycle(home, acked, 300 + Math.floor(Math.random() * 1200));
   }
   expect(acked.webhook.length).toBeGreaterThan(0);
   expect(acked.runs.length).toBeGreaterThan(0);
   expect(acked.chats.length).toBeGreaterThan(0);
+  expect(acked.jobs.length).toBeGreaterThan(0);
+  expect(acked.pins.length).toBeGreaterThan(0);
 
   // A clean start runs what was acknowledged and never run; then a clean stop.
   const last = await serve(home);
@@ -57,12 +59,21 @@ it(`loses nothing acknowledged over ${CYCLES} kill -9 cycles under mixed load`, 
       return run?.message !== message || !['complete', 'error'].includes(run.status);
     });
     const chatsLost = acked.chats.filter(({ sessionId, message }) => userTurn.get(sessionId, message) !== 1);
+    const jobTask = store.db.prepare('SELECT task FROM jobs WHERE id = ?').pluck();
+    // The creation's audit event is part of the acknowledged write: the service answers 201 after it.
+    const jobAudit = store.db.prepare("SELECT count(*) FROM audit_events WHERE event_type = 'scheduler.job.create' AND task_id = ?").pluck();
+    const jobsLost = acked.jobs.filter(({ jobId, task }) => jobTask.get(jobId) !== task || jobAudit.get(jobId) !== 1);
+    const turnPinned = store.db.prepare('SELECT pinned FROM turns WHERE id = ?').pluck();
+    const pinsLost = acked.pins.filter(({ turnId }) => turnPinned.get(turnId) !== 1);
     const interrupted = store.db.prepare("SELECT count(*) FROM runs WHERE error = 'interrupted by restart' AND message != ''").pluck().get();
     console.log(`crash test: ${CYCLES} cycles; acknowledged ${acked.webhook.length} webhook messages, ${acked.runs.length} runs, ` +
-      `${acked.chats.length} chats; lost ${webhookLost.length}/${runsLost.length}/${chatsLost.length}; ${interrupted} runs interrupted (each with its message)`);
+      `${acked.chats.length} chats, ${acked.jobs.length} jobs, ${acked.pins.length} pins; lost ${webhookLost.length}/${runsLost.length}/` +
+      `${chatsLost.length}/${jobsLost.length}/${pinsLost.length}; ${interrupted} runs interrupted (each with its message)`);
     expect(webhookLost).toEqual([]);
     expect(runsLost).toEqual([]);
     expect(chatsLost).toEqual([]);
+    expect(jobsLost).toEqual([]);
+    expect(pinsLost).toEqual([]);
     expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
   } finally {
     store.close();

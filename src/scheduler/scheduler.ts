@@ -47,8 +47,7 @@ export class Scheduler {
     this.runner = new JobRunner({ store: this.store, runs: options.runs, audit: this.audit, log: options.log, now: this.now, maxDue: this.maxJobs });
   }
 
-  /** Checks and stores a new job; `source` is the client address for the audit trail. */
-  /** `origin`: the client address and the HTTP request id, recorded in the audit event. */
+  /** Checks and stores a new job; `origin` (client address, HTTP request id) goes into its audit event. */
   async create(input: JobInput, origin: JobOrigin = {}): Promise<JobRecord> {
     const now = this.now();
     const valid = validateJobInput(input, { now, checkProvider: this.options.checkProvider });

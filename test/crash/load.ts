@@ -8,6 +8,10 @@ export interface Acknowledged {
   runs: { runId: string; message: string }[];
   /** Chats answered 200: session and the message sent. */
   chats: { sessionId: string; message: string }[];
+  /** Scheduled jobs answered 201: id and the task sent. */
+  jobs: { jobId: string; task: string }[];
+  /** Pins answered 200: the turn pinned. */
+  pins: { turnId: string }[];
 }
 
 export interface Target {
@@ -23,7 +27,7 @@ const question = (kind: string) => `what is ${++counter}+1? ${kind}-${randomUUID
 
 /**
  * Mixed load until `signal` aborts: webhook POSTs (some repeated with the same X-Request-Id, which
- * must not run twice), background runs and chats, each from its own set of concurrent workers. A
+ * must not run twice), background runs and chats, job creations and pins, each from its own set of concurrent workers. A
  * write is recorded only when its 2xx arrived: a request cut off by the crash proves nothing.
  */
 export async function driveLoad(target: Target, acked: Acknowledged, signal: AbortSignal): Promise<void> {
@@ -55,11 +59,39 @@ export async function driveLoad(target: Target, acked: Acknowledged, signal: Abo
       if (body) record(body.data, message);
     }
   };
+  /** Creates jobs that never fire during the test (daily at 03:00 UTC is far from any test's minutes). */
+  const jobWorker = async () => {
+    while (!signal.aborted) {
+      const task = question('job');
+      const response = await fetch(`${target.api}/api/v1/scheduler/jobs`, {
+        method: 'POST', headers: auth, signal, body: JSON.stringify({ name: task.slice(-13), schedule: 'daily at 03:00', task }),
+      }).catch(() => null);
+      const body = response?.status === 201 ? await response.json().catch(() => null) as { data: { id: string } } | null : null;
+      if (body) acked.jobs.push({ jobId: body.data.id, task });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  /** Pins the turns of chats it started itself (their ids come from the session's history). */
+  const pinWorker = async () => {
+    while (!signal.aborted) {
+      const chat = await fetch(`${target.api}/api/v1/chat`, { method: 'POST', headers: auth, signal, body: JSON.stringify({ message: question('pin') }) }).catch(() => null);
+      const sessionId = chat?.status === 200 ? (await chat.json().catch(() => null) as { data: { session_id: string } } | null)?.data.session_id : undefined;
+      if (!sessionId) continue;
+      const history = await fetch(`${target.api}/api/v1/sessions/${sessionId}/history`, { headers: auth, signal }).catch(() => null);
+      const turns = history?.status === 200 ? (await history.json().catch(() => null) as { data: { turns: { id: string }[] } } | null)?.data.turns ?? [] : [];
+      for (const { id } of turns) {
+        const pinned = await fetch(`${target.api}/api/v1/memory/turns/${id}/pin`, { method: 'POST', headers: auth, signal, body: '{}' }).catch(() => null);
+        if (pinned?.status === 200) acked.pins.push({ turnId: id });
+        await pinned?.arrayBuffer().catch(() => undefined);
+      }
+    }
+  };
   const runWorker = () => apiWorker('/api/v1/runs', 202, (data, message) => acked.runs.push({ runId: data.run_id!, message }));
   const chatWorker = () => apiWorker('/api/v1/chat', 200, (data, message) => acked.chats.push({ sessionId: data.session_id!, message }));
   await Promise.all([
     ...['alpha', 'beta', 'gamma', 'delta', 'alpha', 'beta'].map(webhookWorker),
     runWorker(), runWorker(), runWorker(),
     chatWorker(), chatWorker(),
+    jobWorker(), pinWorker(),
   ]);
 }
