@@ -192,7 +192,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const webhook = config.webhook.enabled
     ? new WebhookService(config.webhook, {
       audit, log, runner: agent, inbox: storage.inbox, owner: storage.owner, now,
-      rateLimiter: coordination?.rateLimiter('webhook', WEBHOOK_RATE_LIMIT_PER_MINUTE),
+      rateLimiter: coordination?.rateLimiter('webhook', config.webhook.rate_limit_rpm),
     })
     : null;
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
@@ -354,9 +354,6 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     close,
   };
 }
-
-/** The webhook's per-IP limit (the spec's default; the config has no key for it). */
-const WEBHOOK_RATE_LIMIT_PER_MINUTE = 60;
 
 function localApiLimiter(perMinute: number, now: () => number, log: Logger): SlidingWindowRateLimiter {
   const limiter = new SlidingWindowRateLimiter(perMinute, 10_000, 60, now);

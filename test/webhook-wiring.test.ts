@@ -72,6 +72,14 @@ describe('webhook channel inside agentd serve', () => {
     expect(web.checks.find((c) => c.name === 'webhook_secret')?.status).toBe('ok');
   });
 
+  it('limits each client to webhook.rate_limit_rpm requests a minute', async () => {
+    t = await startTestApp({ config: { webhook: { enabled: true, port: 0, secret: SECRET, rate_limit_rpm: 3 } } });
+    const port = t.app.webhook!.channel.port;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await post(port, { prompt: `what is ${i}+1?`, sender: 'ci-bot' })).status);
+    expect(statuses).toEqual([202, 202, 202, 429, 429]);
+  });
+
   it('does not listen when the section is disabled', async () => {
     t = await startTestApp();
     expect(t.app.webhook).toBeNull();

@@ -46,6 +46,7 @@ export class WebhookService {
       port: settings.port,
       secret: settings.secret,
       trustProxy: settings.trust_proxy,
+      rateLimitPerMinute: settings.rate_limit_rpm,
       requireTimestamp: settings.require_timestamp,
       timestampToleranceSeconds: settings.timestamp_tolerance_seconds,
       intake: this.inbox,
