@@ -1,4 +1,4 @@
-// Bundles the operator console (src/console/ui) into dist/console: one script and one stylesheet,
+// Bundles the operator console (src/console/ui) into dist/console: its script, the login page's and one stylesheet,
 // served by agentd itself. Run by `npm run build` after tsc, so every install and test has them.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/console/ui/console.tsx', 'src/console/ui/console.css'],
+  entryPoints: ['src/console/ui/console.tsx', 'src/console/ui/login.ts', 'src/console/ui/console.css'],
   outdir: 'dist/console',
   bundle: true,
   format: 'esm',

@@ -54,6 +54,20 @@ describe('an idle console', () => {
   }, 120_000);
 });
 
+describe('a deep link opened before signing in', () => {
+  it('lands on the linked panel once the operator has signed in, also after a mistyped key', async () => {
+    const t = await app();
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${t.url}/#/audit?result=deny`);
+    await page.waitForURL(`${t.url}/login#/audit?result=deny`);
+    await page.fill('#api_key', 'not-the-key');
+    await Promise.all([page.waitForURL(`${t.url}/login?error=1#/audit?result=deny`), page.click('button[type="submit"]')]);
+    await page.fill('#api_key', t.apiKey);
+    await Promise.all([page.waitForURL(`${t.url}/#/audit?result=deny`), page.click('button[type="submit"]')]);
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+  });
+});
+
 describe('session expiry', () => {
   it('warns at start about a short TTL, and sends the page to the login form once it has passed', async () => {
     const t = await app({ config: { api: { web_session_ttl_seconds: 2 } } });

@@ -137,11 +137,14 @@ describe('login', () => {
     expect(html.split(csrf)).toHaveLength(2);
     expect(html).toContain('<script type="module" src="/assets/console.js"></script>');
     expect(html).not.toMatch(/<script>|<style|style="/);
-    expect(await (await anon(t, '/login')).text()).not.toMatch(/<script|<style|style="/);
+    const loginHtml = await (await anon(t, '/login')).text();
+    expect(loginHtml).toContain('<script type="module" src="/assets/login.js"></script>');
+    expect(loginHtml).not.toMatch(/<script>|<style|style="/);
 
-    // The assets need no session (the login page uses the stylesheet) and carry the usual headers.
+    // The assets need no session (the login page uses its script and the stylesheet) and carry the usual headers.
     for (const [path, type, marker] of [
       ['/assets/console.js', 'text/javascript; charset=utf-8', 'csrf-token'],
+      ['/assets/login.js', 'text/javascript; charset=utf-8', 'location.hash'],
       ['/assets/console.css', 'text/css; charset=utf-8', ':focus-visible'],
     ] as const) {
       const asset = await anon(t, path);

@@ -12,11 +12,13 @@ export interface ConsoleAsset {
 /** What `npm run build` bundles into `dist/console` (scripts/build-console.mjs). */
 const BUILT_FILES = [
   { file: 'console.js', contentType: 'text/javascript; charset=utf-8' },
+  { file: 'login.js', contentType: 'text/javascript; charset=utf-8' },
   { file: 'console.css', contentType: 'text/css; charset=utf-8' },
 ] as const;
 
 export const CONSOLE_SCRIPT_PATH = '/assets/console.js';
 export const CONSOLE_STYLE_PATH = '/assets/console.css';
+export const LOGIN_SCRIPT_PATH = '/assets/login.js';
 
 /**
  * The console's script and stylesheet, read once from `dir`. A file that is missing (a checkout

@@ -1,4 +1,4 @@
-import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH } from './assets.js';
+import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH } from './assets.js';
 
 /**
  * The two HTML pages agentd serves to a browser. Neither carries inline script or style: the CSP
@@ -11,7 +11,8 @@ const HEAD = `<meta charset="utf-8"><meta name="viewport" content="width=device-
 export function loginPage(failed: boolean): string {
   return `<!doctype html>
 <html lang="en"><head>${HEAD}
-<title>agentd — sign in</title></head>
+<title>agentd — sign in</title>
+<script type="module" src="${LOGIN_SCRIPT_PATH}"></script></head>
 <body class="login"><main><h1>agentd</h1>
 ${failed ? '<p class="error" role="alert">That key was not accepted.</p>\n' : ''}<form method="post" action="/login">
 <label for="api_key">Operator key</label>

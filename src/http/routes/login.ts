@@ -2,7 +2,7 @@ import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import { apiKeyChecker } from '../auth.js';
 import { ok, okSchema } from '../envelope.js';
-import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH } from '../../console/assets.js';
+import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH } from '../../console/assets.js';
 import { loginPage } from '../../console/pages.js';
 import { sendHtml, webSessionOf } from '../pipeline.js';
 import { readCookie } from '../web-sessions.js';
@@ -12,10 +12,10 @@ import type { RoutePlugin } from './context.js';
 /**
  * Paths the pipeline serves without a credential (still rate limited, still 401 with an empty
  * configured key). `/` is among them so that a browser without a session is sent to the login
- * page instead of getting a JSON 401; the page itself checks the session. The console's script
- * and stylesheet are the same for everyone and hold no secret; the login page needs the stylesheet.
+ * page instead of getting a JSON 401; the page itself checks the session. The console's scripts
+ * and stylesheet are the same for everyone and hold no secret; the login page needs its script and the stylesheet.
  */
-export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login', CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH]);
+export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login', CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH]);
 
 /**
  * The browser's way in: the login form, the session cookie it sets, logout, and the console at
