@@ -1,5 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI } from './fakes/openai-server.js';
+import { postJson } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { launchChromium, openPanel, setTabHidden, signedInPage } from './helpers/browser.js';
 
@@ -65,6 +67,36 @@ describe('a deep link opened before signing in', () => {
     await page.fill('#api_key', t.apiKey);
     await Promise.all([page.waitForURL(`${t.url}/#/audit?result=deny`), page.click('button[type="submit"]')]);
     await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+  });
+});
+
+describe('costs against a cap', () => {
+  it('shows each session\'s spend as a share of max_spend_usd', async () => {
+    const upstream = await startFakeOpenAI();
+    try {
+      const t = await app({
+        env: { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' },
+        config: {
+          max_spend_usd: 2,
+          providers: { openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: upstream.baseUrl, price: { input_per_mtok: 0.5, output_per_mtok: 0 } } },
+          network: { allowed_hosts: [upstream.host] },
+        },
+      });
+      // A million prompt tokens at $0.50 each million: $0.50 spent, a quarter of the $2 cap.
+      upstream.enqueue({ text: 'done', usage: { input: 1_000_000, output: 10 } });
+      const chat = await postJson(t, '/api/v1/chat', { message: 'spend something', provider: 'openai' });
+      expect(chat.status).toBe(200);
+      const { session_id: sessionId } = ((await chat.json()) as { data: { session_id: string } }).data;
+
+      const page = await signedInPage(browser, t);
+      await openPanel(page, 'Costs');
+      const row = page.getByRole('row').filter({ hasText: sessionId });
+      expect(await row.getByRole('cell').nth(2).textContent()).toBe('25% of $2.00');
+      expect(await row.getByRole('cell').nth(1).textContent()).toBe('$0.50');
+      expect(await page.locator('dl.facts').textContent()).toContain('Cap per session$2.00');
+    } finally {
+      await upstream.close();
+    }
   });
 });
 
