@@ -51,6 +51,7 @@ async function offlineRuns(options: AgentBenchOptions): Promise<ScenarioResult> 
       },
       goal: 'runs_per_s >= 500 with no failures',
       met: runsPerSecond >= 500 && failures === 0,
+      headline: { agentd: `${Math.round(runsPerSecond)} runs/s (${failures} failed)` },
     };
   } finally {
     agent.destroy();
@@ -101,6 +102,7 @@ async function sseViewers(options: AgentBenchOptions): Promise<ScenarioResult> {
       },
       goal: 'every viewer gets its terminal event; RSS per viewer <= 50 KB',
       met: terminal === streams.length && perViewerKb <= 50 && attachedInFlight,
+      headline: { agentd: `${round(perViewerKb)} KB/viewer, ${terminal}/${streams.length} terminal` },
     };
   } finally {
     agent.destroy();

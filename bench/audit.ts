@@ -106,6 +106,7 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
         figures: { total: totals, p50_ms: round(p50), p99_ms: round(p99), max_ms: round(pct(times, 100)), samples },
         goal: `p50 <= ${GOAL.p50} ms and p99 <= ${GOAL.p99} ms while writing`,
         met: p50 <= GOAL.p50 && p99 <= GOAL.p99,
+        headline: { agentd: `p50 ${round(p50)} ms, p99 ${round(p99)} ms (${totals.toLocaleString('en')} matched)` },
       });
     }
     results.push({

@@ -7,7 +7,7 @@ export function httpScenario(): Promise<ScenarioResult> {
   return ratioScenario({
     scenario: 'http: authenticated GET /api/v1/health vs bare node:http',
     label: 'agentd',
-    minRatio: 0.8,
+    minRatio: 0.85,
     subject: () => startChildServer('agentd'),
     baseline: () => startChildServer('bare'),
     requests: (agentd, bare) => [

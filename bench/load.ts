@@ -85,6 +85,7 @@ export async function ratioScenario<S extends Served>(options: RatioScenarioOpti
       },
       goal: `ratio >= ${minRatio.toFixed(2)}`,
       met: ratio >= minRatio,
+      headline: { agentd: `${Math.round(a.rps)} req/s`, baseline: `${Math.round(b.rps)} req/s`, ratio },
     };
   } finally {
     await Promise.all([subject.close(), bare.close()]);

@@ -116,6 +116,11 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
           // are reported for reading.
           goal: 'http p99 <= 10 ms',
           met: pct(m.http, 99) <= 10,
+          headline: {
+            agentd: `p99 ${round(pct(m.http, 99))} ms`,
+            baseline: `p99 ${round(pct(m.bare, 99))} ms (same search on bare node:http)`,
+            ratio: round(pct(m.http, 99) / pct(m.bare, 99)),
+          },
         });
       }
     }

@@ -1,20 +1,25 @@
 import { agentScenarios } from './agent.js';
 import { auditScenario } from './audit.js';
+import { coldStartScenario } from './cold-start.js';
 import { gatewayScenario } from './gateway.js';
 import { httpScenario } from './http.js';
 import { memoryScenario } from './memory.js';
+import { machineInfo, writeReport } from './report.js';
 import { scaleScenarios } from './scale.js';
 import { largeAnswerScenarios } from './sse-large.js';
 import { durableWebhookScenario, webhookScenario } from './webhook.js';
 import type { Scenario, ScenarioResult } from './types.js';
 
 /**
- * `npm run bench [-- name …]`: runs the named scenarios (all by default) and prints each one's
- * figures, its goal and whether it was met. Every ratio compares against a baseline started in
- * the same run, because absolute numbers on a shared machine are noise.
+ * `npm run bench [-- name …] [--out FILE]`: runs the named scenarios (all by default), prints each
+ * one's figures, its goal and whether it was met, and writes the report (bench/RESULTS.md unless
+ * --out names another file). Every ratio compares against a baseline started in the same run,
+ * because absolute numbers on a shared machine are noise.
  */
+const DEFAULT_REPORT = 'bench/RESULTS.md';
 const SCENARIOS: Record<string, Scenario> = {
   http: httpScenario,
+  'cold-start': coldStartScenario,
   gateway: gatewayScenario,
   memory: () => memoryScenario(),
   audit: () => auditScenario(),
@@ -31,10 +36,12 @@ function scaleSizes() {
 }
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
+  const { wanted, out } = parseArguments(process.argv.slice(2));
   const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
   const unknown = names.filter((n) => !SCENARIOS[n]);
   if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  const machine = machineInfo();
+  const startedAt = new Date();
   const results: ScenarioResult[] = [];
   for (const name of names) {
     process.stdout.write(`running ${name} …\n`);
@@ -46,6 +53,16 @@ async function main(): Promise<void> {
   }
   const missed = results.filter((r) => !r.met).length;
   process.stdout.write(`\n${results.length - missed}/${results.length} goals met\n`);
+  writeReport(out, machine, results, startedAt);
+  process.stdout.write(`report written to ${out}\n`);
+}
+
+function parseArguments(args: string[]): { wanted: string[]; out: string } {
+  const at = args.indexOf('--out');
+  if (at === -1) return { wanted: args, out: DEFAULT_REPORT };
+  const out = args[at + 1];
+  if (!out) throw new Error('--out needs a file name');
+  return { wanted: args.filter((_, i) => i !== at && i !== at + 1), out };
 }
 
 function print(result: ScenarioResult): void {

@@ -96,6 +96,11 @@ async function throughput(options: ScaleBenchOptions, setups: Record<string, () 
     figures,
     goal: `PostgreSQL runs/s >= ${GOALS.pgRunsRatio} x SQLite (1 replica each)`,
     met: ratio >= GOALS.pgRunsRatio,
+    headline: {
+      agentd: `${figures.pg_1_runs_per_s} runs/s on PostgreSQL (2 replicas: ${figures.pg_2_runs_per_s})`,
+      baseline: `${figures.sqlite_1_runs_per_s} runs/s on SQLite`,
+      ratio: round(ratio),
+    },
   };
 }
 
@@ -144,6 +149,7 @@ async function delivery(options: ScaleBenchOptions, databaseUrl: string, redisKe
     },
     goal: `a_to_b_p99_ms <= ${GOALS.deliveryP99Ms}`,
     met: p99 <= GOALS.deliveryP99Ms,
+    headline: { agentd: `p50 ${round(pct(crossMs, 50))} ms, p99 ${round(p99)} ms` },
   };
 }
 
@@ -193,6 +199,7 @@ async function auditChain(options: ScaleBenchOptions, databaseUrl: string): Prom
       },
       goal: `events_per_s_4_in_flight >= ${GOALS.auditEventsPerS}, every event stored, the chain verifies`,
       met: low.perSecond >= GOALS.auditEventsPerS && verdict.ok && stored === low.written + high.written,
+      headline: { agentd: `${Math.round(low.perSecond)} events/s (4 in flight), ${Math.round(high.perSecond)} (32 in flight)` },
     };
   } finally {
     await Promise.all(storages.map((s) => s.close()));

@@ -9,7 +9,10 @@ import { createApp } from '../src/app.js';
 import { createMemoryLogger } from '../src/log.js';
 import { Database } from '../src/storage/sqlite/database.js';
 
-/** Child-process entry of bench servers: `bare` (node:http baseline) or `agentd` (the real app). */
+/**
+ * Child-process entry of bench servers: `bare` (node:http baseline), `bare-webhook` and
+ * `bare-durable` (the webhook baselines) or `agentd` (the real app).
+ */
 const [kind = 'bare', rawArgs = '{}'] = process.argv.slice(2);
 const args = JSON.parse(rawArgs) as Record<string, unknown>;
 const API_KEY = 'bench-key-0123456789abcdef';
@@ -65,6 +68,7 @@ async function main(): Promise<void> {
     return;
   }
   if (kind === 'bare-durable') return serveBareDurable();
+  if (kind === 'bare-webhook') return serveBareWebhook();
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
   const app = await createApp({
     home,
@@ -132,6 +136,29 @@ async function serveBareDurable(): Promise<void> {
     taken = [];
     start(runIds);
   }, 5);
+  await serveSignedJson((prompt, answer) => {
+    if (batch.length === 0) setImmediate(flush);
+    batch.push({ body: prompt, done: answer });
+  }, () => {
+    clearInterval(consumer);
+    db.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+}
+
+/**
+ * The in-memory webhook's baseline: the work the spec requires of any handler (drain the body,
+ * verify the same HMAC in constant time, parse the JSON, answer 202), nothing of agentd's own.
+ */
+function serveBareWebhook(): Promise<void> {
+  return serveSignedJson((_prompt, answer) => answer(), () => undefined);
+}
+
+/**
+ * A node:http server that reads each body, checks its `x-service-signature` (HMAC-SHA256 with
+ * `args.secret`), parses it as JSON and hands the prompt on; `answer` sends the 202.
+ */
+async function serveSignedJson(accept: (prompt: string, answer: () => void) => void, stop: () => void): Promise<void> {
   const secret = String(args.secret ?? '');
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -145,22 +172,16 @@ async function serveBareDurable(): Promise<void> {
         return;
       }
       const { prompt } = JSON.parse(raw.toString('utf8')) as { prompt: string };
-      if (batch.length === 0) setImmediate(flush);
-      batch.push({
-        body: prompt,
-        done: () => {
-          res.writeHead(202, { 'content-type': 'application/json' });
-          res.end('{"status":"queued"}');
-        },
+      accept(prompt, () => {
+        res.writeHead(202, { 'content-type': 'application/json' });
+        res.end('{"status":"queued"}');
       });
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: '' });
   process.on('SIGTERM', () => server.close(() => {
-    clearInterval(consumer);
-    db.close();
-    rmSync(home, { recursive: true, force: true });
+    stop();
     process.exit(0);
   }));
 }

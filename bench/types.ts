@@ -6,6 +6,11 @@ export interface ScenarioResult {
   /** The goal in words, e.g. "ratio >= 0.80". */
   goal: string;
   met: boolean;
+  /**
+   * The figures the goal is about, for the report's table: agentd's, the baseline's (where the
+   * goal compares against one) and their ratio. Without it the table lists every figure.
+   */
+  headline?: { agentd: string; baseline?: string; ratio?: number };
 }
 
 export type Scenario = () => Promise<ScenarioResult | ScenarioResult[]>;

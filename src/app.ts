@@ -22,7 +22,7 @@ import { createProviderRegistry, DefaultProviderSetting, type GatewayClientFacto
 import { Scheduler } from './scheduler/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
 import { liveEvictionWarning, SlidingWindowRateLimiter } from './security/rate-limiter.js';
-import { RedisCoordination } from './coordination/redis-coordination.js';
+import type { RedisCoordination } from './coordination/redis-coordination.js';
 import { ListenError } from './listen-error.js';
 import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
@@ -123,7 +123,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const releaseLock = lockHome(home);
   let storage: Storage | undefined;
   const redisUrl = config.storage.redis_url;
-  const coordination = redisUrl === null ? null : new RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix });
+  // The Redis client is loaded only when Redis is configured, so a single node starts without it.
+  const coordination = redisUrl === null
+    ? null
+    : new (await import('./coordination/redis-coordination.js')).RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix });
   try {
     storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message) });
     if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);

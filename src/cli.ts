@@ -18,9 +18,6 @@ import type { Config } from './config/schema.js';
 import { redactServiceUrl, withoutPassword } from './config/service-url.js';
 import { acquireHomeLock } from './storage/home-lock.js';
 import { databaseFileOf, openConfiguredStorage } from './storage/open.js';
-import { PgDatabase } from './storage/postgres/database.js';
-import { PostgresStorage } from './storage/postgres/index.js';
-import { migrate, migrationStatus } from './storage/postgres/migrate.js';
 import { SqliteStorage } from './storage/sqlite/index.js';
 import type { Storage } from './storage/types.js';
 import { VERSION } from './version.js';
@@ -128,9 +125,13 @@ function databaseFile(options: HomeOptions): string {
 
 /**
  * A command that only reads (doctor, audit) on the PostgreSQL backend: a small pool, and no
- * migration (that is for `agentd serve` and `agentd migrate`).
+ * migration (that is for `agentd serve` and `agentd migrate`). The driver is loaded only here:
+ * a SQLite home never pays for it at start.
  */
-const openPostgresForReading = (config: Config) => new PostgresStorage(config.storage.postgres_url!, { poolSize: 2 });
+async function openPostgresForReading(config: Config): Promise<Storage> {
+  const { PostgresStorage } = await import('./storage/postgres/index.js');
+  return new PostgresStorage(config.storage.postgres_url!, { poolSize: 2 });
+}
 
 /** The config when the home has one (the audit commands also work on a bare SQLite home). */
 function configIfAny(options: HomeOptions): Config | null {
@@ -140,7 +141,7 @@ function configIfAny(options: HomeOptions): Config | null {
 }
 
 /** The configured database for reading: SQLite read-only (naming the file when it cannot), or PostgreSQL. */
-function openDatabase(options: HomeOptions): Storage {
+async function openDatabase(options: HomeOptions): Promise<Storage> {
   const config = configIfAny(options);
   if (config?.storage.backend === 'postgres') return openPostgresForReading(config);
   const file = databaseFile(options);
@@ -160,6 +161,9 @@ async function migrateCommand(options: HomeOptions): Promise<void> {
   const { config, home } = loadConfig({ home: options.home, configPath: options.config });
   if (config.storage.backend === 'postgres') {
     const url = config.storage.postgres_url!;
+    const [{ PgDatabase }, { migrate, migrationStatus }] = await Promise.all([
+      import('./storage/postgres/database.js'), import('./storage/postgres/migrate.js'),
+    ]);
     const db = new PgDatabase(url, { poolSize: 1 });
     try {
       const applied = await migrate(db);
@@ -185,7 +189,7 @@ async function migrateCommand(options: HomeOptions): Promise<void> {
 
 async function auditVerify(exportFile: string | undefined, options: HomeOptions): Promise<void> {
   if (exportFile !== undefined) return auditVerifyExport(exportFile);
-  const storage = openDatabase(options);
+  const storage = await openDatabase(options);
   try {
     const result = await new AuditLog(storage.audit).verify();
     if (result.ok) {
@@ -207,7 +211,7 @@ function timestamp(value: string): string {
 
 /** The chain over a time range as JSON lines on standard output, written as fast as the reader takes them. */
 async function auditExport(options: HomeOptions & { since?: string; until?: string }): Promise<void> {
-  const storage = openDatabase(options);
+  const storage = await openDatabase(options);
   // A reader that stops early (`| head`) ends the export quietly.
   let closed = false;
   const onError = (error: NodeJS.ErrnoException) => {

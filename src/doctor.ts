@@ -13,7 +13,6 @@ import { NetworkPolicy } from './policy/index.js';
 import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
 import type { Storage } from './storage/types.js';
 import { createToolRegistry } from './tools/index.js';
-import { probeRedis } from './coordination/redis-health.js';
 import { createMemoryLogger } from './log.js';
 
 export interface DoctorResult {
@@ -26,7 +25,7 @@ export interface DoctorResult {
 
 export interface DoctorOptions {
   /** Opens the configured database for reading (the SQLite file of the home, or PostgreSQL). */
-  openStorage: (config: Config, file: string) => Storage;
+  openStorage: (config: Config, file: string) => Storage | Promise<Storage>;
   home?: string;
   config?: string;
   env?: NodeJS.ProcessEnv;
@@ -126,7 +125,7 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
   const file = join(loaded.home, 'agentd.db');
   let storage: Storage;
   try {
-    storage = openStorage(config, file);
+    storage = await openStorage(config, file);
   } catch (error) {
     const problems = [check('database', 'error', `cannot open the database ${file} (${(error as Error).message})`)];
     return unusable(problems, loaded.home).report;
@@ -150,7 +149,9 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
       // Offline there is time to walk the whole chain now.
       audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
       // The probe reports through its check, not through log lines.
-      redis: redisUrl === null ? undefined : () => probeRedis(redisUrl, createMemoryLogger(10)),
+      redis: redisUrl === null
+        ? undefined
+        : async () => (await import('./coordination/redis-health.js')).probeRedis(redisUrl, createMemoryLogger(10)),
     });
   } finally {
     await storage.close();

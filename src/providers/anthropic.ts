@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam, ContentBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ProviderRequestError } from './errors.js';
 import { HostedProvider, type HostedProviderOptions, type SendContext } from './hosted.js';
@@ -89,6 +89,8 @@ export class AnthropicProvider extends HostedProvider {
   }
 
   protected async send(request: CompletionRequest, context: SendContext): Promise<CompletionResult> {
+    // The SDK is loaded at the first call: a service on the offline provider never pays for it at start.
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
     const client = new Anthropic({
       apiKey: context.apiKey,
       baseURL: context.baseURL,

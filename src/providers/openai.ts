@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionMessageParam,
@@ -86,6 +85,8 @@ export class OpenAIProvider extends HostedProvider {
   }
 
   protected async send(request: CompletionRequest, context: SendContext): Promise<CompletionResult> {
+    // The SDK is loaded at the first call: a service on the offline provider never pays for it at start.
+    const { default: OpenAI } = await import('openai');
     const client = new OpenAI({
       apiKey: context.apiKey,
       baseURL: context.baseURL,

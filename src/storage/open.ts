@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import type { Config } from '../config/schema.js';
 import { redactServiceUrl, withoutPassword } from '../config/service-url.js';
-import { PostgresStorage } from './postgres/index.js';
 import { replicaIdOf } from './replica-id.js';
 import { SqliteStorage } from './sqlite/index.js';
 import type { Storage } from './types.js';
@@ -27,6 +26,8 @@ export async function openConfiguredStorage(config: Config, home: string, option
     const url = config.storage.postgres_url;
     if (url === null) throw new ConfigError('config key "storage.backend" is postgres but no PostgreSQL URL is set: set storage.postgres_url or DATABASE_URL');
     const replicaId = replicaIdOf(home);
+    // Loaded only for this backend: a SQLite service never pays for the PostgreSQL driver at start.
+    const { PostgresStorage } = await import('./postgres/index.js');
     try {
       return await PostgresStorage.open(url, { poolSize: config.storage.postgres_pool_size, now: options.now, log: options.log, replicaId });
     } catch (error) {
