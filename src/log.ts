@@ -126,6 +126,11 @@ export function renderLine(json: string): string {
   return `${when} ${String(level)} ${String(msg ?? '')}${extra.join('')}`;
 }
 
+/** A line already in pino's JSON shape, written to the instance's destination as pino itself would. */
+export function writeLine(instance: PinoLogger, line: string): void {
+  (instance as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!.write(line);
+}
+
 /** A pino instance for a logger that has none (an embedder's own): its lines reach that logger as text. */
 export function pinoFor(log: Logger): PinoLogger {
   if (log.pino) return log.pino;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, finishedRun } from './helpers/agent.js';
 import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
+import { createLogger } from '../src/log.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -147,5 +148,28 @@ describe('request ids in audit events', () => {
     t = await startTestApp();
     const event = await t.app.audit.emit({ event_type: 'test.outside', category: 'test', result: 'allow', detail: { n: 1 } });
     expect(event.detail).toEqual({ n: 1 });
+  });
+});
+
+describe('request lines as JSON', () => {
+  it('are the exact shape pino writes for log.info(fields, "request"), one per answered request', async () => {
+    const written: string[] = [];
+    const log = createLogger({ destination: { write: (line: string) => void written.push(line) } });
+    t = await startTestApp({ log });
+    await t.request('/api/v1/health', { headers: { 'x-request-id': 'json-line-1' } });
+    await t.request('/api/v1/no-such-route', { headers: { 'x-request-id': 'json-line-2' } });
+    log.pino!.info({ request_id: 'r', method: 'GET', route: null, status: 200, duration_ms: 1.5 }, 'request');
+    const [health, missing, reference] = ['json-line-1', 'json-line-2', '"r"'].map((id) => {
+      const line = written.find((l) => l.includes(id.startsWith('"') ? `"request_id":${id}` : `"${id}"`));
+      expect(line, id).toBeDefined();
+      expect(line!.endsWith('\n')).toBe(true);
+      return JSON.parse(line!) as Record<string, unknown>;
+    });
+    expect(Object.keys(health!)).toEqual(Object.keys(reference!));
+    expect(health).toMatchObject({ level: 'info', request_id: 'json-line-1', method: 'GET', route: '/api/v1/health', status: 200, msg: 'request' });
+    expect(missing).toMatchObject({ request_id: 'json-line-2', route: null, status: 404 });
+    expect(typeof health!.time).toBe('number');
+    expect(Math.abs((health!.time as number) - Date.now())).toBeLessThan(60_000);
+    expect(typeof health!.duration_ms).toBe('number');
   });
 });

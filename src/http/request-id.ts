@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import { writeLine } from '../log.js';
 
 /** An offered `X-Request-Id` is kept only when it is short and plain: it is echoed and logged. */
 const OFFERED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -28,15 +30,21 @@ export class RequestLog extends LogController {
   override routeNotFound(): void {}
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
-    const line = {
-      request_id: request.id,
-      method: request.method,
-      route: request.routeOptions.url ?? null,
-      status: reply.statusCode,
-      duration_ms: Math.round(reply.elapsedTime * 10) / 10,
-    };
-    if (error) reply.log.warn({ ...line, error: error.message }, 'request failed while sending');
-    else reply.log.info(line, 'request');
+    const route = request.routeOptions.url ?? null;
+    const durationMs = Math.round(reply.elapsedTime * 10) / 10;
+    if (error) {
+      const line = { request_id: request.id, method: request.method, route, status: reply.statusCode, duration_ms: durationMs };
+      reply.log.warn({ ...line, error: error.message }, 'request failed while sending');
+      return;
+    }
+    const log = reply.log as PinoLogger;
+    if (!log.isLevelEnabled('info')) return;
+    // Written straight to the destination in the exact shape pino gives the same call
+    // (`log.info(fields, 'request')`): serialising through pino was a sixth of the cost of an
+    // authenticated health request. Every field is ours or validated (the id by requestIdOf, the
+    // method by Node's parser), so the censor pino's hook applies has nothing to find here.
+    writeLine(log, `{"level":"info","time":${Date.now()},"request_id":${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},` +
+      `"route":${route === null ? 'null' : JSON.stringify(route)},"status":${reply.statusCode},"duration_ms":${durationMs},"msg":"request"}\n`);
   }
 
   override writeHeadError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
