@@ -145,6 +145,7 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type NetworkConfig = Config['network'];
 export type RestPolicyConfig = z.infer<typeof restPolicySchema>;
+export type { McpServerConfig } from './mcp-schema.js';
 
 /** JSON Schema of the config file, for editors (`agentd config schema`). */
 export function configJsonSchema(): unknown {
