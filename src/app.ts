@@ -81,7 +81,7 @@ export interface App {
   readonly http: ReturnType<typeof createHttpServer>['app'];
   /** The outbound gateway: this app's network policy, approval memory and connection pool. */
   readonly gateway: Gateway;
-  /** The MCP tool servers of `mcp.servers`: their connections and manifest pins. */
+  /** The MCP tool servers of `mcp.servers`: their connections (from `listen()` on) and manifest pins. */
   readonly mcp: McpServers;
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
@@ -189,7 +189,6 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const mcp = new McpServers({
     servers: config.mcp.servers, env, gatewayClientFactory, settings: storage.settings, tools, audit, now, backoff: options.mcpBackoff,
   });
-  mcp.start();
   // Eviction never ends a session with work in flight; an ended session's approval answers go.
   const sessions = storage.sessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
   const agent: AgentRuntime = new AgentRuntime({
@@ -362,6 +361,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       }
       // Jobs fire while the service serves; what fell due before this moment counts as missed.
       scheduler.runner.start();
+      // Child processes and connections start only here, so an app that fails to start or is never served leaves none behind.
+      mcp.start();
       return url;
     },
     close,
