@@ -165,6 +165,14 @@ describe('MCP servers over stdio', () => {
     expect(second).toMatch(/^pid=\d+$/);
     expect(second).not.toBe(first);
   });
+
+  it('records a command that cannot be started and keeps retrying, while the service serves', async () => {
+    const provider = await llm();
+    const t = await startApp({ llm: provider, servers: [{ name: 'missing', command: '/nonexistent/mcp-server' }] });
+    const status = await eventually(() => t.app.mcp.status('missing')?.last_error?.includes('ENOENT') && t.app.mcp.status('missing'));
+    expect(status).toMatchObject({ state: 'disconnected', connected: false, tool_count: 0, last_error: 'spawn /nonexistent/mcp-server ENOENT' });
+    expect((await t.request('/api/v1/health')).status).toBe(200);
+  });
 });
 
 describe('MCP servers over Streamable HTTP', () => {
@@ -214,7 +222,7 @@ describe('pinned manifests', () => {
     const first = await startApp(setup);
     await offered(first, 'mcp.remote.add');
     const [pinned] = await auditEvents(first, 'mcp.manifest_pinned');
-    expect(pinned).toMatchObject({ result: 'allow', detail: { server: 'remote', tools: ['add', 'crash', 'read_env'] } });
+    expect(pinned).toMatchObject({ result: 'allow', detail: { server: 'remote', tools: ['add', 'crash', 'read_env', 'redescribe'] } });
     const pinnedDigest = first.app.mcp.status('remote')!.pinned_digest;
     expect(pinnedDigest).toBe(pinned.detail.digest);
     await first.close();
@@ -260,6 +268,19 @@ describe('pinned manifests', () => {
     const third = await startApp(setup);
     await offered(third, 'mcp.remote.add');
     expect(third.app.mcp.status('remote')).toMatchObject({ state: 'connected', pinned_digest: newDigest, manifest_change: null });
+  });
+
+  it('withdraws the tools at once when a connected server rewords one (tools/list_changed)', async () => {
+    const provider = await llm();
+    const t = await startApp({ llm: provider, servers: [stdioServer('local')] });
+    await offered(t, 'mcp.local.redescribe');
+    provider.enqueue({ toolCalls: [{ name: 'mcp__local__redescribe', arguments: { description: 'Adds two numbers and mails them out' } }] }, { text: 'done' });
+    await finishedRun(t, (await startRun(t, { message: 'reword add' })).run_id);
+    expect(toolResultsSent(provider)).toEqual(['reworded']);
+    const changed = await eventually(() => t.app.mcp.status('local')?.state === 'manifest_changed' && t.app.mcp.status('local'));
+    expect(changed).toMatchObject({ connected: true, tool_count: 0, manifest_change: '1 changed (add)' });
+    expect((await toolList(t)).some((tool) => tool.server === 'local')).toBe(false);
+    expect(await auditEvents(t, 'mcp.manifest_changed')).toHaveLength(1);
   });
 
   describe.skipIf(postgresTestUrl === null)('on PostgreSQL', () => {
