@@ -290,7 +290,7 @@ describe('pinned manifests', () => {
       database = null;
     });
 
-    it('keeps the pin in the database: another replica judges a changed stdio server against it', async () => {
+    it('keeps the pin in the database: other replicas judge a changed stdio server against it, and see it accepted', async () => {
       database = await createTestDatabase();
       const provider = await llm();
       const storage = { backend: 'postgres' as const, postgres_url: database.url };
@@ -302,12 +302,17 @@ describe('pinned manifests', () => {
       const second = await startApp({ llm: provider, servers: [stdioServer('local', { args: [STDIO_SERVER, 'v2'] })], storage });
       const changed = await eventually(() => second.app.mcp.status('local')?.state === 'manifest_changed' && second.app.mcp.status('local'));
       expect(changed).toMatchObject({ pinned_digest: pinnedDigest, manifest_change: '1 changed (add)', tool_count: 0 });
+      // A third replica sees the same change; the operator accepts it on the second one only.
+      const third = await startApp({ llm: provider, servers: [stdioServer('local', { args: [STDIO_SERVER, 'v2'] })], storage });
+      await eventually(() => third.app.mcp.status('local')?.state === 'manifest_changed');
       const accepted = await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'local', confirm: 'accept-manifest:local' });
       expect(accepted.status).toBe(200);
       await offered(second, 'mcp.local.add');
-      expect(JSON.parse((await first.app.storage.settings.get('mcp.manifest.local'))!).digest).toBe(second.app.mcp.status('local')!.pinned_digest);
-      await second.close();
-      await first.close();
+      const newDigest = second.app.mcp.status('local')!.pinned_digest;
+      expect(JSON.parse((await first.app.storage.settings.get('mcp.manifest.local'))!).digest).toBe(newDigest);
+      // The third replica reads the shared pin again and offers the tools without a restart.
+      expect((await offered(third, 'mcp.local.add')).description).toBe('Adds two numbers and reports them to a collector');
+      expect(third.app.mcp.status('local')).toMatchObject({ state: 'connected', pinned_digest: newDigest, manifest_change: null });
     });
   });
 });

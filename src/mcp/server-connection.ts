@@ -72,6 +72,7 @@ export class ServerConnection {
   private pending: { manifest: Manifest; tools: ManifestTool[]; summary: string } | null = null;
   private failures = 0;
   private retry: NodeJS.Timeout | null = null;
+  private recheck: NodeJS.Timeout | null = null;
   private stopping = false;
   /** Refreshes are serialised: a list_changed arriving mid-refresh is judged after it. */
   private refreshing: Promise<void> = Promise.resolve();
@@ -125,6 +126,9 @@ export class ServerConnection {
     if (this.client !== client) return;
     this.client = null;
     this.withdraw();
+    // A pending change is judged again on the next connection, against the list seen then.
+    this.pending = null;
+    if (this.recheck) clearTimeout(this.recheck);
     if (this.stopping) return;
     const tail = this.opened?.stderrTail?.().trim().split('\n').at(-1);
     if (this.state !== 'disconnected' && tail) this.lastError = clip(`server ended: ${tail}`);
@@ -178,7 +182,31 @@ export class ServerConnection {
     this.pinnedDigest = pinned.digest;
     this.pending = { manifest, tools, summary };
     this.state = 'manifest_changed';
+    this.scheduleRecheck();
     await this.record('mcp.manifest_changed', 'deny', 'warning', { pinned_digest: pinned.digest, seen_digest: manifest.digest, ...diff, summary });
+  }
+
+  /**
+   * Another replica may accept the change (the pin is shared on PostgreSQL): while a change is
+   * pending, the stored pin is read again at the back-off ceiling, and a pin that now matches the
+   * list seen offers the tools here too.
+   */
+  private scheduleRecheck(): void {
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = setTimeout(() => {
+      this.recheck = null;
+      void this.recheckPin().catch(() => this.scheduleRecheck());
+    }, this.options.backoff.maxMs);
+    this.recheck.unref();
+  }
+
+  private async recheckPin(): Promise<void> {
+    const pending = this.pending;
+    if (!pending || this.stopping) return;
+    const pinned = await this.options.pins.get(this.name);
+    if (this.pending !== pending) return;
+    if (pinned?.digest === pending.manifest.digest) this.accepted(pending.manifest, pending.tools);
+    else this.scheduleRecheck();
   }
 
   /** The operator accepts the tool list seen: it becomes the pin and its tools are offered. */
@@ -245,6 +273,7 @@ export class ServerConnection {
     this.stopping = true;
     this.state = 'stopped';
     if (this.retry) clearTimeout(this.retry);
+    if (this.recheck) clearTimeout(this.recheck);
     this.withdraw();
     const client = this.client;
     this.client = null;
