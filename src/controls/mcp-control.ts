@@ -31,6 +31,11 @@ export function acceptManifestControl(mcp: McpServers): Control {
       if (!status) throw new ControlError('target_not_found', `no MCP server ${quote(name)}`);
       return describe(status);
     },
-    apply: (name) => mcp.acceptManifest(name),
+    apply: async (name) => {
+      const change = await mcp.acceptManifest(name);
+      // The server may have disconnected since `find` saw the change; it is judged again on reconnect.
+      if (!change) throw new ControlError('conflict', `MCP server ${quote(name)} has no manifest change to accept now`);
+      return change;
+    },
   };
 }

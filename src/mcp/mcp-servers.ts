@@ -51,11 +51,12 @@ export class McpServers {
     return this.connections.get(name)?.status() ?? null;
   }
 
-  /** Pins the tool list the server now shows and offers its tools (control `mcp.accept_manifest`). */
-  acceptManifest(name: string): Promise<{ previous: string; current: string }> {
-    const connection = this.connections.get(name);
-    if (!connection) throw new Error(`no MCP server ${name}`);
-    return connection.accept();
+  /**
+   * Pins the tool list the server now shows and offers its tools (control `mcp.accept_manifest`);
+   * null when the server is unknown or has no change pending.
+   */
+  async acceptManifest(name: string): Promise<{ previous: string; current: string } | null> {
+    return (await this.connections.get(name)?.accept()) ?? null;
   }
 
   async close(): Promise<void> {

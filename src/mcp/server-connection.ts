@@ -70,7 +70,9 @@ export class ServerConnection {
   private pinnedDigest: string | null = null;
   /** The tool list seen and not yet accepted. */
   private pending: { manifest: Manifest; tools: ManifestTool[]; summary: string } | null = null;
+  /** Connections lost in a row without one that lasted; the back-off doubles with each. */
   private failures = 0;
+  private connectedAt: number | null = null;
   private retry: NodeJS.Timeout | null = null;
   private recheck: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -113,7 +115,7 @@ export class ServerConnection {
     try {
       await client.connect(opened.transport);
       await this.refresh();
-      this.failures = 0;
+      this.connectedAt = this.options.now();
     } catch (error) {
       this.fail(error);
       // Ends the child or the HTTP session; `onclose` then schedules the next attempt.
@@ -134,6 +136,9 @@ export class ServerConnection {
     if (this.state !== 'disconnected' && tail) this.lastError = clip(`server ended: ${tail}`);
     else this.lastError ??= 'server ended';
     this.state = 'disconnected';
+    // A server that dies soon after each start keeps backing off; one that ran a while starts afresh.
+    if (this.connectedAt !== null && this.options.now() - this.connectedAt >= this.options.backoff.maxMs) this.failures = 0;
+    this.connectedAt = null;
     const delay = Math.min(this.options.backoff.maxMs, this.options.backoff.initialMs * 2 ** Math.min(this.failures, 20));
     this.failures++;
     this.retry = setTimeout(() => {
@@ -209,10 +214,13 @@ export class ServerConnection {
     else this.scheduleRecheck();
   }
 
-  /** The operator accepts the tool list seen: it becomes the pin and its tools are offered. */
-  async accept(): Promise<{ previous: string; current: string }> {
+  /**
+   * The operator accepts the tool list seen: it becomes the pin and its tools are offered. Null
+   * when no change is pending (any more: the connection may have ended since it was listed).
+   */
+  async accept(): Promise<{ previous: string; current: string } | null> {
     const pending = this.pending;
-    if (!pending) throw new Error(`MCP server ${this.name} has no manifest change to accept`);
+    if (!pending) return null;
     await this.options.pins.set(this.name, pending.manifest);
     const previous = this.pinnedDigest ?? 'none';
     this.accepted(pending.manifest, pending.tools);
