@@ -176,11 +176,13 @@ describe('MCP servers over stdio', () => {
 });
 
 describe('MCP servers over Streamable HTTP', () => {
-  it('reaches an allowed server through the gateway: a provider\'s call gets the server\'s answer, each request audited under category mcp', async () => {
+  it('reaches an allowed server through the gateway: its allowed tools are offered, a provider\'s call gets the server\'s answer, each request audited', async () => {
     const provider = await llm();
     const mcp = await mcpHttp();
-    const t = await startApp({ llm: provider, servers: [{ name: 'remote', url: mcp.url }], mcpHosts: [mcp.host] });
+    const t = await startApp({ llm: provider, servers: [{ name: 'remote', url: mcp.url, allowed_tools: ['add', 'read_env'] }], mcpHosts: [mcp.host] });
     expect(await offered(t, 'mcp.remote.add')).toMatchObject({ server: 'remote' });
+    // allowed_tools leaves the server's other tools out.
+    expect((await toolList(t)).filter((tool) => tool.server === 'remote').map((tool) => tool.name)).toEqual(['mcp.remote.add', 'mcp.remote.read_env']);
     provider.enqueue({ toolCalls: [{ name: 'mcp__remote__add', arguments: { a: 20, b: 22 } }] }, { text: 'done' });
     const run = await startRun(t, { message: 'add remotely' });
     expect(await finishedRun(t, run.run_id)).toMatchObject({ status: 'complete', tools_used: ['mcp.remote.add'] });

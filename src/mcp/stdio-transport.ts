@@ -100,8 +100,15 @@ export class ScrubbedStdioTransport implements Transport {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed) return Promise.reject(new Error('the MCP server process is not running'));
     return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once('drain', () => resolve());
+      if (stdin.write(serializeMessage(message))) return resolve();
+      // A full pipe: wait for room, or for the end of a process that will never read it.
+      const done = () => {
+        stdin.off('drain', done);
+        stdin.off('close', done);
+        resolve();
+      };
+      stdin.on('drain', done);
+      stdin.on('close', done);
     });
   }
 
