@@ -50,6 +50,7 @@ interface AppSetup {
   env?: Record<string, string>;
   home?: string;
   storage?: ConfigInput['storage'];
+  restPolicies?: { host: string; method: string; path: string; action: 'allow' | 'deny' }[];
 }
 
 /** The real app with the fake OpenAI server as its provider and the given MCP servers; closed after the test. */
@@ -60,7 +61,9 @@ async function startApp(setup: AppSetup): Promise<TestApp> {
     mcpBackoff: { initialMs: 50, maxMs: 200 },
     config: {
       providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: setup.llm.baseUrl } },
-      network: { allowed_hosts: [setup.llm.host], mcp_allowed_hosts: setup.mcpHosts ?? [], tool_allowed_hosts: setup.toolHosts ?? [] },
+      network: {
+        allowed_hosts: [setup.llm.host], mcp_allowed_hosts: setup.mcpHosts ?? [], tool_allowed_hosts: setup.toolHosts ?? [], rest_policies: setup.restPolicies ?? [],
+      },
       mcp: { servers: setup.servers },
       ...(setup.storage ? { storage: setup.storage } : {}),
     },
@@ -211,6 +214,20 @@ describe('MCP servers over Streamable HTTP', () => {
     const diagnostics = (await json(await t.request('/api/v1/diagnostics'))).data;
     const check = diagnostics.sections.find((section: { key: string }) => section.key === 'tools').checks.find((c: { name: string }) => c.name === 'mcp:remote');
     expect(check).toMatchObject({ status: 'warn', summary: expect.stringContaining('not allowed for category mcp') });
+  });
+
+  it('applies the REST rules to an allowed MCP host: a denied path is never requested', async () => {
+    const provider = await llm();
+    const mcp = await mcpHttp();
+    const t = await startApp({
+      llm: provider, servers: [{ name: 'remote', url: mcp.url }], mcpHosts: [mcp.host],
+      restPolicies: [{ host: '127.0.0.1', method: 'POST', path: '/mcp', action: 'deny' }],
+    });
+    const status = await eventually(() => t.app.mcp.status('remote')?.last_error?.startsWith('blocked by network policy') && t.app.mcp.status('remote'));
+    expect(status).toMatchObject({ connected: false, tool_count: 0 });
+    const [denied] = (await auditEvents(t, 'network_denied')).filter((event) => event.detail?.category === 'mcp');
+    expect(denied).toMatchObject({ result: 'deny', detail: { stage: 'rest', rule: expect.stringContaining('rest_policies') } });
+    expect(mcp.requests).toEqual([]);
   });
 });
 
