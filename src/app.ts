@@ -17,6 +17,7 @@ import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
 import type { TurnStore } from './memory/types.js';
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
+import { McpServers } from './mcp/index.js';
 import { NetworkPolicy } from './policy/network-policy.js';
 import { createProviderRegistry, DefaultProviderSetting, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
 import { Scheduler } from './scheduler/index.js';
@@ -57,6 +58,8 @@ export interface CreateAppOptions {
   /** Lease of a session claim (default 30 s) and how often claims are renewed and expired ones reaped (10 s); tests shorten them. */
   sessionLeaseMs?: number;
   heartbeatMs?: number;
+  /** Delay before an MCP server is reconnected, doubled per failure (default 1 s up to 60 s; tests shorten it). */
+  mcpBackoff?: { initialMs: number; maxMs: number };
   /** Prefix of the keys kept in Redis (`storage.redis_url`): services sharing one Redis need their own. Default `agentd:`. */
   redisKeyPrefix?: string;
 }
@@ -78,6 +81,8 @@ export interface App {
   readonly http: ReturnType<typeof createHttpServer>['app'];
   /** The outbound gateway: this app's network policy, approval memory and connection pool. */
   readonly gateway: Gateway;
+  /** The MCP tool servers of `mcp.servers`: their connections (from `listen()` on) and manifest pins. */
+  readonly mcp: McpServers;
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
   /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
@@ -183,6 +188,10 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const restored = await defaultSetting.restore();
   if (restored) log[restored.level](restored.message);
   const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
+  // MCP servers add their tools to the registry once connected and their manifests accepted.
+  const mcp = new McpServers({
+    servers: config.mcp.servers, env, gatewayClientFactory, settings: storage.settings, tools, audit, now, backoff: options.mcpBackoff,
+  });
   // Eviction never ends a session with work in flight; an ended session's approval answers go.
   const sessions = storage.sessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
   const agent: AgentRuntime = new AgentRuntime({
@@ -191,7 +200,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     claims: storage.sessionClaims, leaseMs: options.sessionLeaseMs, heartbeatMs: options.heartbeatMs,
   });
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
-  const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting }), audit);
+  const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting, mcp }), audit);
   const webhook = config.webhook.enabled
     ? new WebhookService(config.webhook, {
       audit, log, runner: agent, inbox: storage.inbox, owner: storage.owner, now,
@@ -249,6 +258,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: () => sessions.count(), runsInFlight: agent.inFlight },
       audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
       redis: coordination ? () => coordination.health() : undefined,
+      mcp: () => mcp.statuses(),
     });
   const context: RouteContext = {
     version: VERSION,
@@ -297,6 +307,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
         // Also ends the open run event streams (a hook of the routes), which would hold it open.
         await http.close();
         await stopRetention();
+        await mcp.close();
       } finally {
         if (url !== '') rmSync(join(home, URL_FILE), { force: true });
         await gateway.close();
@@ -321,6 +332,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     scheduler,
     http,
     gateway,
+    mcp,
     webhook,
     diagnostics,
     bootstrapKey: loaded.bootstrapKey,
@@ -352,6 +364,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       }
       // Jobs fire while the service serves; what fell due before this moment counts as missed.
       scheduler.runner.start();
+      // Child processes and connections start only here, so an app that fails to start or is never served leaves none behind.
+      mcp.start();
       return url;
     },
     close,

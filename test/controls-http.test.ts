@@ -21,7 +21,7 @@ async function createJob(t: TestApp, name = 'tick'): Promise<any> {
 }
 
 describe('GET /api/v1/controls', () => {
-  it('lists the four controls with their templates, targets, states and confirm strings', async () => {
+  it('lists the controls with their templates, targets, states and confirm strings', async () => {
     const t = await app({ env: OPENAI });
     const active = await createJob(t, 'active one');
     const paused = await createJob(t, 'paused one');
@@ -32,7 +32,9 @@ describe('GET /api/v1/controls', () => {
       ['scheduler.pause_job', 'pause-job:<job id>', false],
       ['scheduler.resume_job', 'resume-job:<job id>', false],
       ['scheduler.remove_job', 'remove-job:<job id>', true],
+      ['mcp.accept_manifest', 'accept-manifest:<server>', false],
     ]);
+    expect(controls[4].targets).toEqual([]);
     expect(controls[0].targets).toEqual([
       { target: 'offline', label: 'offline (offline)', state: 'default', available: false, confirm: 'set-default:offline' },
       { target: 'anthropic', label: expect.stringMatching(/^anthropic \(/), state: 'unavailable', available: false, confirm: 'set-default:anthropic' },
@@ -78,7 +80,7 @@ describe('POST /api/v1/controls/{id}', () => {
     const pauseMismatch = 'scheduler.pause_job needs confirm set to exactly "pause-job:<job id>" with <job id> replaced by the target';
     const cases: [string, unknown, number, string, string][] = [
       ['scheduler.explode', { target: job.id, confirm: `explode:${job.id}` }, 404, 'AGENTD_CONTROL_NOT_FOUND',
-        'no control "scheduler.explode": the controls are provider.set_default, scheduler.pause_job, scheduler.resume_job, scheduler.remove_job'],
+        'no control "scheduler.explode": the controls are provider.set_default, scheduler.pause_job, scheduler.resume_job, scheduler.remove_job, mcp.accept_manifest'],
       ['scheduler.pause_job', { target: 'job_missing', confirm: 'pause-job:job_missing' }, 404, 'AGENTD_JOB_NOT_FOUND', 'job "job_missing" not found'],
       ['provider.set_default', { target: 'gemini', confirm: 'set-default:gemini' }, 404, 'AGENTD_TARGET_NOT_FOUND', 'no provider "gemini": the providers are offline, anthropic, openai'],
       ['scheduler.pause_job', { target: job.id }, 409, 'AGENTD_CONFIRM_MISMATCH', pauseMismatch],

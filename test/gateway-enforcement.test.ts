@@ -84,6 +84,20 @@ const UNDICI = /^undici(?:\/.*)?$/;
 const HTTP_FUNCTIONS = ['request', 'get', 'Agent', 'globalAgent', 'ClientRequest', 'connect'];
 const SOCKET_FUNCTIONS = ['connect', 'createConnection', 'Socket', 'TLSSocket'];
 
+/** The MCP SDK's transports that open their own connections: SSE and WebSocket cannot take the gateway's fetch. */
+const MCP_UNGATED_TRANSPORTS = /^@modelcontextprotocol\/sdk\/client\/(?:sse|websocket)(?:\.js)?$/;
+const MCP_HTTP_TRANSPORT = /\bnew\s+StreamableHTTPClientTransport\s*\(/g;
+
+/** The text from an opening parenthesis to its match (or to the end), in code with literals blanked. */
+function argumentsAt(code: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < code.length; i++) {
+    if (code[i] === '(') depth++;
+    else if (code[i] === ')' && --depth === 0) return code.slice(open, i + 1);
+  }
+  return code.slice(open);
+}
+
 const IMPORT = /\b(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*(['"])([^'"]+)\4/g;
 const DYNAMIC = /\b(?:import|require)\s*\(\s*(['"])([^'"]+)\1\s*\)/g;
 
@@ -103,6 +117,10 @@ function scanSource(source: string, file: string): Violation[] {
     const isSocket = SOCKET_MODULES.test(specifier);
     if (UNDICI.test(specifier)) {
       flag(match.index, `imports ${specifier}`);
+      continue;
+    }
+    if (MCP_UNGATED_TRANSPORTS.test(specifier)) {
+      flag(match.index, `imports ${specifier}, which connects without the gateway`);
       continue;
     }
     if (!isHttp && !isSocket) continue;
@@ -125,6 +143,10 @@ function scanSource(source: string, file: string): Violation[] {
     if (UNDICI.test(specifier) || HTTP_MODULES.test(specifier) || SOCKET_MODULES.test(specifier)) {
       flag(match.index, `loads ${specifier} dynamically`);
     }
+  }
+  // The SDK's Streamable HTTP transport falls back to the global fetch unless it is handed one.
+  for (const m of code.matchAll(MCP_HTTP_TRANSPORT)) {
+    if (!/\bfetch\s*:/.test(argumentsAt(code, m.index + m[0].length - 1))) flag(m.index, 'creates an MCP HTTP transport without the gateway\'s fetch');
   }
   for (const m of code.matchAll(/(?<![\w$.])fetch\s*\(/g)) flag(m.index, 'calls the global fetch');
   for (const m of code.matchAll(/\b(?:globalThis|global|window|self)\s*\.\s*fetch\b/g)) flag(m.index, 'uses the global fetch');
@@ -190,6 +212,13 @@ describe('the scanner', () => {
     ["const quote = /['\"]/g; await fetch(url);", true],
     ['const slash = /[/]fetch\\(/; client.fetch(url);', false],
     ['const ratio = a / b; const f = fetch;', true],
+    // MCP: the HTTP transport only with a fetch handed in; the transports that cannot take one not at all.
+    ['new StreamableHTTPClientTransport(new URL(url));', true],
+    ['new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: h(x) } });', true],
+    ['new StreamableHTTPClientTransport(new URL(url), { fetch: (input, init) => client.fetch(input, init) });', false],
+    ["import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';", true],
+    ["import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';", true],
+    ["import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';", false],
   ])('%s → %s', (snippet, violates) => {
     expect(scanSource(snippet, 'snippet.ts').length > 0).toBe(violates);
   });
@@ -208,6 +237,13 @@ describe('outbound traffic has one way out', () => {
     expect(files.length).toBeGreaterThan(10);
     const violations = files.flatMap((file) => scanSource(readFileSync(file, 'utf8'), relative(root, file)));
     expect(violations).toEqual([]);
+  });
+
+  it('the MCP client reaches HTTP servers with the gateway\'s fetch, under category mcp', () => {
+    const source = readFileSync(join(root, 'src', 'mcp', 'transports.ts'), 'utf8');
+    expect(source).toMatch(/new StreamableHTTPClientTransport\(/);
+    expect(source).toMatch(/category: 'mcp'/);
+    expect(scanSource(source, 'src/mcp/transports.ts')).toEqual([]);
   });
 
   it('the gateway itself is where the outbound code lives', () => {

@@ -41,6 +41,6 @@ describe('import graph', () => {
   });
 
   it('defines GatewayCategory once', () => {
-    expect(matches(sources(SRC), /export type GatewayCategory\b/)).toEqual(['policy/network-policy.ts:9: export type GatewayCategory = \'provider\' | \'tool\' | \'discord\';']);
+    expect(matches(sources(SRC), /export type GatewayCategory\b/)).toEqual(['policy/network-policy.ts:9: export type GatewayCategory = \'provider\' | \'tool\' | \'discord\' | \'mcp\';']);
   });
 });

@@ -110,7 +110,7 @@ export class AgentLoop {
     const { provider, signal, sessionId, runId, requestId } = input;
     const { tools, costs } = this.options;
     const messages: ChatMessage[] = [...(await this.context(sessionId)), { role: 'user', content: input.message }];
-    const toolSpecs = tools.list();
+    const toolSpecs = tools.listForProviders();
     const used: string[] = [];
     const total: RunCost = { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
 
@@ -143,8 +143,9 @@ export class AgentLoop {
           messages.push(toolMessage(call, `not executed: at most ${MAX_TOOL_CALLS_PER_STEP} tool calls per step`, true));
           continue;
         }
-        messages.push(await this.callTool(input, call));
-        if (!used.includes(call.name)) used.push(call.name);
+        const name = tools.fromWireName(call.name);
+        messages.push(await this.callTool(input, call, name));
+        if (!used.includes(name)) used.push(name);
       }
     }
     throw new AgentError(
@@ -153,10 +154,11 @@ export class AgentLoop {
     );
   }
 
-  private async callTool(input: AgentTurnInput, call: ToolCall): Promise<ChatMessage> {
+  /** `name` is the registered name; the messages keep the one the provider used (`call.name`). */
+  private async callTool(input: AgentTurnInput, call: ToolCall, name: string): Promise<ChatMessage> {
     input.signal.throwIfAborted();
-    input.onToolRequest?.({ call_id: call.id, tool: call.name, arguments: call.arguments });
-    const result = await this.options.tools.execute(call.name, call.arguments, {
+    input.onToolRequest?.({ call_id: call.id, tool: name, arguments: call.arguments });
+    const result = await this.options.tools.execute(name, call.arguments, {
       sessionId: input.sessionId,
       runId: input.runId ?? undefined,
       requestId: input.requestId,
@@ -169,13 +171,13 @@ export class AgentLoop {
       result: result.isError ? 'error' : 'allow',
       severity: result.isError ? 'warning' : 'info',
       subsystem: 'agent',
-      action: call.name,
+      action: name,
       session_id: input.sessionId,
       task_id: input.runId,
-      detail: { tool: call.name, call_id: call.id, is_error: result.isError, duration_ms: result.durationMs, arguments: call.arguments },
+      detail: { tool: name, call_id: call.id, is_error: result.isError, duration_ms: result.durationMs, arguments: call.arguments },
       request_id: input.requestId,
     });
-    input.onToolResult?.({ call_id: call.id, tool: call.name, is_error: result.isError, duration_ms: result.durationMs });
+    input.onToolResult?.({ call_id: call.id, tool: name, is_error: result.isError, duration_ms: result.durationMs });
     return toolMessage(call, result.output, result.isError);
   }
 

@@ -92,7 +92,7 @@ describe('config', () => {
   it('exports a JSON Schema that knows every section', () => {
     tmp();
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'max_spend_usd', 'memory', 'network', 'providers', 'retention', 'storage', 'webhook']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'max_spend_usd', 'mcp', 'memory', 'network', 'providers', 'retention', 'storage', 'webhook']);
     expect(schema.additionalProperties).toBe(false);
   });
 });
@@ -117,5 +117,34 @@ describe('storage config', () => {
     const malformed = () => loadConfig({ home, env: { DATABASE_URL: 'mysql://root:hunter2@h/db' } });
     expect(malformed).toThrow(/"storage.postgres_url": a URL starting with postgres:\/\/ or postgresql:\/\//);
     expect(malformed).not.toThrow(/hunter2/);
+  });
+});
+
+describe('mcp config', () => {
+  it('takes HTTP and stdio servers with their defaults', () => {
+    const { servers } = parseConfig({ mcp: { servers: [{ name: 'web', url: 'https://mcp.example.com/mcp' }, { name: 'notes', command: '/usr/local/bin/notes', env_allow: ['NOTES_TOKEN'] }] } }).mcp;
+    expect(servers).toEqual([
+      { name: 'web', url: 'https://mcp.example.com/mcp', command: null, args: [], env_allow: [], allowed_tools: [], pin: true },
+      { name: 'notes', url: null, command: '/usr/local/bin/notes', args: [], env_allow: ['NOTES_TOKEN'], allowed_tools: [], pin: true },
+    ]);
+    expect(parseConfig({}).mcp.servers).toEqual([]);
+  });
+
+  it.each([
+    [{ name: 'x', command: 'notes' }, /command.*an absolute path/],
+    [{ name: 'x' }, /exactly one of url or command/],
+    [{ name: 'x', url: 'https://a.example/mcp', command: '/bin/x' }, /exactly one of url or command/],
+    [{ name: 'x', url: 'ftp://a.example/mcp' }, /url/],
+    [{ name: 'x', url: 'https://a.example/mcp', env_allow: ['HOME'] }, /args and env_allow apply only to a command/],
+    [{ name: 'a.b', command: '/bin/x' }, /name.*1-24 letters, digits or -/],
+    [{ name: 'a_b', command: '/bin/x' }, /name/],
+    [{ name: 'x', command: '/bin/x', env_allow: ['NOT A NAME'] }, /an environment variable name/],
+    [{ name: 'x', command: '/bin/x', shell: true }, /shell/],
+  ])('refuses %j', (server, pattern) => {
+    expect(() => parseConfig({ mcp: { servers: [server] } })).toThrow(pattern);
+  });
+
+  it('refuses two servers with one name', () => {
+    expect(() => parseConfig({ mcp: { servers: [{ name: 'x', command: '/bin/x' }, { name: 'x', command: '/bin/y' }] } })).toThrow(/server names must be unique/);
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpSchema } from './mcp-schema.js';
 
 /**
  * The configuration file's schema. Every object is strict: an unknown key is a start-up error that
@@ -81,6 +82,8 @@ export const configSchema = z
         provider_allowed_hosts: z.array(z.string().min(1)).default([]),
         tool_allowed_hosts: z.array(z.string().min(1)).default([]),
         discord_allowed_hosts: z.array(z.string().min(1)).default([]),
+        /** Hosts of Streamable HTTP MCP servers (`mcp.servers[].url`), reached only through the gateway. */
+        mcp_allowed_hosts: z.array(z.string().min(1)).default([]),
         rest_policies: z.array(restPolicySchema).default([]),
         interactive_approval: z.boolean().default(false),
       })
@@ -133,6 +136,7 @@ export const configSchema = z
         path: ['require_timestamp'],
       })
       .prefault({}),
+    mcp: mcpSchema,
   })
   .strict();
 
@@ -141,6 +145,7 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 export type NetworkConfig = Config['network'];
 export type RestPolicyConfig = z.infer<typeof restPolicySchema>;
+export type { McpServerConfig } from './mcp-schema.js';
 
 /** JSON Schema of the config file, for editors (`agentd config schema`). */
 export function configJsonSchema(): unknown {

@@ -1,15 +1,18 @@
 import type { DefaultProviderSetting, ProviderRegistry } from '../providers/index.js';
 import { jobNotFound, quote, type JobRecord, type JobState, type Scheduler } from '../scheduler/index.js';
+import type { McpServers } from '../mcp/index.js';
 import { ControlError } from './errors.js';
+import { acceptManifestControl } from './mcp-control.js';
 import type { Control, ControlChange, ControlTarget } from './types.js';
 
 export interface ControlDomains {
   scheduler: Scheduler;
   providers: ProviderRegistry;
   defaultProvider: DefaultProviderSetting;
+  mcp: McpServers;
 }
 
-/** The four controls of the spec, in the order the console shows them. */
+/** The four controls of the spec and the MCP manifest control, in the order the console shows them. */
 export function controlCatalogue(domains: ControlDomains): Control[] {
   return [
     setDefaultProvider(domains),
@@ -28,6 +31,7 @@ export function controlCatalogue(domains: ControlDomains): Control[] {
       description: 'Deletes the job for good; a run in flight finishes and the job\'s turns stay in memory.',
       apply: (id) => domains.scheduler.remove(id),
     }),
+    acceptManifestControl(domains.mcp),
   ];
 }
 

@@ -1,6 +1,6 @@
 /** Operator controls (spec: Operator controls; decisions.md: control payloads and confirm templates). */
 
-export const CONTROL_IDS = ['provider.set_default', 'scheduler.pause_job', 'scheduler.resume_job', 'scheduler.remove_job'] as const;
+export const CONTROL_IDS = ['provider.set_default', 'scheduler.pause_job', 'scheduler.resume_job', 'scheduler.remove_job', 'mcp.accept_manifest'] as const;
 export type ControlId = (typeof CONTROL_IDS)[number];
 
 /** Something a control can be applied to, as GET /controls lists it. */

@@ -6,6 +6,8 @@ import type { SchedulerState } from './scheduler-checks.js';
 import type { AuditHealth } from './audit.js';
 import { redisCheck } from './redis.js';
 import type { Check } from './types.js';
+import type { McpServerStatus } from '../mcp/index.js';
+import { mcpChecks } from './mcp-checks.js';
 
 /** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
 export interface WebhookState {
@@ -33,6 +35,8 @@ export interface DiagnosticsInput {
   audit: AuditHealth;
   /** The shared Redis, measured now; null when `storage.redis_url` is not set. */
   redis: RedisHealth | null;
+  /** Each MCP server's connection; null without a running service. */
+  mcp: McpServerStatus[] | null;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -90,6 +94,7 @@ export function toolChecks(input: DiagnosticsInput): Check[] {
   if (input.tools.includes('web_fetch') && network.default_deny && toolHosts === 0) {
     out.push(check('web_fetch', 'warn', 'web_fetch is registered but no host is allowed for tools', 'add hosts to network.tool_allowed_hosts or network.allowed_domains'));
   }
+  out.push(...mcpChecks(input.config.mcp.servers, input.mcp));
   return out;
 }
 

@@ -6,6 +6,7 @@ import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { StorageHealth } from '../storage/types.js';
 import type { JobRecord } from '../scheduler/types.js';
+import type { McpServerStatus } from '../mcp/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { DiagnosticsInput, WebhookState } from './checks.js';
 
@@ -30,6 +31,8 @@ export interface DiagnosticsParts {
   audit: { stats(): Promise<AuditStats>; chain(): Promise<ChainReport> };
   /** Measures the shared Redis; absent when `storage.redis_url` is not set. */
   redis?: () => Promise<RedisHealth>;
+  /** Each MCP server's connection; absent when no service runs (`agentd doctor` on the files). */
+  mcp?: () => McpServerStatus[];
   now?: () => number;
 }
 
@@ -57,5 +60,6 @@ export async function collectDiagnosticsInput(parts: DiagnosticsParts, storage: 
     stdinIsTty: Boolean(process.stdin.isTTY),
     audit: { stats: auditStats, chain, retentionDays: parts.config.retention.audit_days, now: (parts.now ?? Date.now)() },
     redis,
+    mcp: parts.mcp?.() ?? null,
   };
 }

@@ -28,7 +28,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     scheduler: { jobs: [], firing: true, now: Date.parse('2026-01-10T00:00:00.000Z') },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     audit: { stats: { count: 0, oldest: null, newest: null }, chain: { verdict: { ok: true, count: 0 }, checkedAt: NOW }, retentionDays: 365, now: NOW },
-    redis: null,
+    redis: null, mcp: null,
     ...overrides,
   };
 }

@@ -6,8 +6,8 @@ import { NETWORK_PRESETS } from './presets.js';
 import { RestRules } from './rest-rules.js';
 
 /** Who is calling out; each category adds its own host list to the general one. */
-export type GatewayCategory = 'provider' | 'tool' | 'discord';
-export const GATEWAY_CATEGORIES: readonly GatewayCategory[] = ['provider', 'tool', 'discord'];
+export type GatewayCategory = 'provider' | 'tool' | 'discord' | 'mcp';
+export const GATEWAY_CATEGORIES: readonly GatewayCategory[] = ['provider', 'tool', 'discord', 'mcp'];
 
 /** The host-level verdict, reached before any I/O (no DNS either). */
 export type HostVerdict =
@@ -48,6 +48,7 @@ export class NetworkPolicy {
     provider: new Map(),
     tool: new Map(),
     discord: new Map(),
+    mcp: new Map(),
   };
   private readonly domains = new Map<string, DomainEntry>();
   private readonly wildcardDomains = new Map<string, DomainEntry>();
@@ -94,6 +95,7 @@ export class NetworkPolicy {
       provider_allowed_hosts: [],
       tool_allowed_hosts: [],
       discord_allowed_hosts: [],
+      mcp_allowed_hosts: [],
       rest_policies: [],
       interactive_approval: false,
       ...config,

@@ -32,6 +32,28 @@ describe('ToolRegistry', () => {
     expect(() => registry.register(tool({ name: 'has space', run: async () => '' }))).toThrow(/invalid tool name/);
   });
 
+  it('takes dotted names, offers them to providers with __ for each dot and maps them back', async () => {
+    const registry = new ToolRegistry();
+    registry.register(tool({ name: 'mcp.notes.add', server: 'notes', run: async () => 'added' }));
+    expect(registry.listForProviders().map((t) => t.name)).toEqual(['mcp__notes__add']);
+    expect(registry.fromWireName('mcp__notes__add')).toBe('mcp.notes.add');
+    expect(registry.fromWireName('calculator')).toBe('calculator');
+    expect(registry.catalog()).toEqual([{ name: 'mcp.notes.add', description: 'test tool', schema: { type: 'object', properties: {} }, server: 'notes' }]);
+    expect(() => registry.register(tool({ name: 'mcp__notes__add', run: async () => '' }))).toThrow(/would reach providers as 'mcp__notes__add'/);
+    expect(() => registry.register(tool({ name: `mcp.s.${'x'.repeat(57)}`, run: async () => '' }))).toThrow(/invalid tool name/);
+  });
+
+  it('withdraws a tool, and a listing can tell the registry changed', async () => {
+    const registry = new ToolRegistry();
+    registry.register(tool({ name: 'mcp.notes.add', run: async () => 'added' }));
+    const version = registry.version;
+    expect(registry.unregister('mcp.notes.add')).toBe(true);
+    expect(registry.unregister('mcp.notes.add')).toBe(false);
+    expect(registry.version).toBe(version + 1);
+    expect(registry.fromWireName('mcp__notes__add')).toBe('mcp__notes__add');
+    expect((await registry.execute('mcp.notes.add', {}, context())).output).toMatch(/^unknown tool 'mcp.notes.add'/);
+  });
+
   it('executes a tool and reports its output and duration', async () => {
     const registry = createToolRegistry({ gatewayClientFactory: noGateway });
     const result = await registry.execute('calculator', { expression: '17*23' }, context());

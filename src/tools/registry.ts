@@ -1,5 +1,5 @@
 import { censor } from '../security/secrets.js';
-import type { ToolSpec } from '../contracts/tool-spec.js';
+import { wireToolName, type ToolSpec } from '../contracts/tool-spec.js';
 import type { ToolContext, ToolDefinition } from './types.js';
 import { argsValidatorCompiler, type ArgsValidator } from './validate-args.js';
 
@@ -12,7 +12,15 @@ export interface ToolResult {
 
 /** Output beyond this is cut so one tool cannot flood the model's context or the run log. */
 export const MAX_TOOL_OUTPUT_CHARS = 50_000;
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** What providers accept (both Anthropic and OpenAI); checked on the wire form of a name. */
+const WIRE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Dots separate the parts of an MCP tool's name (`mcp.<server>.<tool>`). */
+const TOOL_NAME = /^[a-zA-Z0-9_.-]+$/;
+
+/** A tool as `GET /tools` lists it: with the MCP server that provides it (null when built in). */
+export interface ToolListing extends ToolSpec {
+  server: string | null;
+}
 
 function errorMessage(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
@@ -26,13 +34,19 @@ function errorMessage(err: unknown): string {
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
+  private readonly byWireName = new Map<string, string>();
   private readonly validators = new Map<string, ArgsValidator>();
   private readonly compile = argsValidatorCompiler();
+  private changes = 0;
 
   register(tool: ToolDefinition): void {
-    // The name goes to provider APIs that accept only this alphabet (both Anthropic and OpenAI).
-    if (!TOOL_NAME.test(tool.name)) throw new Error(`invalid tool name '${tool.name}': use 1-64 letters, digits, _ or -`);
+    const wire = wireToolName(tool.name);
+    if (!TOOL_NAME.test(tool.name) || !WIRE_NAME.test(wire)) {
+      throw new Error(`invalid tool name '${tool.name}': use 1-64 letters, digits, _ or - (a dot counts as two)`);
+    }
     if (this.tools.has(tool.name)) throw new Error(`tool '${tool.name}' is already registered`);
+    const clash = this.byWireName.get(wire);
+    if (clash !== undefined) throw new Error(`tool '${tool.name}' would reach providers as '${wire}', the name of tool '${clash}'`);
     let validator: ArgsValidator;
     try {
       validator = this.compile(tool.schema);
@@ -41,6 +55,27 @@ export class ToolRegistry {
     }
     this.tools.set(tool.name, tool);
     this.validators.set(tool.name, validator);
+    this.byWireName.set(wire, tool.name);
+    this.changes++;
+  }
+
+  /** Withdraws a tool (an MCP server's tools while its manifest awaits acceptance); false if it was not there. */
+  unregister(name: string): boolean {
+    if (!this.tools.delete(name)) return false;
+    this.validators.delete(name);
+    this.byWireName.delete(wireToolName(name));
+    this.changes++;
+    return true;
+  }
+
+  /** Counts registrations and withdrawals, so a cached listing knows when it is stale. */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** The registered name behind a name a provider sent back (unknown names come back as they are). */
+  fromWireName(wire: string): string {
+    return this.byWireName.get(wire) ?? wire;
   }
 
   get(name: string): ToolDefinition | undefined {
@@ -58,6 +93,16 @@ export class ToolRegistry {
   /** Name, description and JSON Schema of every tool, in registration order. */
   list(): ToolSpec[] {
     return [...this.tools.values()].map(({ name, description, schema }) => ({ name, description, schema }));
+  }
+
+  /** `list()` with the names as providers see them (see `wireToolName`). */
+  listForProviders(): ToolSpec[] {
+    return this.list().map((spec) => ({ ...spec, name: wireToolName(spec.name) }));
+  }
+
+  /** `list()` with each tool's MCP server, for `GET /tools`. */
+  catalog(): ToolListing[] {
+    return [...this.tools.values()].map(({ name, description, schema, server }) => ({ name, description, schema, server: server ?? null }));
   }
 
   async execute(name: string, args: unknown, context: ToolContext): Promise<ToolResult> {

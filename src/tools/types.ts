@@ -13,5 +13,7 @@ export interface ToolContext {
  * caught by the registry and fed back as an error result, never thrown through the run.
  */
 export interface ToolDefinition extends ToolSpec {
+  /** The MCP server that provides the tool; absent for built-in tools. */
+  server?: string;
   run(args: Record<string, unknown>, context: ToolContext): Promise<string>;
 }

@@ -32,12 +32,12 @@ export function catalogRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'provi
     },
   }, async () => ok({ providers: ctx.providers.list() }));
 
-  // The tool list never changes while the process lives: serialise it once.
-  let toolsBody: string | null = null;
+  // Serialised once per change of the registry (MCP servers add and withdraw tools).
+  let toolsBody: { version: number; body: string } | null = null;
   app.get('/tools', {
     schema: {
       summary: 'Registered tools',
-      description: 'Every tool the agent may call, with its description and the JSON Schema of its arguments.',
+      description: 'Every tool the agent may call, with its description, the JSON Schema of its arguments and the MCP server that provides it.',
       tags: ['agent'],
       response: {
         200: okSchema({
@@ -48,11 +48,12 @@ export function catalogRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'provi
               type: 'array',
               items: {
                 type: 'object',
-                required: ['name', 'description', 'schema'],
+                required: ['name', 'description', 'schema', 'server'],
                 properties: {
                   name: { type: 'string' },
                   description: { type: 'string' },
                   schema: { type: 'object', additionalProperties: true, description: 'JSON Schema of the arguments' },
+                  server: { type: ['string', 'null'], description: 'The MCP server that provides the tool (`mcp.<server>.<tool>`); null for a built-in tool' },
                 },
               },
             },
@@ -61,7 +62,7 @@ export function catalogRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'provi
       },
     },
   }, (_request, reply) => {
-    toolsBody ??= JSON.stringify(ok({ tools: ctx.tools.list() }));
-    reply.type('application/json; charset=utf-8').send(toolsBody);
+    if (toolsBody?.version !== ctx.tools.version) toolsBody = { version: ctx.tools.version, body: JSON.stringify(ok({ tools: ctx.tools.catalog() })) };
+    reply.type('application/json; charset=utf-8').send(toolsBody.body);
   });
 }
