@@ -186,8 +186,11 @@ export function policyChecks(input: DiagnosticsInput): Check[] {
       : check('default_deny', 'warn', 'default_deny is off: any public host may be contacted', 'set network.default_deny: true and list the hosts you need'),
     check('rules', 'ok', `${network.presets.length} presets, ${network.allowed_hosts.length} hosts, ${network.allowed_domains.length} domains, ${network.allowed_cidrs.length} CIDRs, ${network.rest_policies.length} REST rules`),
   ];
-  if (network.interactive_approval && !input.stdinIsTty) {
-    out.push(check('interactive_approval', 'warn', 'interactive approval is on but standard input is not a terminal: denied requests are never prompted'));
+  if (network.interactive_approval === 'terminal' && !input.stdinIsTty) {
+    out.push(check('interactive_approval', 'warn', 'interactive approval is on but standard input is not a terminal: denied requests are never prompted', 'set network.interactive_approval: api to decide them over the API and console'));
+  }
+  if (network.interactive_approval === 'api') {
+    out.push(check('interactive_approval', 'ok', `refused requests wait up to ${input.config.approval_timeout_seconds} s for a decision over the API (GET /api/v1/approvals)`));
   }
   return out;
 }
