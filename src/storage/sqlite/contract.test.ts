@@ -59,4 +59,7 @@ describeSessionClaimStore('sqlite', async () => {
   const opened = openStorage((s) => s.sessionClaims);
   return { store: opened.store, owner: 'local', close: opened.close };
 }, { sharedByReplicas: false });
-describeApprovalStore('sqlite', async () => openStorage((s) => s.approvals), { sharedByReplicas: false });
+describeApprovalStore('sqlite', async () => {
+  const opened = openStorage((s) => s.approvals);
+  return { store: opened.store, close: opened.close };
+}, { sharedByReplicas: false });
