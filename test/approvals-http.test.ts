@@ -147,6 +147,8 @@ describe('tool approvals through the API', () => {
       const run = await startRun(first, { message: 'what is 2+3' });
       const approval = await pendingOf(first, run.run_id);
       await first.close();
+      // The waiting tool call was let go at once: shutdown did not wait out its grace period.
+      expect(first.log.lines.join('\n')).not.toMatch(/did not stop within the grace period/);
       const second = await start({ home, config });
       const after = (await json(await second.request(`/api/v1/approvals/${approval.id}`))).data;
       expect(after).toMatchObject({ state: 'denied', decision: 'interrupted', decided_by: 'system' });

@@ -150,9 +150,7 @@ export class Approvals {
    */
   stop(): void {
     this.stopping = true;
-    for (const waiter of [...this.waiters.values()]) {
-      waiter.settle({ ...waiter.record, state: 'denied', decision: 'interrupted', decided_by: SYSTEM, decided_at: this.isoNow() });
-    }
+    for (const waiter of [...this.waiters.values()]) waiter.settle(this.interrupted(waiter.record));
     this.stopPolling();
   }
 
@@ -195,12 +193,15 @@ export class Approvals {
   }
 
   private wait(record: ApprovalRecord, signal: AbortSignal | undefined): Promise<ApprovalRecord> {
+    // Stopped while the request was being recorded: it stays pending for the next start to close.
+    if (this.stopping) return Promise.resolve(this.interrupted(record));
     return new Promise((resolve) => {
       const timer = setTimeout(() => void this.closeQuietly(record.id, 'timeout'), Math.max(0, Date.parse(record.expires_at) - this.now()));
       const onAbort = (): void => {
-        if (this.stopping) return;
-        void this.closeQuietly(record.id, 'withdrawn');
+        if (this.stopping) this.waiters.get(record.id)?.settle(this.interrupted(record));
+        else void this.closeQuietly(record.id, 'withdrawn');
       };
+      if (signal?.aborted) queueMicrotask(onAbort);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.set(record.id, {
         record,
@@ -288,6 +289,11 @@ export class Approvals {
         this.options.log.warn(`could not read approval ${id}: ${(error as Error)?.message ?? String(error)}`);
       }
     }
+  }
+
+  /** Denied in this process only: the store keeps it pending until the next start closes it. */
+  private interrupted(record: ApprovalRecord): ApprovalRecord {
+    return { ...record, state: 'denied', decision: 'interrupted', decided_by: SYSTEM, decided_at: this.isoNow() };
   }
 
   private isoNow(): string {
