@@ -69,6 +69,8 @@ export class Approvals {
   private readonly now: () => number;
   private readonly requireApproval: ReadonlySet<string>;
   private poller: NodeJS.Timeout | null = null;
+  /** Requests being recorded or waiting (bounded by `maxWaiting`). */
+  private asking = 0;
   /** A pass over the store is under way (a slow store must not pile passes up). */
   private polling = false;
   private stopping = false;
@@ -159,10 +161,21 @@ export class Approvals {
     const { store } = this.options;
     if (await store.allowedForSession(work.sessionId, kind, request.scope)) return null;
     if (this.stopping || work.signal?.aborted) return 'withdrawn';
-    if (this.waiters.size >= (this.options.maxWaiting ?? 1000)) {
-      this.options.log.warn(`denied a ${kind} approval request at once: ${this.waiters.size} requests already wait for a decision`);
+    if (this.asking >= (this.options.maxWaiting ?? 1000)) {
+      this.options.log.warn(`denied a ${kind} approval request at once: ${this.asking} requests already wait for a decision`);
       return 'deny';
     }
+    this.asking++;
+    try {
+      return await this.askOperator(kind, request, work);
+    } finally {
+      this.asking--;
+    }
+  }
+
+  /** Records the request, tells its run, and waits for a decision (or the timeout, the abort, the stop). */
+  private async askOperator(kind: ApprovalKind, request: ExactRequest, work: WaitingWork): Promise<ApprovalDecision | null> {
+    const { store } = this.options;
     const createdAt = this.now();
     const record: ApprovalRecord = {
       id: newId('apr'), run_id: work.runId, session_id: work.sessionId, kind, request: request.text, request_hash: request.hash,
