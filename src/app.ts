@@ -261,6 +261,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       webhook: webhook?.state() ?? null,
       scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
       runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: () => sessions.count(), runsInFlight: agent.inFlight },
+      pendingApprovals: () => storage.approvals.list({ pendingOnly: true, limit: 100 }),
       audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
       redis: coordination ? () => coordination.health() : undefined,
     });

@@ -33,6 +33,8 @@ export interface DiagnosticsInput {
   audit: AuditHealth;
   /** The shared Redis, measured now; null when `storage.redis_url` is not set. */
   redis: RedisHealth | null;
+  /** Requests waiting for an operator's decision (at most the first page of them is counted). */
+  approvals: { pending: number; oldestCreatedAt: string | null };
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -89,6 +91,11 @@ export function toolChecks(input: DiagnosticsInput): Check[] {
   const toolHosts = network.allowed_hosts.length + network.allowed_domains.length + network.tool_allowed_hosts.length;
   if (input.tools.includes('web_fetch') && network.default_deny && toolHosts === 0) {
     out.push(check('web_fetch', 'warn', 'web_fetch is registered but no host is allowed for tools', 'add hosts to network.tool_allowed_hosts or network.allowed_domains'));
+  }
+  // A misspelt name would leave the tool it meant running without approval.
+  const unknown = input.config.tools.require_approval.filter((name) => !input.tools.includes(name));
+  if (unknown.length > 0) {
+    out.push(check('require_approval', 'warn', `tools.require_approval names tools that are not registered: ${unknown.join(', ')}`, `registered tools: ${input.tools.join(', ')}`));
   }
   return out;
 }
@@ -191,6 +198,11 @@ export function policyChecks(input: DiagnosticsInput): Check[] {
   }
   if (network.interactive_approval === 'api') {
     out.push(check('interactive_approval', 'ok', `refused requests wait up to ${input.config.approval_timeout_seconds} s for a decision over the API (GET /api/v1/approvals)`));
+  }
+  const { pending, oldestCreatedAt } = input.approvals;
+  if (pending > 0) {
+    out.push(check('approvals', 'warn', `${pending} request(s) wait for an operator's decision, the oldest since ${oldestCreatedAt}`,
+      'decide them in the console (Approvals) or with POST /api/v1/approvals/{id}; unanswered ones are denied after approval_timeout_seconds'));
   }
   return out;
 }

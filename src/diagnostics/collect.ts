@@ -30,6 +30,8 @@ export interface DiagnosticsParts {
   audit: { stats(): Promise<AuditStats>; chain(): Promise<ChainReport> };
   /** Measures the shared Redis; absent when `storage.redis_url` is not set. */
   redis?: () => Promise<RedisHealth>;
+  /** Approvals waiting for a decision, newest first. */
+  pendingApprovals: () => Promise<{ created_at: string }[]>;
   now?: () => number;
 }
 
@@ -39,8 +41,9 @@ export interface DiagnosticsParts {
  */
 export async function collectDiagnosticsInput(parts: DiagnosticsParts, storage: StorageHealth): Promise<DiagnosticsInput> {
   const { providers } = parts;
-  const [turnCount, jobs, auditStats, chain, redis, sessions] = await Promise.all([
+  const [turnCount, jobs, auditStats, chain, redis, sessions, pending] = await Promise.all([
     parts.memory.count(), parts.scheduler.jobs(), parts.audit.stats(), parts.audit.chain(), parts.redis?.() ?? null, parts.runtime.sessions(),
+    parts.pendingApprovals(),
   ]);
   return {
     config: parts.config,
@@ -57,5 +60,6 @@ export async function collectDiagnosticsInput(parts: DiagnosticsParts, storage: 
     stdinIsTty: Boolean(process.stdin.isTTY),
     audit: { stats: auditStats, chain, retentionDays: parts.config.retention.audit_days, now: (parts.now ?? Date.now)() },
     redis,
+    approvals: { pending: pending.length, oldestCreatedAt: pending.at(-1)?.created_at ?? null },
   };
 }
