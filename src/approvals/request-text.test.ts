@@ -12,11 +12,13 @@ describe('the exact request an approval is bound to', () => {
     expect(toolRequest('calc', { a: 2 })).toEqual({ text: 'calc {"a":2}', hash: sha256('calc {"a":2}'), scope: 'calc' });
   });
 
-  it('shows a tool call with detected secrets censored, while the hash covers the exact arguments', () => {
+  it('shows a tool call with detected secrets and sensitive keys hidden, while the hash covers the exact arguments', () => {
     const key = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD';
-    const request = toolRequest('web_fetch', { token: key });
+    const request = toolRequest('web_fetch', { note: `use ${key}`, password: 'hunter2' });
     expect(request.text).not.toContain(key);
-    expect(request.hash).toBe(sha256(`web_fetch {"token":"${key}"}`));
+    expect(request.text).not.toContain('hunter2');
+    expect(request.text).toContain('"password":');
+    expect(request.hash).toBe(sha256(`web_fetch {"note":"use ${key}","password":"hunter2"}`));
   });
 
   it('normalises a URL (no credentials, no fragment) and shows its query values redacted', () => {

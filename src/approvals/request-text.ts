@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { redact } from '../security/redact.js';
 import { redactUrl } from '../security/redact-url.js';
 import { censor } from '../security/secrets.js';
 
@@ -34,8 +35,10 @@ export function networkRequest(method: string, url: URL, host: string): ExactReq
   return { text: `${verb} ${redactUrl(normalised)}`, hash: sha256(`${verb} ${normalised.href}`), scope: host };
 }
 
-/** A tool call: the tool's name and its arguments as canonical JSON. */
+/**
+ * A tool call: the tool's name and its arguments as canonical JSON. The text hides what the run's
+ * `tool.request` event hides (sensitive keys such as `password`, detected secrets).
+ */
 export function toolRequest(tool: string, args: Record<string, unknown>): ExactRequest {
-  const exact = `${tool} ${canonicalJson(args)}`;
-  return { text: censor(exact), hash: sha256(exact), scope: tool };
+  return { text: censor(`${tool} ${canonicalJson(redact(args))}`), hash: sha256(`${tool} ${canonicalJson(args)}`), scope: tool };
 }
