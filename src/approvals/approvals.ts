@@ -282,7 +282,7 @@ export class Approvals {
     this.poller = null;
   }
 
-  /** Decisions taken on another replica: read from the store for everything waiting here. */
+  /** Decisions taken on another replica: one read of the store for everything waiting here. */
   private async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
@@ -294,13 +294,12 @@ export class Approvals {
   }
 
   private async pollOnce(): Promise<void> {
-    for (const id of [...this.waiters.keys()]) {
-      try {
-        const current = await this.options.store.get(id);
-        if (current && current.state !== 'pending') this.waiters.get(id)?.settle(current);
-      } catch (error) {
-        this.options.log.warn(`could not read approval ${id}: ${(error as Error)?.message ?? String(error)}`);
-      }
+    if (this.waiters.size === 0) return;
+    try {
+      const closed = await this.options.store.closedAmong([...this.waiters.keys()]);
+      for (const record of closed) this.waiters.get(record.id)?.settle(record);
+    } catch (error) {
+      this.options.log.warn(`could not read the approvals waiting here: ${(error as Error)?.message ?? String(error)}`);
     }
   }
 

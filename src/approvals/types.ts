@@ -51,6 +51,8 @@ export const stateOf = (decision: ApprovalDecision): ApprovalState =>
 export interface ApprovalStore {
   create(record: ApprovalRecord): Promise<void>;
   get(id: string): Promise<ApprovalRecord | null>;
+  /** The approvals among `ids` that are no longer pending (one read for everything waiting here). */
+  closedAmong(ids: readonly string[]): Promise<ApprovalRecord[]>;
   /** Newest first; only pending ones when `pendingOnly`. */
   list(options: { pendingOnly: boolean; limit: number }): Promise<ApprovalRecord[]>;
   /**

@@ -52,6 +52,16 @@ export function describeApprovalStore(backend: string, open: OpenApprovalStore, 
       expect((await approvals.get('a1'))?.decision).toBe('allow_once');
     });
 
+    it('reads which of several approvals are closed in one call', async () => {
+      await approvals.create(pendingApproval('a1'));
+      await approvals.create(pendingApproval('a2'));
+      await approvals.create(pendingApproval('a3'));
+      await approvals.decide('a2', { decision: 'deny', decided_by: 'api_key', decided_at: T1 });
+      await approvals.decide('a3', { decision: 'allow_once', decided_by: 'api_key', decided_at: T1 });
+      expect((await approvals.closedAmong(['a1', 'a2', 'missing'])).map((a) => [a.id, a.decision])).toEqual([['a2', 'deny']]);
+      expect(await approvals.closedAmong([])).toEqual([]);
+    });
+
     it('remembers allow_session for the session, kind and scope only', async () => {
       await approvals.create(pendingApproval('a1'));
       expect(await approvals.allowedForSession('sess-1', 'tool', 'calculator')).toBe(false);

@@ -27,6 +27,11 @@ export class PgApprovalStore implements ApprovalStore {
     return rows[0] ? toApproval(rows[0]) : null;
   }
 
+  async closedAmong(ids: readonly string[]): Promise<ApprovalRecord[]> {
+    const { rows } = await this.db.query<ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ANY($1) AND state <> 'pending'`, [ids]);
+    return rows.map(toApproval);
+  }
+
   async list(options: { pendingOnly: boolean; limit: number }): Promise<ApprovalRecord[]> {
     const where = options.pendingOnly ? `WHERE state = 'pending'` : '';
     const { rows } = await this.db.query<ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals ${where} ORDER BY seq DESC LIMIT $1`, [options.limit]);

@@ -20,6 +20,7 @@ export class SqliteApprovalStore implements ApprovalStore {
       insert: db.prepare(`INSERT INTO approvals (owner, ${APPROVAL_COLUMNS}) VALUES (@owner, @id, @run_id, @session_id, @kind,
         @request, @request_hash, @scope, @state, @decision, @decided_by, @created_at, @expires_at, @decided_at)`),
       get: db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`),
+      closedAmong: db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id IN (SELECT value FROM json_each(?)) AND state <> 'pending'`),
       listAll: db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals ORDER BY seq DESC LIMIT ?`),
       listPending: db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE state = 'pending' ORDER BY seq DESC LIMIT ?`),
       decide: db.prepare(`${close} WHERE id = @id AND state = 'pending' RETURNING ${APPROVAL_COLUMNS}`),
@@ -40,6 +41,10 @@ export class SqliteApprovalStore implements ApprovalStore {
   async get(id: string): Promise<ApprovalRecord | null> {
     const row = this.stmt.get.get(id) as ApprovalRow | undefined;
     return row ? toApproval(row) : null;
+  }
+
+  async closedAmong(ids: readonly string[]): Promise<ApprovalRecord[]> {
+    return (this.stmt.closedAmong.all(JSON.stringify(ids)) as ApprovalRow[]).map(toApproval);
   }
 
   async list(options: { pendingOnly: boolean; limit: number }): Promise<ApprovalRecord[]> {
