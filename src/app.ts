@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
+import { Approvals } from './approvals/index.js';
 import { AuditLog } from './audit/log.js';
 import { ChainStatus } from './audit/chain-status.js';
 import { AuditSampler } from './audit/sampler.js';
@@ -83,6 +84,8 @@ export interface App {
   readonly gateway: Gateway;
   /** The MCP tool servers of `mcp.servers`: their connections (from `listen()` on) and manifest pins. */
   readonly mcp: McpServers;
+  /** Requests waiting for an operator's decision (tools.require_approval, network.interactive_approval: api). */
+  readonly approvals: Approvals;
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
   /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
@@ -138,6 +141,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     await coordination?.start();
     const app = await assemble({ options, env, log, now, loaded, policy, storage, coordination, releaseLock });
     await app.agent.start();
+    await app.approvals.recover();
     return app;
   } catch (error) {
     await coordination?.close();
@@ -179,8 +183,20 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const memory = storage.turns;
   const startedAt = now();
 
+  // A run's approvals show on its status and stream; decisions may come from any replica.
+  const approvals = new Approvals({
+    store: storage.approvals, audit, log, now, timeoutMs: config.approval_timeout_seconds * 1000,
+    toolsRequiringApproval: config.tools.require_approval,
+    runs: {
+      approvalRequested: (runId, payload) => agent.runs.approvalRequested(runId, payload),
+      approvalResolved: (runId, payload) => agent.runs.approvalResolved(runId, payload),
+    },
+  });
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
-  const gateway = new Gateway({ policy, audit, log: (message) => log.warn(message) });
+  const gateway = new Gateway({
+    policy, audit, log: (message) => log.warn(message),
+    approval: config.network.interactive_approval === 'api' ? approvals.network : undefined,
+  });
   const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;
   const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: log });
   // The default an operator chose with provider.set_default outlives restarts.
@@ -198,6 +214,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs, bus: coordination?.runEvents,
     claims: storage.sessionClaims, leaseMs: options.sessionLeaseMs, heartbeatMs: options.heartbeatMs,
+    approvals: { approveTool: approvals.approveTool, runWaiting: (runId) => approvals.runWaiting(runId) },
   });
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
   const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting, mcp }), audit);
@@ -256,6 +273,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       webhook: webhook?.state() ?? null,
       scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
       runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: () => sessions.count(), runsInFlight: agent.inFlight },
+      pendingApprovals: () => storage.approvals.list({ pendingOnly: true, limit: 100 }),
       audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
       redis: coordination ? () => coordination.health() : undefined,
       mcp: () => mcp.statuses(),
@@ -281,6 +299,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     audit,
     scheduler,
     controls,
+    approvals,
     auditTrail: audit,
     web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy },
     consoleAssets: consoleAssets.assets,
@@ -301,6 +320,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
         const webhookStopped = webhook?.stop();
         // No fire may start a run while the runtime closes; the outcomes of the runs it ends are recorded.
         await scheduler.runner.stop();
+        // What still waits for a decision is denied; the next start records it as interrupted.
+        approvals.stop();
         await agent.close();
         await scheduler.runner.drain();
         await webhookStopped;
@@ -333,6 +354,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     http,
     gateway,
     mcp,
+    approvals,
     webhook,
     diagnostics,
     bootstrapKey: loaded.bootstrapKey,
@@ -387,6 +409,7 @@ function retentionRules(config: Config, storage: Storage, audit: AuditLog, now: 
     { what: 'turns', days: config.memory.retention_days, prune: (days, signal) => storage.turns.cleanupOlderThan(days, { signal }) },
     { what: 'runs', days: config.retention.runs_days, prune: (days, signal) => storage.runs.pruneFinishedBefore(cutoff(now, days), { signal }) },
     { what: 'cost records', days: config.retention.costs_days, prune: (days, signal) => storage.costs.pruneBefore(cutoff(now, days), { signal }) },
+    { what: 'approvals', days: config.retention.runs_days, prune: (days, signal) => storage.approvals.pruneClosedBefore(cutoff(now, days), { signal }) },
     { what: 'audit events', days: config.retention.audit_days, prune: (days, signal) => audit.prune(days, { signal }) },
     // Started webhook messages are kept (text erased) only while their X-Request-Id catches repeats.
     { what: 'webhook messages', days: DUPLICATE_WINDOW_DAYS, prune: (days, signal) => storage.inbox.pruneStartedBefore(cutoff(now, days), { signal }) },

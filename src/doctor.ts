@@ -146,6 +146,7 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
         : null,
       scheduler: { jobs: () => storage.jobs.list(), firing: null, now: Date.now() },
       runtime: { uptimeSeconds: 0, sessions: async () => 0, runsInFlight: 0 },
+      pendingApprovals: () => storage.approvals.list({ pendingOnly: true, limit: 100 }),
       // Offline there is time to walk the whole chain now.
       audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
       // The probe reports through its check, not through log lines.

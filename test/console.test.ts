@@ -375,7 +375,7 @@ describe('every panel', () => {
     for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
       const p = await page(viewport);
       const labels = await p.getByRole('navigation', { name: 'Panels' }).getByRole('link').allTextContents();
-      expect(labels).toHaveLength(12);
+      expect(labels).toHaveLength(13);
       for (const label of labels) {
         await openPanel(p, label);
         await showContent[label]?.(p);

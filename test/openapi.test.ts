@@ -27,6 +27,7 @@ describe('OpenAPI document', () => {
       'GET /api/v1/memory/search', 'POST /api/v1/memory/turns/{id}/pin', 'DELETE /api/v1/memory/turns/{id}',
       'GET /api/v1/scheduler/jobs', 'POST /api/v1/scheduler/jobs', 'DELETE /api/v1/scheduler/jobs/{id}', 'GET /api/v1/controls',
       'POST /api/v1/controls/{id}',
+      'GET /api/v1/approvals', 'GET /api/v1/approvals/{id}', 'POST /api/v1/approvals/{id}',
       'GET /api/v1/audit',
     ];
     const present = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
@@ -47,7 +48,8 @@ describe('OpenAPI document', () => {
   });
 
   it('documents 507 with the error envelope on every route that writes to the store', () => {
-    const writes = [['/api/v1/chat', 'post'], ['/api/v1/runs', 'post'], ['/api/v1/memory/turns/{id}/pin', 'post'], ['/api/v1/memory/turns/{id}', 'delete']] as const;
+    const writes = [['/api/v1/chat', 'post'], ['/api/v1/runs', 'post'], ['/api/v1/memory/turns/{id}/pin', 'post'], ['/api/v1/memory/turns/{id}', 'delete'],
+      ['/api/v1/approvals/{id}', 'post']] as const;
     for (const [path, method] of writes) {
       expect(paths[path]![method]!.responses['507'], `${method} ${path}`).toMatchObject({
         description: expect.stringContaining('disk is full'),

@@ -50,6 +50,16 @@ export interface AgentTurnResult {
   cost: RunCost;
 }
 
+/**
+ * Asked before each tool call: null lets it run, a text refuses it (fed back to the model as the
+ * call's error result). The call waits while an operator decides.
+ */
+export type ToolApproval = (
+  tool: string,
+  args: Record<string, unknown>,
+  work: { sessionId: string; runId: string | null; requestId?: string; signal: AbortSignal },
+) => Promise<string | null>;
+
 export interface AgentLoopOptions {
   memory: TurnStore;
   tools: ToolRegistry;
@@ -59,6 +69,8 @@ export interface AgentLoopOptions {
   contextTurns?: number;
   now?: () => number;
   log?: Pick<Logger, 'error'>;
+  /** `tools.require_approval`: calls of those tools wait for an operator. */
+  approveTool?: ToolApproval;
   /** Called with how many turns were stored for a session (API sessions count them). */
   onTurnsStored?(sessionId: string, count: number): Promise<void> | void;
 }
@@ -158,17 +170,23 @@ export class AgentLoop {
   private async callTool(input: AgentTurnInput, call: ToolCall, name: string): Promise<ChatMessage> {
     input.signal.throwIfAborted();
     input.onToolRequest?.({ call_id: call.id, tool: name, arguments: call.arguments });
-    const result = await this.options.tools.execute(name, call.arguments, {
-      sessionId: input.sessionId,
-      runId: input.runId ?? undefined,
-      requestId: input.requestId,
-      signal: input.signal,
-    });
+    const refusal = await this.options.approveTool?.(name, call.arguments, {
+      sessionId: input.sessionId, runId: input.runId, requestId: input.requestId, signal: input.signal,
+    }) ?? null;
+    input.signal.throwIfAborted();
+    const result = refusal !== null
+      ? { output: refusal, isError: true, durationMs: 0 }
+      : await this.options.tools.execute(name, call.arguments, {
+        sessionId: input.sessionId,
+        runId: input.runId ?? undefined,
+        requestId: input.requestId,
+        signal: input.signal,
+      });
     // The audit log redacts the arguments itself (sensitive keys, detected secrets).
     await this.options.audit.emit({
       event_type: 'agent.tool_call',
       category: 'agent',
-      result: result.isError ? 'error' : 'allow',
+      result: refusal !== null ? 'deny' : result.isError ? 'error' : 'allow',
       severity: result.isError ? 'warning' : 'info',
       subsystem: 'agent',
       action: name,

@@ -218,6 +218,25 @@ export class RunRegistry {
   }
 
   /**
+   * The run waits for an operator's decision: `waiting_approval`, and an `approval.request` event
+   * with what is asked. A run that is not live here (or has finished) is left alone.
+   */
+  approvalRequested(runId: string, payload: Record<string, unknown>): void {
+    const live = this.live.get(runId);
+    if (!live || live.finished) return;
+    live.record.status = 'waiting_approval';
+    this.append(live, 'approval.request', { run_id: runId, ...payload });
+  }
+
+  /** The decision came (or the request was closed without one): `running` again, and `approval.result`. */
+  approvalResolved(runId: string, payload: Record<string, unknown>): void {
+    const live = this.live.get(runId);
+    if (!live || live.finished) return;
+    live.record.status = 'running';
+    this.append(live, 'approval.result', { run_id: runId, ...payload });
+  }
+
+  /**
    * Replays the events after `afterId` and, for a live run, adds `viewer` for the rest. For a live
    * run both happen in one synchronous step, so no event can fall between the replay and the feed.
    */

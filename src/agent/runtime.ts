@@ -5,7 +5,7 @@ import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { newId } from '../security/tokens.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { AgentLoop } from './agent-loop.js';
+import { AgentLoop, type ToolApproval } from './agent-loop.js';
 import { CostMeter } from './cost-meter.js';
 import { AgentError, sessionNotFound, shuttingDown } from './errors.js';
 import type { RunViewer } from './fan-out.js';
@@ -38,6 +38,8 @@ export interface AgentRuntimeOptions {
   /** Lease of a session claim and how often it is renewed (default 30 s and 10 s; tests shorten them). */
   leaseMs?: number;
   heartbeatMs?: number;
+  /** Approvals: tool calls that wait for an operator, and whether a run waits (on any replica). */
+  approvals?: { approveTool: ToolApproval; runWaiting(runId: string): Promise<boolean> };
 }
 
 export interface TurnRequest {
@@ -105,6 +107,7 @@ export class AgentRuntime {
       now: options.now,
       log: options.log,
       onTurnsStored: (id, count) => this.sessions.addTurns(id, count),
+      approveTool: options.approvals?.approveTool,
     });
     this.leases = new SessionLeases({
       store: options.claims, log: options.log, now: options.now, leaseMs: options.leaseMs, heartbeatMs: options.heartbeatMs,
@@ -229,8 +232,11 @@ export class AgentRuntime {
     return this.runs.cancel(runId);
   }
 
-  getRun(runId: string): Promise<RunRecord | null> {
-    return this.runs.get(runId);
+  /** A run executing on another replica reads as `running` from the store; its pending approval says it waits. */
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const run = await this.runs.get(runId);
+    if (run?.status === 'running' && (await this.options.approvals?.runWaiting(runId))) run.status = 'waiting_approval';
+    return run;
   }
 
   listRuns(sessionId: string, limit: number): Promise<RunRecord[]> {

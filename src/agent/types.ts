@@ -1,6 +1,7 @@
 /** Shapes of the agent runtime that cross module boundaries (routes, scheduler, webhook). */
 
-export type RunStatus = 'pending' | 'running' | 'complete' | 'error' | 'cancelled';
+/** `waiting_approval`: running, paused until an operator decides a request (never stored: derived from the approvals). */
+export type RunStatus = 'pending' | 'running' | 'waiting_approval' | 'complete' | 'error' | 'cancelled';
 
 export const FINISHED_STATUSES: ReadonlySet<RunStatus> = new Set(['complete', 'error', 'cancelled']);
 
@@ -39,7 +40,7 @@ export interface RunRecord {
   cost: RunCost;
 }
 
-export type RunEventName = 'run.start' | 'tool.request' | 'tool.result' | 'run.complete' | 'run.error' | 'run.cancelled';
+export type RunEventName = 'run.start' | 'tool.request' | 'tool.result' | 'approval.request' | 'approval.result' | 'run.complete' | 'run.error' | 'run.cancelled';
 
 export const TERMINAL_EVENTS: ReadonlySet<RunEventName> = new Set(['run.complete', 'run.error', 'run.cancelled']);
 

@@ -89,10 +89,20 @@ describe('config', () => {
     expect(() => loadConfig({ home, env: {} })).toThrow(/not valid YAML/);
   });
 
+  it('reads network.interactive_approval as off, terminal or api, with true meaning terminal', () => {
+    expect(parseConfig({}).network.interactive_approval).toBe('off');
+    expect(parseConfig({ network: { interactive_approval: true } }).network.interactive_approval).toBe('terminal');
+    expect(parseConfig({ network: { interactive_approval: false } }).network.interactive_approval).toBe('off');
+    expect(parseConfig({ network: { interactive_approval: 'api' } }).network.interactive_approval).toBe('api');
+    expect(() => parseConfig({ network: { interactive_approval: 'yes' } })).toThrow(ConfigError);
+    const config = parseConfig({ tools: { require_approval: ['calculator'] }, approval_timeout_seconds: 5 });
+    expect([config.tools.require_approval, config.approval_timeout_seconds, parseConfig({}).approval_timeout_seconds]).toEqual([['calculator'], 5, 300]);
+  });
+
   it('exports a JSON Schema that knows every section', () => {
     tmp();
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'max_spend_usd', 'mcp', 'memory', 'network', 'providers', 'retention', 'storage', 'webhook']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'approval_timeout_seconds', 'max_spend_usd', 'mcp', 'memory', 'network', 'providers', 'retention', 'storage', 'tools', 'webhook']);
     expect(schema.additionalProperties).toBe(false);
   });
 });

@@ -45,6 +45,17 @@ const restPolicySchema = z
   })
   .strict();
 
+/**
+ * Who may allow a request the policy refused: nobody (`off`), the terminal that started the
+ * service, or an operator over the API and console. `true` is the older spelling of `terminal`.
+ */
+const approvalMode = z
+  .union([z.boolean(), z.enum(['off', 'terminal', 'api'])])
+  .default(false)
+  .transform((mode) => (mode === true ? 'terminal' : mode === false ? 'off' : mode));
+
+export type ApprovalMode = 'off' | 'terminal' | 'api';
+
 export const PRESET_NAMES = ['anthropic', 'openai', 'ollama', 'github', 'discord'] as const;
 
 export const configSchema = z
@@ -85,10 +96,19 @@ export const configSchema = z
         /** Hosts of Streamable HTTP MCP servers (`mcp.servers[].url`), reached only through the gateway. */
         mcp_allowed_hosts: z.array(z.string().min(1)).default([]),
         rest_policies: z.array(restPolicySchema).default([]),
-        interactive_approval: z.boolean().default(false),
+        interactive_approval: approvalMode,
       })
       .strict()
       .prefault({}),
+    tools: z
+      .object({
+        /** Tools that wait for an operator's approval before each call (decided over the API). */
+        require_approval: z.array(z.string().min(1).max(200)).max(1000).default([]),
+      })
+      .strict()
+      .prefault({}),
+    /** How long a request waits for an operator's decision before it is denied (fail closed). */
+    approval_timeout_seconds: z.number().int().min(1).max(86_400).default(300),
     memory: z
       .object({ retention_days: z.number().int().min(0).default(0) })
       .strict()

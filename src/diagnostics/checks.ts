@@ -37,6 +37,8 @@ export interface DiagnosticsInput {
   redis: RedisHealth | null;
   /** Each MCP server's connection; null without a running service. */
   mcp: McpServerStatus[] | null;
+  /** Requests waiting for an operator's decision (at most the first page of them is counted). */
+  approvals: { pending: number; oldestCreatedAt: string | null };
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -95,6 +97,14 @@ export function toolChecks(input: DiagnosticsInput): Check[] {
     out.push(check('web_fetch', 'warn', 'web_fetch is registered but no host is allowed for tools', 'add hosts to network.tool_allowed_hosts or network.allowed_domains'));
   }
   out.push(...mcpChecks(input.config.mcp.servers, input.mcp));
+  // A misspelt name would leave the tool it meant running without approval.
+  // An MCP server's tools are registered only while it is connected; its own check reports that.
+  const mcpServers = new Set(input.config.mcp.servers.map((server) => server.name));
+  const unknown = input.config.tools.require_approval
+    .filter((name) => !input.tools.includes(name) && !mcpServers.has(/^mcp\.([^.]+)\./.exec(name)?.[1] ?? ''));
+  if (unknown.length > 0) {
+    out.push(check('require_approval', 'warn', `tools.require_approval names tools that are not registered: ${unknown.join(', ')}`, `registered tools: ${input.tools.join(', ')}`));
+  }
   return out;
 }
 
@@ -191,8 +201,16 @@ export function policyChecks(input: DiagnosticsInput): Check[] {
       : check('default_deny', 'warn', 'default_deny is off: any public host may be contacted', 'set network.default_deny: true and list the hosts you need'),
     check('rules', 'ok', `${network.presets.length} presets, ${network.allowed_hosts.length} hosts, ${network.allowed_domains.length} domains, ${network.allowed_cidrs.length} CIDRs, ${network.rest_policies.length} REST rules`),
   ];
-  if (network.interactive_approval && !input.stdinIsTty) {
-    out.push(check('interactive_approval', 'warn', 'interactive approval is on but standard input is not a terminal: denied requests are never prompted'));
+  if (network.interactive_approval === 'terminal' && !input.stdinIsTty) {
+    out.push(check('interactive_approval', 'warn', 'interactive approval is on but standard input is not a terminal: denied requests are never prompted', 'set network.interactive_approval: api to decide them over the API and console'));
+  }
+  if (network.interactive_approval === 'api') {
+    out.push(check('interactive_approval', 'ok', `refused requests wait up to ${input.config.approval_timeout_seconds} s for a decision over the API (GET /api/v1/approvals)`));
+  }
+  const { pending, oldestCreatedAt } = input.approvals;
+  if (pending > 0) {
+    out.push(check('approvals', 'warn', `${pending} request(s) wait for an operator's decision, the oldest since ${oldestCreatedAt}`,
+      'decide them in the console (Approvals) or with POST /api/v1/approvals/{id}; unanswered ones are denied after approval_timeout_seconds'));
   }
   return out;
 }

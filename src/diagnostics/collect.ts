@@ -33,6 +33,8 @@ export interface DiagnosticsParts {
   redis?: () => Promise<RedisHealth>;
   /** Each MCP server's connection; absent when no service runs (`agentd doctor` on the files). */
   mcp?: () => McpServerStatus[];
+  /** Approvals waiting for a decision, newest first. */
+  pendingApprovals: () => Promise<{ created_at: string }[]>;
   now?: () => number;
 }
 
@@ -42,8 +44,9 @@ export interface DiagnosticsParts {
  */
 export async function collectDiagnosticsInput(parts: DiagnosticsParts, storage: StorageHealth): Promise<DiagnosticsInput> {
   const { providers } = parts;
-  const [turnCount, jobs, auditStats, chain, redis, sessions] = await Promise.all([
+  const [turnCount, jobs, auditStats, chain, redis, sessions, pending] = await Promise.all([
     parts.memory.count(), parts.scheduler.jobs(), parts.audit.stats(), parts.audit.chain(), parts.redis?.() ?? null, parts.runtime.sessions(),
+    parts.pendingApprovals(),
   ]);
   return {
     config: parts.config,
@@ -61,5 +64,6 @@ export async function collectDiagnosticsInput(parts: DiagnosticsParts, storage: 
     audit: { stats: auditStats, chain, retentionDays: parts.config.retention.audit_days, now: (parts.now ?? Date.now)() },
     redis,
     mcp: parts.mcp?.() ?? null,
+    approvals: { pending: pending.length, oldestCreatedAt: pending.at(-1)?.created_at ?? null },
   };
 }

@@ -29,6 +29,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     audit: { stats: { count: 0, oldest: null, newest: null }, chain: { verdict: { ok: true, count: 0 }, checkedAt: NOW }, retentionDays: 365, now: NOW },
     redis: null, mcp: null,
+    approvals: { pending: 0, oldestCreatedAt: null },
     ...overrides,
   };
 }
@@ -81,6 +82,20 @@ describe('runDiagnostics', () => {
     expect(find(report, 'web', 'bind')?.status).toBe('warn');
     expect(find(report, 'policy', 'default_deny')?.status).toBe('warn');
     expect(report.overall).toBe('warn');
+  });
+
+  it('warns about approvals left waiting, a misspelt tools.require_approval name and a terminal prompt without a terminal', () => {
+    const quiet = runDiagnostics(input({}, { api: { api_key: 'k' }, tools: { require_approval: ['calculator'] } }));
+    expect([find(quiet, 'policy', 'approvals'), find(quiet, 'tools', 'require_approval')]).toEqual([undefined, undefined]);
+    const report = runDiagnostics(input(
+      { approvals: { pending: 2, oldestCreatedAt: '2026-01-31T23:00:00.000Z' } },
+      { api: { api_key: 'k' }, tools: { require_approval: ['calculater'] }, network: { interactive_approval: true } },
+    ));
+    expect(find(report, 'policy', 'approvals')).toMatchObject({ status: 'warn', summary: expect.stringContaining('2 request(s) wait') });
+    expect(find(report, 'tools', 'require_approval')).toMatchObject({ status: 'warn', summary: expect.stringContaining('calculater') });
+    expect(find(report, 'policy', 'interactive_approval')).toMatchObject({ status: 'warn', remediation: expect.stringContaining('interactive_approval: api') });
+    const api = runDiagnostics(input({}, { api: { api_key: 'k' }, network: { interactive_approval: 'api' } }));
+    expect(find(api, 'policy', 'interactive_approval')).toMatchObject({ status: 'ok' });
   });
 
   describe('the PostgreSQL check', () => {

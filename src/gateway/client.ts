@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { AuditSink } from '../audit/types.js';
-import type { InteractiveApproval } from '../policy/approval.js';
+import type { Approver } from '../policy/approver.js';
 import { evaluateDestination, type Denial, type DestinationDecision, type Resolver } from '../policy/destination.js';
 import { hostOf } from '../policy/host.js';
 import type { GatewayCategory, NetworkPolicy } from '../policy/network-policy.js';
@@ -35,7 +35,7 @@ export interface ClientOptions {
 export interface GatewayParts {
   readonly policy: NetworkPolicy;
   readonly audit: AuditSink | undefined;
-  readonly approval: InteractiveApproval | undefined;
+  readonly approval: Approver | undefined;
   readonly resolver: Resolver;
   readonly log: Logger;
   readonly pool: ConnectionPool;
@@ -215,7 +215,7 @@ export class Client implements GatewayClient {
   private async openWithin(
     request: Outgoing,
     policy: NetworkPolicy,
-    approval: InteractiveApproval | undefined,
+    approval: Approver | undefined,
     resolver: Resolver,
     begin: () => Deadline,
   ): Promise<Opened> {
@@ -226,7 +226,7 @@ export class Client implements GatewayClient {
         { url: request.url, method: request.method, category: this.options.category },
         {
           resolver: (hostname) => begin().race(resolver(hostname)),
-          approve: policy.interactiveApproval && approval ? (denial) => this.askOperator(approval, denial) : undefined,
+          approve: policy.interactiveApproval && approval ? (denial) => this.askOperator(approval, denial, request) : undefined,
         },
       );
     } catch (error) {
@@ -265,15 +265,11 @@ export class Client implements GatewayClient {
     return { response, approved: decision.approved, deadline };
   }
 
-  private askOperator(approval: InteractiveApproval, denial: Denial): Promise<boolean> {
-    if (!denial.overridable) return Promise.resolve(false);
-    const sessionId = this.options.sessionId ?? null;
-    const [action, detail] =
-      denial.stage === 'rest'
-        ? ['network_rest_request', `${denial.method} ${denial.host}:${denial.port}${denial.path}`]
-        : ['network_request', `${denial.category} ${denial.host}:${denial.port}`];
-    if (approval.checkRemembered(action, detail, sessionId)) return Promise.resolve(true);
-    return approval.promptUser(action, detail, sessionId, this.options.requestId);
+  private askOperator(approval: Approver, denial: Denial, request: Outgoing): Promise<boolean> {
+    return approval.approve({
+      denial, method: request.method, url: request.url, sessionId: this.options.sessionId ?? null,
+      taskId: this.options.taskId ?? null, requestId: this.options.requestId, signal: request.signal,
+    });
   }
 
   private deniedSize(request: Outgoing, error: ResponseTooLargeError): Promise<void> {

@@ -1,5 +1,6 @@
 import type { AuditSink } from '../audit/types.js';
 import { InteractiveApproval } from '../policy/approval.js';
+import type { Approver } from '../policy/approver.js';
 import { systemResolver, type Resolver } from '../policy/destination.js';
 import { NetworkPolicy } from '../policy/network-policy.js';
 import { Client, type ClientOptions, type GatewayClient, type GatewayParts } from './client.js';
@@ -19,7 +20,7 @@ export interface GatewayOptions {
    * Used when `policy.interactiveApproval` is on. Default: a prompt on this process's terminal
    * (stdin/stderr), which denies without asking when stdin is not a terminal.
    */
-  approval?: InteractiveApproval;
+  approval?: Approver;
   resolver?: Resolver;
   log?: Logger;
   /** Pool limits; the defaults are the spec's (20 connections, 10 kept alive). */
@@ -37,7 +38,7 @@ export interface StandaloneClientOptions extends ClientOptions, Omit<GatewayOpti
  */
 export class Gateway {
   readonly policy: NetworkPolicy;
-  readonly approval: InteractiveApproval | undefined;
+  readonly approval: Approver | undefined;
   private readonly parts: GatewayParts;
   private readonly pool: ConnectionPool;
 
@@ -66,7 +67,7 @@ export class Gateway {
 
   /** Forget the session's "allow always" answers; the agent calls this when a session ends. */
   endSession(sessionId: string): void {
-    this.approval?.endSession(sessionId);
+    this.approval?.endSession?.(sessionId);
   }
 
   /** Connections open, idle and requests waiting for one. */

@@ -1,5 +1,6 @@
 import type { FastifyError } from 'fastify';
 import { AgentError, type AgentErrorCode } from '../agent/errors.js';
+import { ApprovalError, type ApprovalErrorCode } from '../approvals/errors.js';
 import { ControlError, type ControlErrorCode } from '../controls/errors.js';
 import { SchedulerError, type SchedulerErrorCode } from '../scheduler/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
@@ -40,6 +41,12 @@ const CONTROL_CODES: Record<ControlErrorCode, ErrorCode> = {
   conflict: 'AGENTD_STATE_CONFLICT',
 };
 
+const APPROVAL_CODES: Record<ApprovalErrorCode, ErrorCode> = {
+  approval_not_found: 'AGENTD_APPROVAL_NOT_FOUND',
+  confirm_mismatch: 'AGENTD_CONFIRM_MISMATCH',
+  already_decided: 'AGENTD_APPROVAL_DECIDED',
+};
+
 /** Fastify's own client errors that can reach the handler, reworded for API clients. */
 const FASTIFY_CODES: Record<string, () => ApiError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => payloadTooLarge('Request body too large (limit 1 MiB)'),
@@ -59,6 +66,7 @@ export function asApiError(error: unknown): ApiError | null {
   if (error instanceof AgentError) return new ApiError(AGENT_CODES[error.code], error.message);
   if (error instanceof SchedulerError) return new ApiError(SCHEDULER_CODES[error.code], error.message);
   if (error instanceof ControlError) return new ApiError(CONTROL_CODES[error.code], error.message);
+  if (error instanceof ApprovalError) return new ApiError(APPROVAL_CODES[error.code], error.message);
   // Provider messages are written for the operator and scrubbed of keys by the provider layer.
   if (error instanceof UnknownProviderError) return new ApiError('AGENTD_UNKNOWN_PROVIDER', error.message);
   if (error instanceof ProviderUnavailableError) return new ApiError('AGENTD_PROVIDER_UNAVAILABLE', error.message);

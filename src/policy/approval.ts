@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type { AuditSink } from '../audit/types.js';
+import type { ApprovalAsk, Approver } from './approver.js';
 
 /**
  * Interactive approval: when the policy refuses something and an operator sits at the terminal,
@@ -47,7 +48,7 @@ function parseAnswer(line: string): ApprovalAnswer {
   return 'deny';
 }
 
-export class InteractiveApproval {
+export class InteractiveApproval implements Approver {
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly isTTY: boolean;
@@ -70,6 +71,17 @@ export class InteractiveApproval {
     this.maxSessions = options.maxSessions ?? 1000;
     this.maxPerSession = options.maxRememberedPerSession ?? 1000;
     this.maxPending = options.maxPending ?? 100;
+  }
+
+  /** Puts a refused gateway request to the operator (address denials are never put). */
+  approve({ denial, sessionId, requestId }: ApprovalAsk): Promise<boolean> {
+    if (!denial.overridable) return Promise.resolve(false);
+    const [action, detail] =
+      denial.stage === 'rest'
+        ? ['network_rest_request', `${denial.method} ${denial.host}:${denial.port}${denial.path}`]
+        : ['network_request', `${denial.category} ${denial.host}:${denial.port}`];
+    if (this.checkRemembered(action, detail, sessionId)) return Promise.resolve(true);
+    return this.promptUser(action, detail, sessionId, requestId);
   }
 
   /** Whether the operator answered `a` for this exact pair earlier in the session. */

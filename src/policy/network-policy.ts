@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/errors.js';
-import type { NetworkConfig } from '../config/schema.js';
+import type { ApprovalMode, NetworkConfig } from '../config/schema.js';
 import { isLocalhostName, parseDomainEntry, parseHostEntry, type DomainEntry, type HostEntry } from './host.js';
 import { cidrContains, classifyAddress, formatIp, parseCidr, sameAddress, unmapIpv4, type AddressClass, type Cidr, type IpAddress } from './ip.js';
 import { NETWORK_PRESETS } from './presets.js';
@@ -39,6 +39,9 @@ interface CidrEntry {
  * - `allowed_cidrs` never makes an unlisted *name* allowed under `default_deny`: deciding that
  *   would need a DNS query for a name nobody approved, and the query itself can leak data.
  */
+/** The `network` section, also in its older spelling (`interactive_approval: true`), as embedders pass it. */
+export type PolicyConfig = Omit<NetworkConfig, 'interactive_approval'> & { interactive_approval: ApprovalMode | boolean };
+
 export class NetworkPolicy {
   readonly defaultDeny: boolean;
   readonly interactiveApproval: boolean;
@@ -54,9 +57,10 @@ export class NetworkPolicy {
   private readonly wildcardDomains = new Map<string, DomainEntry>();
   private readonly cidrs: CidrEntry[] = [];
 
-  private constructor(config: NetworkConfig) {
+  private constructor(config: PolicyConfig) {
     this.defaultDeny = config.default_deny !== false;
-    this.interactiveApproval = config.interactive_approval === true;
+    // Whoever answers (terminal or API), a refused request may be put to an operator.
+    this.interactiveApproval = config.interactive_approval !== false && config.interactive_approval !== 'off';
     for (const name of config.presets ?? []) {
       const hosts = Object.hasOwn(NETWORK_PRESETS, name) ? NETWORK_PRESETS[name] : undefined;
       if (!hosts) throw new ConfigError(`network.presets: unknown preset "${String(name)}"`);
@@ -85,7 +89,7 @@ export class NetworkPolicy {
   }
 
   /** Compile a policy from the `network` config section; invalid entries throw `ConfigError`. */
-  static fromConfig(config: Partial<NetworkConfig>): NetworkPolicy {
+  static fromConfig(config: Partial<PolicyConfig>): NetworkPolicy {
     return new NetworkPolicy({
       default_deny: true,
       presets: [],

@@ -1,3 +1,4 @@
+import type { ApprovalStore } from '../approvals/types.js';
 import type { CostStore, RunStore, SessionClaimStore, SessionStore } from '../agent/stores.js';
 import type { AuditStore } from '../audit/types.js';
 import type { WebSessionStore } from '../http/web-sessions.js';
@@ -92,6 +93,8 @@ export interface Storage {
   readonly jobs: JobStore;
   /** Settings an operator changes at run time (the default provider). */
   readonly settings: SettingsStore;
+  /** Requests waiting for an operator's decision, and the decisions taken. */
+  readonly approvals: ApprovalStore;
   /**
    * The API sessions: in memory on SQLite (the spec's rule: a restart forgets them), in the
    * database on PostgreSQL (every replica sees them; they outlive a restart).

@@ -2,6 +2,8 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useErrorBoundary, useRef, useState } from 'preact/hooks';
 import { failureMessage, onRateLimited, request } from './api/client.js';
 import { ErrorNotice } from './components/panel.js';
+import { APPROVALS_CHANGED, pendingApprovals } from './api/approvals.js';
+import { ApprovalsPanel } from './panels/approvals.js';
 import { AskPanel } from './panels/ask.js';
 import { AuditPanel } from './panels/audit.js';
 import { ControlsPanel } from './panels/controls.js';
@@ -15,6 +17,7 @@ import { SessionsPanel } from './panels/sessions.js';
 import { StatusPanel } from './panels/status.js';
 import { ToolsPanel } from './panels/tools.js';
 import { hrefFor, PANELS, useRoute, type PanelId, type Route } from './router.js';
+import { useResource } from './use-resource.js';
 
 /** Only the chosen panel is mounted: what is not on screen makes no requests. */
 function ActivePanel({ route }: { route: Route }) {
@@ -27,6 +30,7 @@ function ActivePanel({ route }: { route: Route }) {
     memory: () => <MemoryPanel params={route.params} />,
     jobs: () => <JobsPanel />,
     controls: () => <ControlsPanel />,
+    approvals: () => <ApprovalsPanel />,
     costs: () => <CostsPanel />,
     audit: () => <AuditPanel params={route.params} />,
     diagnostics: () => <DiagnosticsPanel />,
@@ -75,6 +79,19 @@ function RateLimitBanner() {
   );
 }
 
+/** How many approvals wait for a decision, next to the Approvals link; read again after each decision here. */
+function PendingBadge() {
+  const pending = useResource(pendingApprovals, []);
+  useEffect(() => {
+    const recount = () => void pending.reload();
+    window.addEventListener(APPROVALS_CHANGED, recount);
+    return () => window.removeEventListener(APPROVALS_CHANGED, recount);
+  }, []);
+  const count = pending.data?.length ?? 0;
+  if (count === 0) return null;
+  return <span class="badge" data-pending-approvals={count}>{count}<span class="sr-only"> waiting</span></span>;
+}
+
 function SignOut() {
   const [error, setError] = useState<string | null>(null);
   const signOut = async () => {
@@ -113,7 +130,9 @@ export function App() {
         <ul>
           {PANELS.map((panel) => (
             <li key={panel.id}>
-              <a href={hrefFor(panel.id)} aria-current={panel.id === route.panel ? 'page' : undefined}>{panel.label}</a>
+              <a href={hrefFor(panel.id)} aria-current={panel.id === route.panel ? 'page' : undefined}>
+                {panel.label}{panel.id === 'approvals' && <PendingBadge />}
+              </a>
             </li>
           ))}
         </ul>

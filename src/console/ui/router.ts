@@ -13,6 +13,7 @@ export const PANELS = [
   { id: 'memory', label: 'Memory' },
   { id: 'jobs', label: 'Scheduled jobs' },
   { id: 'controls', label: 'Controls' },
+  { id: 'approvals', label: 'Approvals' },
   { id: 'costs', label: 'Costs' },
   { id: 'audit', label: 'Audit trail' },
   { id: 'diagnostics', label: 'Diagnostics' },

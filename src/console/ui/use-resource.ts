@@ -3,8 +3,8 @@ import { failureMessage } from './api/client.js';
 
 /**
  * How often the visible panel re-reads its data (spec: console polling interval). Only the panel
- * on screen is mounted, so an idle console makes one request per interval, and none while its
- * tab is hidden: well under half of the default rate limit.
+ * on screen is mounted, so an idle console makes two requests per interval (that panel and the
+ * approvals badge), and none while its tab is hidden: well under half of the default rate limit.
  */
 export const POLL_INTERVAL_MS = 15_000;
 

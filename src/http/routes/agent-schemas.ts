@@ -47,7 +47,7 @@ export const runSchema = {
     run_id: { type: 'string' },
     session_id: { type: 'string' },
     message: { type: 'string', description: 'what the run was asked (secret-censored)' },
-    status: { type: 'string', enum: ['pending', 'running', 'complete', 'error', 'cancelled'] },
+    status: { type: 'string', enum: ['pending', 'running', 'waiting_approval', 'complete', 'error', 'cancelled'] },
     provider: { ...nullableString, description: 'provider named in the request, or null' },
     resolved_provider: { ...nullableString, description: 'provider that answers' },
     created_at: timestamp,

@@ -1,3 +1,4 @@
+import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { chatRoutes } from './chat.js';
 import type { RoutePlugin } from './context.js';
@@ -25,5 +26,6 @@ export const apiRoutes: RoutePlugin = async (app, { context }) => {
   memoryRoutes(app, context);
   schedulerRoutes(app, context);
   controlRoutes(app, context);
+  approvalRoutes(app, context);
   auditRoutes(app, context);
 };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
 import type { AgentRuntime } from '../../agent/runtime.js';
+import type { Approvals } from '../../approvals/index.js';
 import type { ConsoleAsset } from '../../console/assets.js';
 import type { OperatorControls } from '../../controls/index.js';
 import type { AuditPage, AuditQuery, AuditSink } from '../../audit/types.js';
@@ -44,6 +45,7 @@ export interface RouteContext {
   audit: AuditSink;
   scheduler: Scheduler;
   controls: OperatorControls;
+  approvals: Approvals;
   /** The audit browser's reads. */
   auditTrail: { query(query: AuditQuery): Promise<AuditPage> };
   web: WebLogin;

@@ -36,7 +36,7 @@ export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agen
     schema: {
       summary: 'Stream a run\'s events (text/event-stream)',
       description:
-        'Events: run.start, tool.request / tool.result pairs, then one of run.complete, run.error, run.cancelled. ' +
+        'Events: run.start, tool.request / tool.result pairs (approval.request / approval.result around a call that waits for an operator), then one of run.complete, run.error, run.cancelled. ' +
         'Ids are 1, 2, 3 … per run. Send Last-Event-ID (or ?last_event_id=) to resume after an id; 204 when that id ' +
         'is the terminal event of a finished run.',
       tags: ['runs'],

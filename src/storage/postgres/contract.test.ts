@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
+import { describeApprovalStore } from '../contract/approval-store.js';
 import { describeAuditQuery } from '../contract/audit-query.js';
 import { describeAuditStore } from '../contract/audit-store.js';
 import { describeCostStore } from '../contract/cost-store.js';
@@ -19,7 +20,7 @@ import { PostgresStorage, type PostgresStorageOptions } from './index.js';
  * pool) on the same database, as a second replica would.
  */
 const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'cost_holds', 'channel_inbox', 'jobs', 'settings', 'api_sessions', 'web_sessions',
-  'session_claims'];
+  'session_claims', 'approvals'];
 
 describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   let database: TestDatabase;
@@ -70,6 +71,17 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
     const opened = await openStorage((s) => s.sessionStore(options));
     return { store: opened.store, close: opened.close };
   });
+  describeApprovalStore('postgres', async () => {
+    const opened = await openStorage((s) => s.approvals, { replicaId: 'replica-a' });
+    const other = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-b' });
+    return {
+      store: opened.store, another: other.approvals,
+      close: async () => {
+        await other.close();
+        await opened.close();
+      },
+    };
+  }, { sharedByReplicas: true });
   describeSessionClaimStore('postgres', async () => {
     const opened = await openStorage((s) => s.sessionClaims, { replicaId: 'replica-a' });
     const other = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-b' });

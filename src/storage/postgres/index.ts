@@ -11,6 +11,7 @@ import { PgRunStore } from './run-store.js';
 import { PgSessionClaimStore } from './session-claim-store.js';
 import { PgSessionStore } from './session-store.js';
 import { PgSettingsStore } from './settings-store.js';
+import { PgApprovalStore } from './approval-store.js';
 import { PgTurnStore } from './turn-store.js';
 import { PgWebSessionStore } from './web-session-store.js';
 
@@ -36,6 +37,7 @@ export class PostgresStorage implements Storage {
   readonly jobs: PgJobStore;
   readonly settings: PgSettingsStore;
   readonly sessionClaims: PgSessionClaimStore;
+  readonly approvals: PgApprovalStore;
   private closing: Promise<void> | null = null;
 
   /** Connects lazily: nothing is checked until the first query (see `open`). */
@@ -50,6 +52,7 @@ export class PostgresStorage implements Storage {
     this.jobs = new PgJobStore(this.database);
     this.settings = new PgSettingsStore(this.database);
     this.sessionClaims = new PgSessionClaimStore(this.database, this.owner);
+    this.approvals = new PgApprovalStore(this.database, this.owner);
   }
 
   /** A storage on a migrated database: applies what the schema lacks, then returns it. */

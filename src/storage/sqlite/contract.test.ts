@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeApprovalStore } from '../contract/approval-store.js';
 import { describeAuditQuery } from '../contract/audit-query.js';
 import { describeAuditStore } from '../contract/audit-store.js';
 import { describeCostStore } from '../contract/cost-store.js';
@@ -57,4 +58,8 @@ describeSettingsStore('sqlite', async () => {
 describeSessionClaimStore('sqlite', async () => {
   const opened = openStorage((s) => s.sessionClaims);
   return { store: opened.store, owner: 'local', close: opened.close };
+}, { sharedByReplicas: false });
+describeApprovalStore('sqlite', async () => {
+  const opened = openStorage((s) => s.approvals);
+  return { store: opened.store, close: opened.close };
 }, { sharedByReplicas: false });

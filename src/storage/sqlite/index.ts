@@ -13,6 +13,7 @@ import { Database } from './database.js';
 import { SqliteJobStore } from './job-store.js';
 import { SqliteRunStore } from './run-store.js';
 import { SqliteSettingsStore } from './settings-store.js';
+import { SqliteApprovalStore } from './approval-store.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import { writeFault } from './write-failure.js';
@@ -48,6 +49,7 @@ export class SqliteStorage implements Storage {
   readonly inbox: SqliteInboxStore;
   readonly jobs: SqliteJobStore;
   readonly settings: SqliteSettingsStore;
+  readonly approvals: SqliteApprovalStore;
   /** In this process: the file's one process keeps one run per session without a write per run. */
   readonly sessionClaims: InMemorySessionClaimStore = new InMemorySessionClaimStore(this.owner);
   private readonly checkpointer: Checkpointer | null;
@@ -66,6 +68,7 @@ export class SqliteStorage implements Storage {
       this.inbox = new SqliteInboxStore(this.database, this.uow);
       this.jobs = new SqliteJobStore(this.database, this.uow);
       this.settings = new SqliteSettingsStore(this.database, this.uow);
+      this.approvals = new SqliteApprovalStore(this.database, this.uow, this.owner);
       // Started last: nothing after it can fail, so a failed open never leaves the worker running.
       this.checkpointer = options.checkpointer ? startCheckpointer(this.database, { log: options.log }) : null;
     } catch (error) {

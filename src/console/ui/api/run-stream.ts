@@ -5,7 +5,9 @@ import type { Cost } from './types.js';
 export interface RunView {
   runId: string;
   sessionId: string;
-  state: 'running' | 'reconnecting' | 'complete' | 'error' | 'cancelled';
+  state: 'running' | 'waiting_approval' | 'reconnecting' | 'complete' | 'error' | 'cancelled';
+  /** What the run waits for an operator to decide (its approval.request), while it waits. */
+  waitingFor?: { approvalId: string; request: string };
   provider?: string;
   toolCalls: { callId: string; tool: string; arguments: unknown; isError?: boolean; durationMs?: number }[];
   response?: string;
@@ -44,11 +46,15 @@ export function followRun(runId: string, update: Update, onClosed: () => void): 
       state: 'running',
       toolCalls: run.toolCalls.map((call) => (call.callId === String(p.call_id) ? { ...call, isError: Boolean(p.is_error), durationMs: p.duration_ms } : call)),
     }),
-    'run.complete': (p) => (run) => ({
-      ...run, state: 'complete', response: String(p.response ?? ''), resolvedProvider: p.resolved_provider, toolsUsed: p.tools_used, cost: p.cost,
+    'approval.request': (p) => (run) => ({
+      ...run, state: 'waiting_approval', waitingFor: { approvalId: String(p.approval_id), request: String(p.request ?? '') },
     }),
-    'run.error': (p) => (run) => ({ ...run, state: 'error', error: String(p.error ?? 'the run failed') }),
-    'run.cancelled': () => (run) => ({ ...run, state: 'cancelled' }),
+    'approval.result': () => (run) => ({ ...run, state: 'running', waitingFor: undefined }),
+    'run.complete': (p) => (run) => ({
+      ...run, state: 'complete', waitingFor: undefined, response: String(p.response ?? ''), resolvedProvider: p.resolved_provider, toolsUsed: p.tools_used, cost: p.cost,
+    }),
+    'run.error': (p) => (run) => ({ ...run, state: 'error', waitingFor: undefined, error: String(p.error ?? 'the run failed') }),
+    'run.cancelled': () => (run) => ({ ...run, state: 'cancelled', waitingFor: undefined }),
   };
   let closed = false;
   const close = () => {
@@ -66,7 +72,7 @@ export function followRun(runId: string, update: Update, onClosed: () => void): 
   source.onopen = () => update((run) => (run.state === 'reconnecting' ? { ...run, state: 'running' } : run));
   source.onerror = () => {
     if (source.readyState === EventSource.CLOSED) close();
-    else update((run) => (run.state === 'running' ? { ...run, state: 'reconnecting' } : run));
+    else update((run) => (run.state === 'running' || run.state === 'waiting_approval' ? { ...run, state: 'reconnecting' } : run));
   };
   return () => {
     closed = true;

@@ -4,6 +4,7 @@
  * from the bundle); the rest are declared here.
  */
 export type { ApiSession } from '../../../agent/types.js';
+export type { ApprovalRecord as Approval, OperatorDecision } from '../../../approvals/types.js';
 export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../audit/types.js';
 export type { Check, CheckStatus, DiagnosticsReport as Diagnostics } from '../../../diagnostics/types.js';
 export type { JobRecord as Job } from '../../../scheduler/types.js';

@@ -4,6 +4,7 @@ import { followRun, type RunView } from '../api/run-stream.js';
 import type { Provider, StartedRun } from '../api/types.js';
 import { formatUsd } from '../components/format.js';
 import { ErrorNotice, Panel } from '../components/panel.js';
+import { hrefFor } from '../router.js';
 import { useResource } from '../use-resource.js';
 
 /** A run record as GET /runs/{id} returns it: what settles the view when the stream ended early. */
@@ -32,7 +33,7 @@ export function AskPanel() {
     try {
       const record = await api<RunRecord>(`/runs/${encodeURIComponent(runId)}`);
       if (!FINISHED.has(record.status)) return;
-      setRun((current) => current && current.runId === runId && (current.state === 'running' || current.state === 'reconnecting') ? {
+      setRun((current) => current && current.runId === runId && !FINISHED.has(current.state) ? {
         ...current,
         state: record.status as RunView['state'],
         response: record.response ?? undefined,
@@ -77,7 +78,7 @@ export function AskPanel() {
     }
   };
 
-  const busy = run !== null && (run.state === 'running' || run.state === 'reconnecting');
+  const busy = run !== null && !FINISHED.has(run.state);
   return (
     <Panel title="Ask" intro="Start a run and watch it work: each tool call appears as it happens, then the answer.">
       <form class="stack" onSubmit={ask}>
@@ -107,6 +108,7 @@ export function AskPanel() {
 
 const STATE_TEXT: Record<RunView['state'], string> = {
   running: 'Working…',
+  waiting_approval: 'Waiting for an operator\'s approval…',
   reconnecting: 'Connection lost; reconnecting…',
   complete: 'Done',
   error: 'Failed',
@@ -117,6 +119,12 @@ function RunProgress({ run }: { run: RunView }) {
   return (
     <div class="card run" aria-live="polite">
       <p>Run <span class="mono">{run.runId}</span>: <strong data-run-state={run.state}>{STATE_TEXT[run.state]}</strong></p>
+      {run.waitingFor && (
+        <p class="waiting" role="status">
+          Paused until the request <code class="mono">{run.waitingFor.request}</code> is decided in{' '}
+          <a href={hrefFor('approvals')}>Approvals</a>.
+        </p>
+      )}
       {run.toolCalls.length > 0 && (
         <ol class="tool-calls" aria-label="Tool calls">
           {run.toolCalls.map((call) => (

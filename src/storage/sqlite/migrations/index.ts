@@ -10,6 +10,7 @@ import { settingsMigration } from './009_settings.js';
 import { auditBrowserMigration } from './010_audit_browser.js';
 import { inboxClaimsMigration } from './011_inbox_claims.js';
 import { costHoldsMigration } from './012_cost_holds.js';
+import { approvalsMigration } from './013_approvals.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
@@ -17,4 +18,4 @@ export type { Migration } from './types.js';
 /** Every schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const MIGRATIONS: readonly Migration[] = [auditMigration, memoryMigration, runsMigration, costsMigration, lifecycleMigration,
   runMessageMigration, channelInboxMigration, jobsMigration, settingsMigration, auditBrowserMigration,
-  inboxClaimsMigration, costHoldsMigration];
+  inboxClaimsMigration, costHoldsMigration, approvalsMigration];

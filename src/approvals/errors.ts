@@ -1,0 +1,17 @@
+/** Refusals of an operator's decision; the HTTP layer maps each code to a catalogue code and status. */
+export type ApprovalErrorCode =
+  | 'approval_not_found'
+  /** The confirm string is missing or not exactly `approve:<id>` / `deny:<id>`. */
+  | 'confirm_mismatch'
+  /** It was decided already (by an operator, a timeout, a restart or its run's end). */
+  | 'already_decided';
+
+export class ApprovalError extends Error {
+  override readonly name: string = 'ApprovalError';
+  constructor(
+    readonly code: ApprovalErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

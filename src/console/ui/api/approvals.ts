@@ -1,0 +1,28 @@
+import { api } from './client.js';
+import type { Approval, OperatorDecision } from './types.js';
+
+/** Fired on the window after this console decided an approval, so the badge counts again at once. */
+export const APPROVALS_CHANGED = 'agentd:approvals-changed';
+
+export function pendingApprovals(): Promise<Approval[]> {
+  return api<{ approvals: Approval[] }>('/approvals', { query: { state: 'pending' } }).then((data) => data.approvals);
+}
+
+const QUESTIONS: Record<OperatorDecision, string> = {
+  allow_once: 'Allow this request once?',
+  allow_session: 'Allow this for the rest of the session (the same host, or the same tool)?',
+  deny: 'Deny this request?',
+};
+
+/**
+ * Decides an approval after the operator confirms it in the browser's own dialog, which shows the
+ * exact request. The confirm string (`approve:<id>` or `deny:<id>`) is the service's rule that
+ * the caller meant this very approval. Null when the operator said no.
+ */
+export async function confirmAndDecide(approval: Approval, decision: OperatorDecision): Promise<Approval | null> {
+  if (!window.confirm(`${QUESTIONS[decision]}\n\n${approval.request}`)) return null;
+  const confirm = `${decision === 'deny' ? 'deny' : 'approve'}:${approval.id}`;
+  const decided = await api<Approval>(`/approvals/${encodeURIComponent(approval.id)}`, { method: 'POST', body: { decision, confirm } });
+  window.dispatchEvent(new Event(APPROVALS_CHANGED));
+  return decided;
+}

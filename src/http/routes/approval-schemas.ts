@@ -1,0 +1,37 @@
+/** Schemas of the approvals routes (issue 16: approvals as a resource). */
+
+export const approvalSchema = {
+  type: 'object',
+  required: ['id', 'run_id', 'session_id', 'kind', 'request', 'request_hash', 'scope', 'state', 'decision', 'decided_by', 'created_at', 'expires_at', 'decided_at'],
+  properties: {
+    id: { type: 'string' },
+    run_id: { type: ['string', 'null'], description: 'the run that waits; null for a synchronous chat' },
+    session_id: { type: 'string' },
+    kind: { type: 'string', enum: ['network', 'tool'] },
+    request: { type: 'string', description: 'the exact request: method and normalised URL (query values redacted), or tool name and canonical JSON arguments' },
+    request_hash: { type: 'string', description: 'SHA-256 of the exact request; a decision applies to this request only' },
+    scope: { type: 'string', description: 'what allow_session remembers for the session: the host, or the tool name' },
+    state: { type: 'string', enum: ['pending', 'allowed', 'denied'] },
+    decision: { type: ['string', 'null'], enum: ['allow_once', 'allow_session', 'deny', 'timeout', 'interrupted', 'withdrawn', null] },
+    decided_by: { type: ['string', 'null'], description: 'api_key, web_session:<id>, or system (timeout, restart, cancelled run)' },
+    created_at: { type: 'string' },
+    expires_at: { type: 'string', description: 'past it a pending approval is denied (approval_timeout_seconds)' },
+    decided_at: { type: ['string', 'null'] },
+  },
+} as const;
+
+export const approvalListSchema = {
+  type: 'object',
+  required: ['approvals'],
+  properties: { approvals: { type: 'array', items: approvalSchema } },
+} as const;
+
+export const decisionBodySchema = {
+  type: 'object',
+  required: ['decision', 'confirm'],
+  additionalProperties: false,
+  properties: {
+    decision: { type: 'string', enum: ['allow_once', 'allow_session', 'deny'] },
+    confirm: { type: 'string', maxLength: 512, description: 'approve:<approval id> to allow, deny:<approval id> to deny' },
+  },
+} as const;

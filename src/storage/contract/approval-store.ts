@@ -1,0 +1,104 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApprovalRecord, ApprovalStore } from '../../approvals/types.js';
+
+/**
+ * The behaviour every `ApprovalStore` backend must have. `another` is a second store on the same
+ * database with another owner (a second replica) when the backend is shared by replicas.
+ */
+export type OpenApprovalStore = () => Promise<{ store: ApprovalStore; another?: ApprovalStore; close(): Promise<void> }>;
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const T1 = '2026-01-01T00:00:01.000Z';
+const T9 = '2026-01-01T00:05:00.000Z';
+
+export function pendingApproval(id: string, overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
+  return {
+    id, run_id: `run_${id}`, session_id: 'sess-1', kind: 'tool', request: 'calculator {"expression":"1+1"}',
+    request_hash: 'a'.repeat(64), scope: 'calculator', state: 'pending', decision: null, decided_by: null,
+    created_at: T0, expires_at: T9, decided_at: null, ...overrides,
+  };
+}
+
+export function describeApprovalStore(backend: string, open: OpenApprovalStore, options: { sharedByReplicas: boolean }): void {
+  describe(`ApprovalStore contract (${backend})`, () => {
+    let approvals: ApprovalStore;
+    let another: ApprovalStore | undefined;
+    let close: () => Promise<void>;
+
+    beforeEach(async () => {
+      ({ store: approvals, another, close } = await open());
+    });
+    afterEach(async () => {
+      await close();
+    });
+
+    it('stores an approval and reads it back, listed newest first, pending ones alone when asked', async () => {
+      await approvals.create(pendingApproval('a1'));
+      await approvals.create(pendingApproval('a2', { kind: 'network', request: 'GET https://example.com/', scope: 'example.com' }));
+      expect(await approvals.get('a1')).toEqual(pendingApproval('a1'));
+      expect(await approvals.get('missing')).toBeNull();
+      await approvals.decide('a1', { decision: 'deny', decided_by: 'api_key', decided_at: T1 });
+      expect((await approvals.list({ pendingOnly: false, limit: 10 })).map((a) => a.id)).toEqual(['a2', 'a1']);
+      expect((await approvals.list({ pendingOnly: true, limit: 10 })).map((a) => a.id)).toEqual(['a2']);
+      expect(await approvals.list({ pendingOnly: false, limit: 1 })).toHaveLength(1);
+    });
+
+    it('takes the first decision only: a second one finds it closed', async () => {
+      await approvals.create(pendingApproval('a1'));
+      const decided = await approvals.decide('a1', { decision: 'allow_once', decided_by: 'web_session:w1', decided_at: T1 });
+      expect(decided).toEqual({ ...pendingApproval('a1'), state: 'allowed', decision: 'allow_once', decided_by: 'web_session:w1', decided_at: T1 });
+      expect(await approvals.decide('a1', { decision: 'deny', decided_by: 'api_key', decided_at: T1 })).toBeNull();
+      expect(await approvals.decide('missing', { decision: 'deny', decided_by: 'api_key', decided_at: T1 })).toBeNull();
+      expect((await approvals.get('a1'))?.decision).toBe('allow_once');
+    });
+
+    it('reads which of several approvals are closed in one call', async () => {
+      await approvals.create(pendingApproval('a1'));
+      await approvals.create(pendingApproval('a2'));
+      await approvals.create(pendingApproval('a3'));
+      await approvals.decide('a2', { decision: 'deny', decided_by: 'api_key', decided_at: T1 });
+      await approvals.decide('a3', { decision: 'allow_once', decided_by: 'api_key', decided_at: T1 });
+      expect((await approvals.closedAmong(['a1', 'a2', 'missing'])).map((a) => [a.id, a.decision])).toEqual([['a2', 'deny']]);
+      expect(await approvals.closedAmong([])).toEqual([]);
+    });
+
+    it('remembers allow_session for the session, kind and scope only', async () => {
+      await approvals.create(pendingApproval('a1'));
+      expect(await approvals.allowedForSession('sess-1', 'tool', 'calculator')).toBe(false);
+      await approvals.decide('a1', { decision: 'allow_session', decided_by: 'api_key', decided_at: T1 });
+      expect(await approvals.allowedForSession('sess-1', 'tool', 'calculator')).toBe(true);
+      expect(await approvals.allowedForSession('sess-2', 'tool', 'calculator')).toBe(false);
+      expect(await approvals.allowedForSession('sess-1', 'network', 'calculator')).toBe(false);
+      expect(await approvals.allowedForSession('sess-1', 'tool', 'current_time')).toBe(false);
+    });
+
+    it('says whether a run waits, closes expired approvals and its own pending ones', async () => {
+      await approvals.create(pendingApproval('old', { expires_at: T1 }));
+      await approvals.create(pendingApproval('new'));
+      expect(await approvals.runWaiting('run_old')).toBe(true);
+      const expired = await approvals.closeExpired({ decision: 'timeout', decided_by: 'system', decided_at: '2026-01-01T00:01:00.000Z' }, 10);
+      expect(expired.map((a) => [a.id, a.state, a.decision])).toEqual([['old', 'denied', 'timeout']]);
+      expect(await approvals.runWaiting('run_old')).toBe(false);
+      const closed = await approvals.closeOwnPending({ decision: 'interrupted', decided_by: 'system', decided_at: T1 });
+      expect(closed.map((a) => [a.id, a.decision])).toEqual([['new', 'interrupted']]);
+      expect(await approvals.list({ pendingOnly: true, limit: 10 })).toEqual([]);
+    });
+
+    it('deletes closed approvals decided before the cutoff, keeping pending ones', async () => {
+      await approvals.create(pendingApproval('closed'));
+      await approvals.create(pendingApproval('open'));
+      await approvals.decide('closed', { decision: 'deny', decided_by: 'api_key', decided_at: T1 });
+      expect(await approvals.pruneClosedBefore('2026-01-02T00:00:00.000Z')).toBe(1);
+      expect((await approvals.list({ pendingOnly: false, limit: 10 })).map((a) => a.id)).toEqual(['open']);
+    });
+
+    // Registered only where replicas share the store: on SQLite one process owns every approval.
+    if (options.sharedByReplicas) it('closes only its own pending approvals at restart; a decision on one replica is read on the other', async () => {
+      await approvals.create(pendingApproval('mine'));
+      await another!.create(pendingApproval('theirs'));
+      expect((await approvals.closeOwnPending({ decision: 'interrupted', decided_by: 'system', decided_at: T1 })).map((a) => a.id)).toEqual(['mine']);
+      await approvals.decide('theirs', { decision: 'allow_once', decided_by: 'api_key', decided_at: T1 });
+      expect((await another!.get('theirs'))?.decision).toBe('allow_once');
+    });
+  });
+}

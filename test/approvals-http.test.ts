@@ -1,0 +1,252 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { storedEvents } from './helpers/audit.js';
+import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
+import { SqliteStorage } from '../src/storage/sqlite/index.js';
+
+/**
+ * Approvals as a resource, through the real app on a real port and SQLite file: tool calls in
+ * tools.require_approval and gateway requests refused by policy (interactive_approval: api) wait
+ * for a decision made over the API; no decision, a restart or a cancel deny them.
+ */
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+const apps: TestApp[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
+
+async function start(options: TestAppOptions = {}): Promise<TestApp> {
+  const t = await startTestApp(options);
+  apps.push(t);
+  return t;
+}
+
+const calculatorApproval = (extra: TestAppOptions['config'] = {}) => start({ config: { tools: { require_approval: ['calculator'] }, ...extra } });
+
+/** The one pending approval of the run, once it exists. */
+async function pendingOf(t: TestApp, runId: string): Promise<any> {
+  return eventually(async () => {
+    const list = (await json(await t.request('/api/v1/approvals?state=pending'))).data.approvals as any[];
+    return list.find((a) => a.run_id === runId);
+  });
+}
+
+function decide(t: TestApp, id: string, decision: string, confirm: string): Promise<Response> {
+  return postJson(t, `/api/v1/approvals/${id}`, { decision, confirm });
+}
+
+async function runStatus(t: TestApp, runId: string): Promise<string> {
+  return (await json(await t.request(`/api/v1/runs/${runId}`))).data.status;
+}
+
+const auditOf = (t: TestApp, type: string) => storedEvents(t.app.storage as SqliteStorage, type);
+
+describe('tool approvals through the API', () => {
+  it('pauses the run (waiting_approval), refuses a wrong confirm, runs the call on allow_once and refuses a second decision', async () => {
+    const t = await calculatorApproval();
+    const run = await startRun(t, { message: 'what is 2+3' });
+    const approval = await pendingOf(t, run.run_id);
+    const exact = 'calculator {"expression":"2+3"}';
+    expect(approval).toMatchObject({
+      kind: 'tool', session_id: run.session_id, request: exact, request_hash: sha256(exact), scope: 'calculator', state: 'pending', decision: null,
+    });
+    expect(await runStatus(t, run.run_id)).toBe('waiting_approval');
+
+    const wrong = await decide(t, approval.id, 'allow_once', `deny:${approval.id}`);
+    expect([wrong.status, (await json(wrong)).code]).toEqual([409, 'AGENTD_CONFIRM_MISMATCH']);
+    const allowed = await decide(t, approval.id, 'allow_once', `approve:${approval.id}`);
+    expect(allowed.status).toBe(200);
+    expect((await json(allowed)).data).toMatchObject({ state: 'allowed', decision: 'allow_once', decided_by: 'api_key' });
+
+    const { events } = await readEvents(t, run.run_id);
+    expect(events.map((e) => e.event)).toEqual(['run.start', 'tool.request', 'approval.request', 'approval.result', 'tool.result', 'run.complete']);
+    expect(JSON.parse(events[2]!.data)).toMatchObject({ run_id: run.run_id, approval_id: approval.id, kind: 'tool', request: exact });
+    expect(JSON.parse(events[3]!.data)).toMatchObject({ approval_id: approval.id, decision: 'allow_once', decided_by: 'api_key' });
+    expect(JSON.parse(events[4]!.data)).toMatchObject({ tool: 'calculator', is_error: false });
+    expect(JSON.parse(events[5]!.data).response).toContain('5');
+
+    const again = await decide(t, approval.id, 'deny', `deny:${approval.id}`);
+    expect([again.status, (await json(again)).code]).toEqual([409, 'AGENTD_APPROVAL_DECIDED']);
+    expect((await json(await t.request('/api/v1/approvals?state=pending'))).data.approvals).toEqual([]);
+    expect(auditOf(t, 'approval.request').map((e) => e.detail)).toEqual([expect.objectContaining({ approval_id: approval.id, request: exact })]);
+    expect(auditOf(t, 'approval.decision').map((e) => [e.actor, e.result, e.action])).toEqual([['api_key', 'allow', 'allow_once']]);
+  });
+
+  it('asks again for other arguments after allow_once; allow_session covers the tool for the rest of that session only', async () => {
+    const t = await calculatorApproval();
+    const first = await startRun(t, { message: 'what is 2+3' });
+    const once = await pendingOf(t, first.run_id);
+    await decide(t, once.id, 'allow_once', `approve:${once.id}`);
+    await readEvents(t, first.run_id);
+
+    const second = await startRun(t, { message: 'what is 6*7', session_id: first.session_id });
+    const asked = await pendingOf(t, second.run_id);
+    expect(asked.request).toBe('calculator {"expression":"6*7"}');
+    expect(asked.request_hash).not.toBe(once.request_hash);
+    await decide(t, asked.id, 'allow_session', `approve:${asked.id}`);
+    expect(JSON.parse((await readEvents(t, second.run_id)).events.at(-1)!.data).response).toContain('42');
+
+    // Same session, other arguments: remembered, no approval asked.
+    const third = await startRun(t, { message: 'what is 9-4', session_id: first.session_id });
+    expect((await readEvents(t, third.run_id)).events.map((e) => e.event)).toEqual(['run.start', 'tool.request', 'tool.result', 'run.complete']);
+    // Another session is asked.
+    const other = await startRun(t, { message: 'what is 9-4' });
+    expect((await pendingOf(t, other.run_id)).scope).toBe('calculator');
+    expect((await json(await t.request('/api/v1/approvals?state=all'))).data.approvals.map((a: any) => a.decision)).toEqual([null, 'allow_session', 'allow_once']);
+  });
+
+  it('feeds a denial back to the model without running the tool, audited with who denied', async () => {
+    const t = await calculatorApproval();
+    const run = await startRun(t, { message: 'what is 2+3' });
+    const approval = await pendingOf(t, run.run_id);
+    expect((await decide(t, approval.id, 'deny', `deny:${approval.id}`)).status).toBe(200);
+    const { events } = await readEvents(t, run.run_id);
+    expect(JSON.parse(events.find((e) => e.event === 'tool.result')!.data)).toMatchObject({ is_error: true });
+    expect(auditOf(t, 'agent.tool_call')[0]).toMatchObject({ result: 'deny', action: 'calculator' });
+    expect(auditOf(t, 'approval.decision').map((e) => [e.actor, e.result, e.action])).toEqual([['api_key', 'deny', 'deny']]);
+  });
+
+  it('denies when nobody decides within approval_timeout_seconds', async () => {
+    const t = await calculatorApproval({ approval_timeout_seconds: 1 });
+    const run = await startRun(t, { message: 'what is 2+3' });
+    const approval = await pendingOf(t, run.run_id);
+    const { events } = await readEvents(t, run.run_id);
+    expect(JSON.parse(events.find((e) => e.event === 'approval.result')!.data)).toMatchObject({ decision: 'timeout', decided_by: 'system' });
+    expect(JSON.parse(events.find((e) => e.event === 'tool.result')!.data)).toMatchObject({ is_error: true });
+    const late = await decide(t, approval.id, 'allow_once', `approve:${approval.id}`);
+    expect([late.status, (await json(late)).code]).toEqual([409, 'AGENTD_APPROVAL_DECIDED']);
+    expect(auditOf(t, 'approval.decision').map((e) => [e.actor, e.action])).toEqual([['system', 'timeout']]);
+  });
+
+  it('withdraws the approvals of a cancelled run', async () => {
+    const t = await calculatorApproval();
+    const run = await startRun(t, { message: 'what is 2+3' });
+    const approval = await pendingOf(t, run.run_id);
+    expect((await t.request(`/api/v1/runs/${run.run_id}/cancel`, { method: 'POST' })).status).toBe(202);
+    const closed = await eventually(async () => {
+      const current = (await json(await t.request(`/api/v1/approvals/${approval.id}`))).data;
+      return current.state !== 'pending' && current;
+    });
+    expect(closed).toMatchObject({ state: 'denied', decision: 'withdrawn', decided_by: 'system' });
+    expect(await runStatus(t, run.run_id)).toBe('cancelled');
+  });
+
+  it('denies at the next start what a stopped service left waiting, its run ended as interrupted', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentd-approvals-'));
+    try {
+      const config = { tools: { require_approval: ['calculator'] } };
+      const first = await startTestApp({ home, config });
+      const run = await startRun(first, { message: 'what is 2+3' });
+      const approval = await pendingOf(first, run.run_id);
+      await first.close();
+      // The waiting tool call was let go at once: shutdown did not wait out its grace period.
+      expect(first.log.lines.join('\n')).not.toMatch(/did not stop within the grace period/);
+      const second = await start({ home, config });
+      const after = (await json(await second.request(`/api/v1/approvals/${approval.id}`))).data;
+      expect(after).toMatchObject({ state: 'denied', decision: 'interrupted', decided_by: 'system' });
+      expect((await json(await second.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'error', error: expect.stringMatching(/interrupted/) });
+      expect(auditOf(second, 'approval.decision').map((e) => [e.actor, e.action])).toEqual([['system', 'interrupted']]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('answers bad input with clear envelopes', async () => {
+    const t = await calculatorApproval();
+    const unknown = await decide(t, 'apr_missing', 'deny', 'deny:apr_missing');
+    expect([unknown.status, (await json(unknown)).code]).toEqual([404, 'AGENTD_APPROVAL_NOT_FOUND']);
+    const badDecision = await postJson(t, '/api/v1/approvals/apr_x', { decision: 'maybe', confirm: 'approve:apr_x' });
+    expect([badDecision.status, (await json(badDecision)).code]).toEqual([400, 'AGENTD_VALIDATION']);
+    const noConfirm = await postJson(t, '/api/v1/approvals/apr_x', { decision: 'deny' });
+    expect((await json(noConfirm)).error).toBe('field "confirm" is required');
+    expect((await t.request('/api/v1/approvals?state=maybe')).status).toBe(400);
+    expect((await t.request('/api/v1/approvals/apr_missing')).status).toBe(404);
+  });
+});
+
+describe('network approvals through the API', () => {
+  let upstream: Server;
+  let port: number;
+  const hits: string[] = [];
+  beforeAll(async () => {
+    upstream = createServer((request, response) => {
+      hits.push(request.url ?? '');
+      response.end('upstream says hello');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    port = (upstream.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+
+  // The host is listed, but a REST rule refuses GET /private/**: a refusal an operator may overrule.
+  const networkApproval = () => start({
+    config: {
+      network: {
+        interactive_approval: 'api', allowed_hosts: [`127.0.0.1:${port}`],
+        rest_policies: [{ host: '127.0.0.1', method: 'GET', path: '/private/**', action: 'deny' }],
+      },
+    },
+  });
+
+  it('holds a refused request until allowed; allow_session remembers the host for the session', async () => {
+    const t = await networkApproval();
+    hits.length = 0;
+    const run = await startRun(t, { message: `fetch http://127.0.0.1:${port}/private/a?token=s3cr3t` });
+    const approval = await pendingOf(t, run.run_id);
+    expect(approval).toMatchObject({
+      kind: 'network', scope: '127.0.0.1', request: `GET http://127.0.0.1:${port}/private/a?token=[REDACTED]`,
+      request_hash: sha256(`GET http://127.0.0.1:${port}/private/a?token=s3cr3t`),
+    });
+    expect(hits).toEqual([]);
+    await decide(t, approval.id, 'allow_session', `approve:${approval.id}`);
+    const { events } = await readEvents(t, run.run_id);
+    expect(JSON.parse(events.at(-1)!.data).response).toContain('upstream says hello');
+    expect(hits).toEqual(['/private/a?token=s3cr3t']);
+
+    const again = await startRun(t, { message: `fetch http://127.0.0.1:${port}/private/b`, session_id: run.session_id });
+    expect((await readEvents(t, again.run_id)).events.map((e) => e.event)).not.toContain('approval.request');
+    expect(hits).toEqual(['/private/a?token=s3cr3t', '/private/b']);
+    expect(JSON.stringify(auditOf(t, 'approval.request'))).not.toContain('s3cr3t');
+  });
+
+  it('a denied request never reaches the host', async () => {
+    const t = await networkApproval();
+    hits.length = 0;
+    const run = await startRun(t, { message: `fetch http://127.0.0.1:${port}/private/c` });
+    const approval = await pendingOf(t, run.run_id);
+    await decide(t, approval.id, 'deny', `deny:${approval.id}`);
+    const { events } = await readEvents(t, run.run_id);
+    expect(JSON.parse(events.find((e) => e.event === 'tool.result')!.data)).toMatchObject({ tool: 'web_fetch', is_error: true });
+    expect(hits).toEqual([]);
+  });
+});
+
+describe.skipIf(postgresTestUrl === null)('approvals on PostgreSQL replicas', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('a decision taken on another replica reaches the run waiting on the first', async () => {
+    const config = { storage: { backend: 'postgres' as const, postgres_url: database.url }, tools: { require_approval: ['calculator'] } };
+    const [a, b] = await Promise.all([start({ config }), start({ config })]);
+    const run = await startRun(a, { message: 'what is 2+3' });
+    const approval = await pendingOf(b, run.run_id);
+    expect(await runStatus(b, run.run_id)).toBe('waiting_approval');
+    expect((await decide(b, approval.id, 'allow_once', `approve:${approval.id}`)).status).toBe(200);
+    const { events } = await readEvents(a, run.run_id);
+    expect(events.map((e) => e.event)).toEqual(['run.start', 'tool.request', 'approval.request', 'approval.result', 'tool.result', 'run.complete']);
+    expect(JSON.parse(events.at(-1)!.data).response).toContain('5');
+  });
+});

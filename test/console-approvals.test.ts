@@ -1,0 +1,92 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, json, readEvents, startRun } from './helpers/agent.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { launchChromium, seriousAxeViolations, signedInPage } from './helpers/browser.js';
+
+/**
+ * The console's Approvals panel in a real Chromium against a real agentd whose calculator needs
+ * an operator's approval: a run waits, Ask shows it waiting, the operator approves it from the
+ * panel through the browser's own confirm dialog, and the run completes.
+ */
+let browser: Browser;
+let t: TestApp;
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp({ config: { tools: { require_approval: ['calculator'] } } });
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function page(): Promise<Page> {
+  const p = await signedInPage(browser, t);
+  pages.push(p);
+  return p;
+}
+
+async function pendingFor(runId: string): Promise<any> {
+  return eventually(async () => {
+    const list = (await json(await t.request('/api/v1/approvals?state=pending'))).data.approvals as any[];
+    return list.find((a) => a.run_id === runId);
+  });
+}
+
+const approvalsLink = (p: Page) => p.getByRole('navigation', { name: 'Panels' }).locator('a[href="#/approvals"]');
+
+describe('approvals in the console', () => {
+  it('shows a waiting run in Ask, counts it on the badge, and approves it after the native confirm dialog', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/#/ask`);
+    await p.fill('#ask-message', 'what is 2+3');
+    await p.click('button[type="submit"]');
+    await p.locator('[data-run-state="waiting_approval"]').waitFor();
+    expect(await p.locator('.waiting').textContent()).toContain('calculator {"expression":"2+3"}');
+    const runId = (await p.locator('.run .mono').first().textContent())!;
+    const approval = await pendingFor(runId);
+
+    // The badge counts what waits (read when the console opens, and again after each decision).
+    await p.reload();
+    await approvalsLink(p).locator('[data-pending-approvals="1"]').waitFor();
+    await approvalsLink(p).click();
+    const card = p.locator(`[data-approval-id="${approval.id}"]`);
+    expect(await card.locator('pre.request').textContent()).toBe('calculator {"expression":"2+3"}');
+    expect(await seriousAxeViolations(p)).toEqual([]);
+
+    // Saying no to the dialog decides nothing.
+    p.once('dialog', (dialog) => void dialog.dismiss());
+    await card.getByRole('button', { name: /^Deny:/ }).click();
+    expect((await json(await t.request(`/api/v1/approvals/${approval.id}`))).data.state).toBe('pending');
+
+    const question = new Promise<string>((resolve) => p.once('dialog', (dialog) => {
+      resolve(dialog.message());
+      void dialog.accept();
+    }));
+    await card.getByRole('button', { name: /^Allow once:/ }).click();
+    expect(await question).toBe('Allow this request once?\n\ncalculator {"expression":"2+3"}');
+    await p.getByRole('status').filter({ hasText: 'Tool call allowed (allow_once).' }).waitFor();
+    await p.getByText('Nothing is waiting for a decision.').waitFor();
+    await approvalsLink(p).locator('.badge').waitFor({ state: 'detached' });
+
+    const decided = (await json(await t.request(`/api/v1/approvals/${approval.id}`))).data;
+    expect(decided).toMatchObject({ state: 'allowed', decision: 'allow_once', decided_by: expect.stringMatching(/^web_session:/) });
+    const { events } = await readEvents(t, runId);
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ response: expect.stringContaining('5') });
+  });
+
+  it('denies from the panel: the run goes on without the tool', async () => {
+    const run = await startRun(t, { message: 'what is 6*7' });
+    const approval = await pendingFor(run.run_id);
+    const p = await page();
+    await p.goto(`${t.url}/#/approvals`);
+    p.once('dialog', (dialog) => void dialog.accept());
+    await p.locator(`[data-approval-id="${approval.id}"]`).getByRole('button', { name: /^Deny:/ }).click();
+    await p.getByRole('status').filter({ hasText: 'Tool call denied (deny).' }).waitFor();
+    const { events } = await readEvents(t, run.run_id);
+    expect(JSON.parse(events.find((e) => e.event === 'tool.result')!.data)).toMatchObject({ is_error: true });
+  });
+});
