@@ -24,6 +24,12 @@ const READ_PATHS = [
 const SEARCH_WORDS = ['invoice', '391', 'time', 'paid', 'tokyo'];
 const RUN_MESSAGES = ['what is 17*23?', 'what time is it in Tokyo?', 'remember that invoice 42 is paid', 'search memory for invoice'];
 const WEBHOOK_SENDERS = 5;
+/**
+ * Runs go to a few API sessions, as a client's conversations do. A new session per run would fill
+ * the session store towards its bound (10,000 sessions) for hours, and that growth, though bounded,
+ * would hide a leak or be taken for one.
+ */
+const RUN_SESSIONS = 4;
 const VIEWERS_PER_RUN = 2;
 
 /**
@@ -69,16 +75,20 @@ export function runMixedLoad(target: SoakTarget, signal: AbortSignal): { tally: 
     const path = `/api/v1/memory/search?q=${SEARCH_WORDS[i % SEARCH_WORDS.length]}&limit=10`;
     return call(`GET ${path}`, () => fetch(`${target.url}${path}`, { headers: auth }));
   });
+  const sessions: (string | undefined)[] = Array.from({ length: RUN_SESSIONS }, () => undefined);
   const runs = loop(200, async (i) => {
+    const slot = i % RUN_SESSIONS;
+    const body = { message: RUN_MESSAGES[i % RUN_MESSAGES.length], ...(sessions[slot] ? { session_id: sessions[slot] } : {}) };
     const started = await fetch(`${target.url}/api/v1/runs`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ message: RUN_MESSAGES[i % RUN_MESSAGES.length] }),
+      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body),
     }).catch((error: Error) => error);
     tally.requests++;
     if (started instanceof Error || started.status !== 202) {
       if (!signal.aborted) fail(`POST /api/v1/runs: ${started instanceof Error ? started.message : started.status}`);
       return;
     }
-    const { data } = (await started.json()) as { data: { run_id: string } };
+    const { data } = (await started.json()) as { data: { run_id: string; session_id: string } };
+    sessions[slot] = data.session_id;
     const events = `/api/v1/runs/${data.run_id}/events`;
     // 204: the run had already ended and been seen; EventSource stops there too.
     await Promise.all(Array.from({ length: VIEWERS_PER_RUN }, () => call(`GET ${events}`, () => fetch(`${target.url}${events}`, { headers: auth }))));
