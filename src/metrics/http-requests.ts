@@ -29,7 +29,7 @@ type Labels = { route: string; method: string; status: string };
  * `agentd_http_requests_total` and `agentd_http_request_duration_seconds`. prom-client's label
  * handling costs about a microsecond per observation (it validates and hashes the labels every
  * time), which the authenticated health benchmark would notice; requests are counted here in plain
- * maps instead (tens of nanoseconds) and turned into prom-client values only when scraped.
+ * maps instead (about 0.1 µs) and turned into prom-client values only when scraped.
  */
 export class HttpRequestMetrics {
   private readonly byRoute = new Map<string, Map<string, Map<number, Series>>>();
