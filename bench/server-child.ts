@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { createMemoryLogger } from '../src/log.js';
 import { Database } from '../src/storage/sqlite/database.js';
@@ -36,7 +36,20 @@ setInterval(() => {
   last = now;
 }, TICK_MS).unref();
 
+/** Event-loop delay between soak samples (percentiles of a 10 ms resolution timer's lateness). */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
 process.on('message', (message: { type?: string }) => {
+  if (message?.type === 'sample') {
+    const lag = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 };
+    loopDelay.reset();
+    // Live memory, not garbage: a leak shows as growth that survives a full collection.
+    (globalThis as { gc?: () => void }).gc?.();
+    const memory = process.memoryUsage();
+    process.send?.({ rss: memory.rss, heapUsed: memory.heapUsed, handles: process.getActiveResourcesInfo().length, lag });
+    return;
+  }
   if (message?.type === 'loop') {
     process.send?.(longest);
     longest = { wallMs: 0, cpuMs: 0 };
@@ -79,7 +92,7 @@ async function main(): Promise<void> {
     ...(typeof args.redisKeyPrefix === 'string' ? { redisKeyPrefix: args.redisKeyPrefix } : {}),
   });
   const url = await app.listen();
-  process.send?.({ url, apiKey: API_KEY });
+  process.send?.({ url, apiKey: API_KEY, webhookUrl: app.webhook?.url });
   process.on('SIGTERM', () => {
     void app.close().finally(() => {
       rmSync(home, { recursive: true, force: true });

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 export interface ChildServer {
   url: string;
   apiKey: string;
+  /** The webhook channel's URL when the config enables it. */
+  webhookUrl?: string;
   /**
    * The child's resident set size in bytes, measured after a full GC (the child runs with
    * --expose-gc), and the CPU time it has used so far in microseconds.
@@ -18,7 +20,16 @@ export interface ChildServer {
    * and the most CPU time the child used within one such gap.
    */
   loopMax?(): Promise<{ wallMs: number; cpuMs: number }>;
+  /** What the soak samples: RSS and heap after a full GC, active handles, event-loop delay since the last sample. */
+  sample?(): Promise<ProcessSample>;
   close(): Promise<void>;
+}
+
+export interface ProcessSample {
+  rss: number;
+  heapUsed: number;
+  handles: number;
+  lag: { p99Ms: number; maxMs: number };
 }
 
 export async function startChildServer(kind: string, args: Record<string, unknown> = {}): Promise<ChildServer> {
@@ -26,8 +37,8 @@ export async function startChildServer(kind: string, args: Record<string, unknow
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     execArgv: [...process.execArgv, '--expose-gc'],
   });
-  const ready = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { url: string; apiKey: string }));
+  const ready = await new Promise<{ url: string; apiKey: string; webhookUrl?: string }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { url: string; apiKey: string; webhookUrl?: string }));
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
   return {
@@ -41,6 +52,11 @@ export async function startChildServer(kind: string, args: Record<string, unknow
       new Promise<{ wallMs: number; cpuMs: number }>((resolve) => {
         child.once('message', (m) => resolve(m as { wallMs: number; cpuMs: number }));
         child.send({ type: 'loop' });
+      }),
+    sample: () =>
+      new Promise<ProcessSample>((resolve) => {
+        child.once('message', (m) => resolve(m as ProcessSample));
+        child.send({ type: 'sample' });
       }),
     close: () =>
       new Promise<void>((resolve) => {

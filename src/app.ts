@@ -14,6 +14,8 @@ import { applyStorageEnv, ensureHome, loadConfig, parseConfig, resolveHome, type
 import type { Config, ConfigInput } from './config/schema.js';
 import { API_PREFIX, apiRoutes, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
 import { Gateway } from './gateway/index.js';
+import { metricsRoutes } from './http/routes/metrics.js';
+import { ServiceMetrics } from './metrics/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
 import type { TurnStore } from './memory/types.js';
@@ -182,6 +184,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const audit = new AuditLog(storage.audit, now);
   const memory = storage.turns;
   const startedAt = now();
+  const metrics = new ServiceMetrics();
 
   // A run's approvals show on its status and stream; decisions may come from any replica.
   const approvals = new Approvals({
@@ -195,7 +198,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
   const gateway = new Gateway({
     policy, audit, log: (message) => log.warn(message),
-    approval: config.network.interactive_approval === 'api' ? approvals.network : undefined,
+    approval: config.network.interactive_approval === 'api' ? approvals.network : undefined, metrics,
   });
   const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;
   const providers = createProviderRegistry({ config, env, gatewayClientFactory, logger: log });
@@ -213,7 +216,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const agent: AgentRuntime = new AgentRuntime({
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs, bus: coordination?.runEvents,
-    claims: storage.sessionClaims, leaseMs: options.sessionLeaseMs, heartbeatMs: options.heartbeatMs,
+    claims: storage.sessionClaims, leaseMs: options.sessionLeaseMs, heartbeatMs: options.heartbeatMs, metrics,
     approvals: { approveTool: approvals.approveTool, runWaiting: (runId) => approvals.runWaiting(runId) },
   });
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
@@ -221,7 +224,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const webhook = config.webhook.enabled
     ? new WebhookService(config.webhook, {
       audit, log, runner: agent, inbox: storage.inbox, owner: storage.owner, now,
-      rateLimiter: coordination?.rateLimiter('webhook', config.webhook.rate_limit_rpm),
+      rateLimiter: coordination?.rateLimiter('webhook', config.webhook.rate_limit_rpm), metrics,
     })
     : null;
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
@@ -263,6 +266,12 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     cookieName: config.api.cookie_name,
     isPublicPath: (path) => WEB_PUBLIC_PATHS.has(path),
     requestTimeoutMs: options.requestTimeoutMs,
+    metrics,
+  });
+  metrics.readFrom({
+    runsInFlight: () => agent.inFlight,
+    webhookQueueDepth: async () => (webhook === null ? 0 : webhook.inbox.waitingCount()),
+    databaseSizeBytes: async () => (await storage.health()).sizeBytes,
   });
   const chain = new ChainStatus(() => audit.verify(), { now });
   const diagnostics = (): Promise<DiagnosticsReport> =>
@@ -304,8 +313,10 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy },
     consoleAssets: consoleAssets.assets,
     pingIntervalMs: options.ssePingIntervalMs,
+    metrics,
   };
   void http.register(webRoutes, { context });
+  void http.register(metricsRoutes, { context });
   void http.register(apiRoutes, { prefix: API_PREFIX, context });
 
   let url = '';

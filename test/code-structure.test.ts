@@ -34,8 +34,8 @@ describe('routes', () => {
       const doc = (await (await t.request('/api/v1/openapi.json')).json()) as { paths: Record<string, unknown> };
       const paths = Object.keys(doc.paths);
       expect(paths.length).toBeGreaterThan(15);
-      // Outside the prefix: the liveness probe for load balancers and the browser's logout.
-      expect(paths.filter((path) => !path.startsWith('/api/v1/')).sort()).toEqual(['/healthz', '/logout']);
+      // Outside the prefix: the liveness probe for load balancers, Prometheus' scrape and the browser's logout.
+      expect(paths.filter((path) => !path.startsWith('/api/v1/')).sort()).toEqual(['/healthz', '/logout', '/metrics']);
       const wrong = await t.request('/api/v1/runs/run_x/cancel', { method: 'GET' });
       expect(wrong.status).toBe(405);
       expect(wrong.headers.get('allow')).toBe('POST');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRIC_FAMILIES } from '../src/http/routes/metrics.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
 type Operation = {
@@ -28,7 +29,7 @@ describe('OpenAPI document', () => {
       'GET /api/v1/scheduler/jobs', 'POST /api/v1/scheduler/jobs', 'DELETE /api/v1/scheduler/jobs/{id}', 'GET /api/v1/controls',
       'POST /api/v1/controls/{id}',
       'GET /api/v1/approvals', 'GET /api/v1/approvals/{id}', 'POST /api/v1/approvals/{id}',
-      'GET /api/v1/audit',
+      'GET /api/v1/audit', 'GET /metrics',
     ];
     const present = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(present).toEqual(expect.arrayContaining(expected));
@@ -58,6 +59,11 @@ describe('OpenAPI document', () => {
     }
     // Routes that only read never answer it.
     expect(paths['/api/v1/memory/search']!.get!.responses['507']).toBeUndefined();
+  });
+
+  it('lists every metric family in the description of GET /metrics', () => {
+    const description = (paths['/metrics']!.get! as { description?: string }).description ?? '';
+    for (const [family] of METRIC_FAMILIES) expect(description).toContain(family);
   });
 
   it('documents request bodies, required only when a field is', () => {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { METRIC_FAMILIES } from '../src/http/routes/metrics.js';
 import { HTML_SECURITY_HEADERS } from '../src/security/headers.js';
 
 const README = readFileSync('README.md', 'utf8');
@@ -34,6 +35,10 @@ describe('README and package.json', () => {
     const min = /^>=(\d+\.\d+\.\d+)$/.exec(PKG.engines.node)?.[1];
     expect(min).toBeDefined();
     expect(README).toContain(`Node.js ≥ ${min}`);
+  });
+
+  it('lists every metric family GET /metrics serves', () => {
+    for (const [family] of METRIC_FAMILIES) expect(README).toContain(`| \`${family}\` |`);
   });
 
   it('says where the answer to a webhook message goes', () => {

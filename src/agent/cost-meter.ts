@@ -4,6 +4,7 @@ import type { ChatMessage, CompletionResult, Provider } from '../providers/types
 import type { CostEntry, CostStore } from './stores.js';
 import { AgentError } from './errors.js';
 import { isoNow, type RunCost } from './types.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 
 export interface CostMeterOptions {
   costs: CostStore;
@@ -12,6 +13,8 @@ export interface CostMeterOptions {
   /** The provider's config section (for `price` and `base_url`), or null for `offline`. */
   providerConfig: (name: string) => Pick<ProviderConfig, 'base_url' | 'price'> | null;
   now?: () => number;
+  /** Counts the tokens and cost of each recorded call, once it is committed. */
+  metrics?: Pick<ServiceMetrics, 'providerUsage'>;
 }
 
 /**
@@ -101,7 +104,13 @@ export class CostMeter {
   async record(sessionId: string, runId: string | null, provider: Provider, result: CompletionResult): Promise<RunCost> {
     const { entry, cost } = this.entry(sessionId, runId, provider, result);
     await this.options.costs.record(entry);
+    this.recorded(provider, cost);
     return cost;
+  }
+
+  /** Called once a call's cost is committed. */
+  recorded(provider: Provider, cost: RunCost): void {
+    this.options.metrics?.providerUsage(provider.name, cost);
   }
 
   /** The stored form of one call's usage, and what it cost. */
@@ -141,6 +150,7 @@ export class HeldCall {
     if (this.holdId === null) return this.meter.record(this.sessionId, runId, this.provider, result);
     const { entry, cost } = this.meter.entry(this.sessionId, runId, this.provider, result);
     await this.costs.settle(this.holdId, entry);
+    this.meter.recorded(this.provider, cost);
     return cost;
   }
 

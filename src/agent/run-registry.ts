@@ -13,6 +13,7 @@ import { RemoteRuns } from './remote-runs.js';
 import { AgentError, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
 import type { RunOutcome, RunStore } from './stores.js';
 import { auditRunEnd } from './run-audit.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
 import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
@@ -77,6 +78,8 @@ export interface RunRegistryOptions {
   bus?: RunEventBus;
   /** The session claims shared with other replicas, taken after this process's slot; absent: one process. */
   leases?: SessionLeases;
+  /** Counts each run this process ends, by final status. */
+  metrics?: Pick<ServiceMetrics, 'runFinished'>;
 }
 
 /**
@@ -372,6 +375,7 @@ export class RunRegistry {
     // Cancelled or shut down before the agent began: the log still opens with run.start.
     if (live.nextId === 1) this.begin(live);
     live.finished = true;
+    this.options.metrics?.runFinished(outcome.status);
     const { record } = live;
     record.status = outcome.status;
     record.finished_at = isoNow(this.now);

@@ -15,6 +15,7 @@ import { SessionLeases } from './session-leases.js';
 import { SessionSlots } from './session-slots.js';
 import type { CostStore, CostTotals, RunStore, SessionClaimStore, SessionSpend, SessionStore } from './stores.js';
 import type { ApiSession, RunCost, RunRecord } from './types.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 
 export interface AgentRuntimeOptions {
   memory: TurnStore;
@@ -28,6 +29,8 @@ export interface AgentRuntimeOptions {
   config: Pick<Config, 'max_spend_usd' | 'providers'>;
   log: Logger;
   now?: () => number;
+  /** Counts finished runs and the tokens and cost of provider calls. */
+  metrics?: Pick<ServiceMetrics, 'runFinished' | 'providerUsage'>;
   maxIterations?: number;
   /** How long shutdown waits for agent loops to unwind (tests shorten it). */
   shutdownGraceMs?: number;
@@ -96,6 +99,7 @@ export class AgentRuntime {
       maxSpendUsd: config.max_spend_usd,
       providerConfig: (name) => (name === 'anthropic' || name === 'openai' ? config.providers[name] : null),
       now: options.now,
+      metrics: options.metrics,
     });
     this.sessions = options.sessions;
     this.loop = new AgentLoop({
@@ -122,6 +126,7 @@ export class AgentRuntime {
       shutdownGraceMs: options.shutdownGraceMs,
       bus: options.bus,
       leases: this.leases,
+      metrics: options.metrics,
     });
   }
 

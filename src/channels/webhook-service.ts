@@ -3,6 +3,7 @@ import type { AuditSink } from '../audit/types.js';
 import type { Config } from '../config/schema.js';
 import type { WebhookState } from '../diagnostics/index.js';
 import type { Logger } from '../log.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 import type { RateLimiter } from '../security/rate-limiter.js';
 import { DurableInbox, type QueuedMessage } from './inbox/durable-inbox.js';
 import type { InboxStore } from './inbox/types.js';
@@ -19,6 +20,7 @@ export interface WebhookServiceDeps {
   /** This process in the inbox's claims (`Storage.owner`). */
   owner: string;
   now?: () => number;
+  metrics?: Pick<ServiceMetrics, 'webhookRejected' | 'rateLimited'>;
 }
 
 /**
@@ -54,6 +56,7 @@ export class WebhookService {
       audit: deps.audit,
       log: deps.log,
       now: deps.now,
+      metrics: deps.metrics,
     });
     this.dispatcher = new ChannelDispatcher({ inbox: this.inbox, runner: deps.runner, sessionPrefix: 'webhook', log: deps.log });
   }

@@ -1,12 +1,14 @@
 import type { AuditSink } from '../audit/types.js';
 import type { GatewayCategory } from '../policy/network-policy.js';
 import { redactUrl } from './url.js';
+import type { GatewayMetrics } from '../metrics/index.js';
 
 /**
  * The gateway's audit events. `network_request` (allow) for every completed request, as the spec
  * fixes it; `network_denied` (deny) for every refusal — URL, policy, REST rule, address, size —
  * with the host, category, rule and reason; `network_error` (error) when the transport failed.
- * URLs are always redacted (no credentials, query values replaced).
+ * URLs are always redacted (no credentials, query values replaced). Each request ends in exactly
+ * one of these events, so they are also where the gateway's requests are counted.
  */
 
 export type DenialKind = 'url' | 'host' | 'rest' | 'address' | 'size';
@@ -33,9 +35,11 @@ export class GatewayAudit {
     private readonly sink: AuditSink | undefined,
     private readonly scope: AuditScope,
     private readonly log: (message: string) => void,
+    private readonly metrics?: GatewayMetrics,
   ) {}
 
   completed(method: string, url: URL, status: number, approved: boolean): Promise<void> {
+    this.metrics?.gatewayRequest(this.scope.category, false);
     return this.emit({
       event_type: 'network_request',
       result: 'allow',
@@ -51,6 +55,7 @@ export class GatewayAudit {
   }
 
   denied(denial: DeniedRequest): Promise<void> {
+    this.metrics?.gatewayRequest(this.scope.category, true);
     return this.emit({
       event_type: 'network_denied',
       result: 'deny',
@@ -68,6 +73,7 @@ export class GatewayAudit {
   }
 
   failed(method: string, url: URL, error: unknown): Promise<void> {
+    this.metrics?.gatewayRequest(this.scope.category, false);
     const err = error as { name?: unknown; code?: unknown };
     return this.emit({
       event_type: 'network_error',

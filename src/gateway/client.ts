@@ -6,6 +6,7 @@ import { evaluateDestination, type Denial, type DestinationDecision, type Resolv
 import { hostOf } from '../policy/host.js';
 import type { GatewayCategory, NetworkPolicy } from '../policy/network-policy.js';
 import { GatewayAudit } from './audit.js';
+import type { GatewayMetrics } from '../metrics/index.js';
 import { boundedWebStream, declaredOverLimit, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from './body.js';
 import { Deadline } from './deadline.js';
 import { GatewayError, InvalidUrlError, PolicyViolationError, ResponseTooLargeError } from './errors.js';
@@ -39,6 +40,7 @@ export interface GatewayParts {
   readonly resolver: Resolver;
   readonly log: Logger;
   readonly pool: ConnectionPool;
+  readonly metrics?: GatewayMetrics;
 }
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -101,6 +103,7 @@ export class Client implements GatewayClient {
       gateway.audit,
       { category: options.category, sessionId: options.sessionId ?? null, taskId: options.taskId ?? null, requestId: options.requestId },
       gateway.log,
+      gateway.metrics,
     );
   }
 

@@ -5,6 +5,7 @@ import { systemResolver, type Resolver } from '../policy/destination.js';
 import { NetworkPolicy } from '../policy/network-policy.js';
 import { Client, type ClientOptions, type GatewayClient, type GatewayParts } from './client.js';
 import { ConnectionPool, type PoolLimits, type PoolStats } from './pool.js';
+import type { GatewayMetrics } from '../metrics/index.js';
 
 export type Logger = (message: string) => void;
 
@@ -25,10 +26,12 @@ export interface GatewayOptions {
   log?: Logger;
   /** Pool limits; the defaults are the spec's (20 connections, 10 kept alive). */
   pool?: PoolLimits;
+  /** Counts every request the gateway ends, and its refusals. */
+  metrics?: GatewayMetrics;
 }
 
 /** Options of `createClient`: the client's own, plus the setup of the private gateway it runs on. */
-export interface StandaloneClientOptions extends ClientOptions, Omit<GatewayOptions, 'pool'> {}
+export interface StandaloneClientOptions extends ClientOptions, Omit<GatewayOptions, 'pool' | 'metrics'> {}
 
 /**
  * The outbound gateway of one app: its policy, audit sink, approval memory ("allow always"
@@ -54,6 +57,7 @@ export class Gateway {
       resolver: options.resolver ?? systemResolver,
       log: options.log ?? stderrLogger,
       pool: this.pool,
+      metrics: options.metrics,
     };
   }
 

@@ -3,6 +3,7 @@ import { emitInBackground } from '../audit/log.js';
 import type { AuditSampler } from '../audit/sampler.js';
 import type { AuditInput, AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 import { clientIp } from '../security/client-ip.js';
 import { constantTimeEqual } from '../security/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
@@ -38,6 +39,8 @@ export interface PipelineOptions {
   webSessions?: WebSessionStore;
   /** Name of the session cookie (`api.cookie_name`). */
   cookieName?: string;
+  /** The app's metrics: requests and their durations, rate-limit refusals. */
+  metrics?: ServiceMetrics;
   /**
    * Paths served without credentials besides `/healthz` (still rate limited; still 401 when the
    * configured key is empty or a credential is offered and wrong). The session cookie is not consulted for them, so no CSRF check applies either: the
@@ -133,6 +136,7 @@ function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError 
 
 function overLimit(request: FastifyRequest, options: PipelineOptions, ip: string, decision: RateDecision): ApiError | null {
   if (decision.allowed) return null;
+  options.metrics?.rateLimited('api');
   const sample = options.auditSampler.take(`rate:${ip}`);
   if (sample) {
     refusal(options, {

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { writeLine } from '../log.js';
+import type { HttpRequestMetrics } from '../metrics/index.js';
 
 /** An offered `X-Request-Id` is kept only when it is short and plain: it is echoed and logged. */
 const OFFERED_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -18,10 +19,11 @@ export function requestIdOf(raw: IncomingMessage): string {
 /**
  * Fastify's request logging, reduced to one line per answered request: method, route, status,
  * duration and id — never a header value, a query string or a body (Fastify's own lines carry
- * the URL, whose query may hold a token).
+ * the URL, whose query may hold a token). The same line is counted in the HTTP metrics: this is
+ * already called once per answered request, and a second onResponse hook would cost every request.
  */
 export class RequestLog extends LogController {
-  constructor() {
+  constructor(private readonly metrics?: HttpRequestMetrics) {
     super({ disableRequestLogging: false, requestIdLogLabel: 'request_id' });
   }
 
@@ -32,6 +34,7 @@ export class RequestLog extends LogController {
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
     const route = request.routeOptions.url ?? null;
     const durationMs = Math.round(reply.elapsedTime * 10) / 10;
+    this.metrics?.record(route ?? undefined, request.method, reply.statusCode, reply.elapsedTime);
     if (error) {
       const line = { request_id: request.id, method: request.method, route, status: reply.statusCode, duration_ms: durationMs };
       reply.log.warn({ ...line, error: error.message }, 'request failed while sending');

@@ -44,7 +44,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // One line per answered request (RequestLog); the per-request child logger is skipped: the
     // lines that concern a request name it themselves.
     loggerInstance: pinoFor(log) as FastifyBaseLogger,
-    logController: new RequestLog(),
+    logController: new RequestLog(options.metrics?.http),
     childLoggerFactory: (logger) => logger,
     genReqId: requestIdOf,
     bodyLimit: MAX_BODY_BYTES,

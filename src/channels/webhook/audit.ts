@@ -1,7 +1,9 @@
 import { emitInBackground } from '../../audit/log.js';
 import { AuditSampler } from '../../audit/sampler.js';
 import type { AuditInput, AuditSink } from '../../audit/types.js';
+import type { ApiError } from '../../http/errors.js';
 import type { Logger } from '../../log.js';
+import type { ServiceMetrics } from '../../metrics/index.js';
 import { charCount } from './payload.js';
 
 /**
@@ -18,6 +20,8 @@ export class WebhookAudit {
     private readonly sink: AuditSink | undefined,
     private readonly log: Logger,
     now: () => number,
+    /** Counts every refusal by its error code (the audit trail keeps a sample of them). */
+    private readonly metrics?: Pick<ServiceMetrics, 'webhookRejected'>,
   ) {
     this.sampler = new AuditSampler(3, 60_000, 10_000, now);
   }
@@ -32,8 +36,10 @@ export class WebhookAudit {
     }));
   }
 
-  rejected(ip: string, status: number, reason: string): void {
+  rejected(ip: string, error: ApiError): void {
+    this.metrics?.webhookRejected(error.code);
     if (this.sink === undefined) return;
+    const { statusCode: status, message: reason } = error;
     this.write(() => {
       const sample = this.sampler.take(`${ip}|${status}`);
       if (sample === null) return null;

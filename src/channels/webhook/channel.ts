@@ -53,7 +53,7 @@ export class WebhookChannel {
 
     this.deadlines = new Deadlines(bodyTimeoutMs);
     this.limiter = options.rateLimiter ?? this.localLimiter(rateLimitPerMinute, now);
-    const audit = new WebhookAudit(options.audit, this.log, now);
+    const audit = new WebhookAudit(options.audit, this.log, now, options.metrics);
     const inflight = new WeakMap<Socket, ServerResponse>();
     const handler = createRequestHandler({
       secret: this.secret,
@@ -70,6 +70,7 @@ export class WebhookChannel {
       intake: options.intake ?? null,
       stopping: () => this.stopping,
       inflight,
+      metrics: options.metrics,
     });
 
     this.server = createServer({

@@ -23,7 +23,7 @@ export function createClientErrorHandler(deps: ClientErrorDeps) {
     const refusal = describe(error.code, failedLine(error as { rawPacket?: Buffer; bytesParsed?: number }));
     const answer = () => {
       if (!tcp.writable) return void tcp.destroy();
-      deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), refusal.statusCode, refusal.message);
+      deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), refusal);
       answerAndClose(tcp, rawErrorResponse(refusal));
     };
 
@@ -87,7 +87,7 @@ export function createConnectHandler(deps: { audit: WebhookAudit }) {
     const tcp = socket as Socket;
     tcp.on('error', () => {});
     const refusal = postOnly();
-    deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), refusal.statusCode, refusal.message);
+    deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), refusal);
     answerAndClose(tcp, rawErrorResponse(refusal));
   };
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError, coordinationUnavailable, internalError, payloadTooLarge, rateLimited, shuttingDown, unauthorized, unsupportedMediaType } from '../../http/errors.js';
 import type { Logger } from '../../log.js';
+import type { ServiceMetrics } from '../../metrics/index.js';
 import { StorageFullError, StorageUnavailableError } from '../../storage/errors.js';
 import { clientIp } from '../../security/client-ip.js';
 import type { RateLimiter } from '../../security/rate-limiter.js';
@@ -41,6 +42,7 @@ export interface HandlerDeps {
   stopping: () => boolean;
   /** The response in flight per socket, so the client-error handler never answers twice. */
   inflight: WeakMap<Socket, ServerResponse>;
+  metrics?: Pick<ServiceMetrics, 'rateLimited'>;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse, expectContinue?: boolean) => void;
@@ -66,7 +68,7 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
         : error instanceof StorageUnavailableError ? new ApiError('AGENTD_STORAGE_UNAVAILABLE') : null;
       const answer = known ?? internalError();
       if (known === null) deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
-      deps.audit.rejected(ip, answer.statusCode, answer.message);
+      deps.audit.rejected(ip, answer);
       if (!res.headersSent) sendError(res, answer, true);
       else req.socket.destroy();
     });
@@ -103,7 +105,7 @@ async function handle(
     // Keeping the connection would mean reading and discarding a body we just refused (up to any
     // size for a 413): close it after the answer instead.
     sendError(res, error, !bodyRead && hasRequestBody(req.headers));
-    deps.audit.rejected(ip, error.statusCode, error.message);
+    deps.audit.rejected(ip, error);
   };
 
   if (deps.stopping()) return refuse(shuttingDown());
@@ -112,7 +114,10 @@ async function handle(
   // Shared windows answer later, and fail closed: a window that cannot be read is no room to spare.
   const allowed = decision instanceof Promise ? await decision.then((shared) => shared.allowed, () => null) : decision.allowed;
   if (allowed === null) return refuse(coordinationUnavailable());
-  if (!allowed) return refuse(rateLimited(RETRY_AFTER_SECONDS));
+  if (!allowed) {
+    deps.metrics?.rateLimited('webhook');
+    return refuse(rateLimited(RETRY_AFTER_SECONDS));
+  }
   if (!isJsonContentType(req.headers['content-type'])) return refuse(unsupportedMediaType());
   const declared = parseContentLength(req.headers, MAX_BODY_BYTES);
   switch (declared.kind) {
@@ -142,7 +147,7 @@ async function handle(
       : new ApiError('AGENTD_BAD_REQUEST', 'Request body longer than Content-Length');
     // The rest of the body may still trickle in: answer if the socket can take it, never reuse it.
     if (req.socket.writable) refuse(error);
-    else deps.audit.rejected(ip, error.statusCode, error.message);
+    else deps.audit.rejected(ip, error);
     destroyAfterAnswer(req, res);
     return;
   }
@@ -217,8 +222,9 @@ async function admitDurably(
   }
   if (outcome === 'full') {
     if (rememberedSignature !== undefined) deps.replay?.forget(rememberedSignature);
-    sendError(res, new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
-    deps.audit.rejected(ip, 503, 'Queue full, retry later');
+    const full = new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later');
+    sendError(res, full);
+    deps.audit.rejected(ip, full);
     return;
   }
   await deps.audit.accepted(ip, message.sender, message.content, outcome === 'duplicate');

@@ -1,5 +1,6 @@
 import type { AuditSink } from '../../audit/types.js';
 import type { Logger } from '../../log.js';
+import type { ServiceMetrics } from '../../metrics/index.js';
 import type { RateLimiter } from '../../security/rate-limiter.js';
 import type { WebhookHeaders } from './request-headers.js';
 
@@ -52,6 +53,8 @@ export interface WebhookChannelOptions {
   audit?: AuditSink;
   /** Start-up warnings, reply lengths and unexpected errors. Default: standard error. */
   log?: Logger;
+  /** Counts refusals by error code and rate-limited requests (the service's `/metrics`). */
+  metrics?: Pick<ServiceMetrics, 'webhookRejected' | 'rateLimited'>;
   /** Sign `<X-Service-Timestamp>.<body>`, refuse skew and replays (needs `secret`). */
   requireTimestamp?: boolean;
   /** `requireTimestamp`: accepted clock difference between sender and channel. Default 300 s. */

@@ -6,6 +6,7 @@ import type { OperatorControls } from '../../controls/index.js';
 import type { AuditPage, AuditQuery, AuditSink } from '../../audit/types.js';
 import type { DiagnosticsReport } from '../../diagnostics/index.js';
 import type { TurnStore } from '../../memory/types.js';
+import type { ServiceMetrics } from '../../metrics/index.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { Scheduler } from '../../scheduler/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -15,7 +16,7 @@ import type { StatusSnapshot } from './status-snapshot.js';
 
 export type { StatusSnapshot } from './status-snapshot.js';
 
-/** Every REST route lives under this prefix; only the browser's pages (`/`, `/login`, `/logout`) do not. */
+/** Every REST route lives under this prefix; only the browser's pages (`/`, `/login`, `/logout`) and `/metrics` do not. */
 export const API_PREFIX = '/api/v1';
 
 
@@ -53,6 +54,8 @@ export interface RouteContext {
   consoleAssets: readonly ConsoleAsset[];
   /** Keep-alive interval of run event streams (tests shorten it). */
   pingIntervalMs?: number;
+  /** The app's Prometheus metrics (`GET /metrics`; the event streams count their viewers). */
+  metrics: ServiceMetrics;
 }
 
 /** A route plugin: its request parts are typed from the route schemas. */

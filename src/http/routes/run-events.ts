@@ -23,7 +23,7 @@ function lastEventId(request: FastifyRequest, fromQuery: string | undefined): nu
  * cannot set headers); a live run then streams until its terminal event, a finished one closes.
  * A reconnect after the terminal event is answered 204, which makes EventSource stop.
  */
-export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'pingIntervalMs'>): void {
+export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'pingIntervalMs' | 'metrics'>): void {
   const open = new Set<SseViewer>();
   // An open stream is never idle, so closing the server would wait for it: end them all first
   // (one still behind is cut off). Runs in flight have already ended by then, their last events
@@ -61,12 +61,14 @@ export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agen
     // From here the response is written by hand; nothing below may throw into Fastify.
     reply.hijack();
     open.add(viewer);
+    ctx.metrics.sseViewerOpened();
     // Only `stop` is kept for later: the replay's events (a copy of the log read from the store)
     // must not live as long as the connection.
     const { stop } = watch;
     viewer.whenClosed(() => {
       stop();
       open.delete(viewer);
+      ctx.metrics.sseViewerClosed();
     });
     viewer.start(watch.replay, watch.finished);
   });
