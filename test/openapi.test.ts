@@ -10,10 +10,11 @@ type Operation = {
 
 let t: TestApp;
 let paths: Record<string, Record<string, Operation>>;
+let components: { schemas: Record<string, Record<string, unknown>> };
 beforeAll(async () => {
   t = await startTestApp();
-  const doc = (await (await t.request('/api/v1/openapi.json')).json()) as { paths: typeof paths };
-  paths = doc.paths;
+  const doc = (await (await t.request('/api/v1/openapi.json')).json()) as { paths: typeof paths; components: typeof components };
+  ({ paths, components } = doc);
 });
 afterAll(() => t.close());
 
@@ -51,9 +52,10 @@ describe('OpenAPI document', () => {
     for (const [path, method] of writes) {
       expect(paths[path]![method]!.responses['507'], `${method} ${path}`).toMatchObject({
         description: expect.stringContaining('disk is full'),
-        content: { 'application/json': { schema: { required: ['status', 'error', 'code'] } } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       });
     }
+    expect(components.schemas.Error).toMatchObject({ required: ['status', 'error', 'code'] });
     // Routes that only read never answer it.
     expect(paths['/api/v1/memory/search']!.get!.responses['507']).toBeUndefined();
   });
