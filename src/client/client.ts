@@ -82,11 +82,18 @@ export class AgentdClient {
     if (!response.ok) throw AgentdApiError.of(response, error);
     if (response.status === 204 || !data) return;
     let lastEventId = options.lastEventId ?? 0;
-    for await (const message of sseMessages(data, MAX_EVENT_LINE_CHARS)) {
-      const event = { id: Number(message.id), event: message.event, data: JSON.parse(message.data) } as RunEvent;
-      lastEventId = event.id;
-      yield event;
-      if (TERMINAL_EVENTS.has(event.event)) return;
+    try {
+      for await (const message of sseMessages(data, MAX_EVENT_LINE_CHARS)) {
+        const event = { id: Number(message.id), event: message.event, data: JSON.parse(message.data) } as RunEvent;
+        lastEventId = event.id;
+        yield event;
+        if (TERMINAL_EVENTS.has(event.event)) return;
+      }
+    } catch (error) {
+      // fetch reports a connection that dropped mid-body as a TypeError; anything else (bad data,
+      // the caller's abort) is not something a resume would mend.
+      if (!(error instanceof TypeError) || options.signal?.aborted) throw error;
+      throw new RunStreamInterruptedError(runId, lastEventId, { cause: error });
     }
     throw new RunStreamInterruptedError(runId, lastEventId);
   }

@@ -38,7 +38,7 @@ function isEnvelope(body: unknown): body is components['schemas']['Error'] {
  * stopped): `runEvents(runId, { lastEventId })` resumes after the last event received.
  */
 export class RunStreamInterruptedError extends Error {
-  constructor(readonly runId: string, readonly lastEventId: number) {
-    super(`the event stream of run ${runId} ended before its terminal event (last event id ${lastEventId}); resume with lastEventId ${lastEventId}`);
+  constructor(readonly runId: string, readonly lastEventId: number, options?: { cause: unknown }) {
+    super(`the event stream of run ${runId} ended before its terminal event (last event id ${lastEventId}); resume with lastEventId ${lastEventId}`, options);
   }
 }
