@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
 import { AuditLog } from '../src/audit/log.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { BIN, spawnServe } from './helpers/cli.js';
@@ -125,5 +126,26 @@ describe('agentd backup', () => {
     expect(backup.stderr).toContain('postgres://agentd:***@127.0.0.1:1/agentd');
     expect(backup.stderr).not.toContain('hunter2');
     expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('upgrading', () => {
+  it('a home whose database a newer agentd migrated is refused by serve and migrate, naming the versions', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-upgrade-'));
+    const source = home('home');
+    expect((await agentd(['migrate', '--home', source])).code).toBe(0);
+    const db = new BetterSqlite3(join(source, 'agentd.db'));
+    const latest = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(latest + 1, 'from_a_newer_agentd', new Date().toISOString());
+    db.close();
+    const expected = `it was migrated by a newer agentd (schema version ${latest + 1}; this agentd knows up to ${latest}): upgrade agentd, or restore a backup taken before the upgrade`;
+    for (const command of [['serve', '--port', '0'], ['migrate']]) {
+      const refused = await agentd([...command, '--home', source]);
+      expect(refused.code, command[0]).toBe(1);
+      expect(refused.stderr, command[0]).toContain(expected);
+      expect(refused.stdout, command[0]).not.toContain('listening');
+    }
+    // A backup still copies it: it is the operator's way back.
+    expect((await agentd(['backup', join(dir, 'before-downgrade.db'), '--home', source])).code).toBe(0);
   });
 });
