@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { AgentdApiError, AgentdClient, RunEvent } from '../src/client/index.js';
 import { OPENAPI_TYPES_FILE, renderOpenApiTypes } from '../scripts/openapi-types.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { sources, SRC } from './helpers/sources.js';
@@ -31,6 +32,25 @@ describe('the client\'s types', () => {
 });
 
 describe('agentd/client', () => {
+  it('types each call from the document (checked by the type-check of npm test)', () => {
+    // Never run: what matters is what compiles.
+    const calls = async (client: AgentdClient) => {
+      expectTypeOf(await client.get('/api/v1/runs/{id}', { params: { path: { id: 'run_1' } } })).toHaveProperty('tools_used').toEqualTypeOf<string[]>();
+      expectTypeOf((await client.post('/api/v1/chat', { body: { message: 'hi' } })).usage.cost_usd).toBeNumber();
+      expectTypeOf<RunEvent['event']>().toEqualTypeOf<'run.start' | 'tool.request' | 'tool.result' | 'run.complete' | 'run.error' | 'run.cancelled'>();
+      expectTypeOf<'AGENTD_RUN_BUSY'>().toMatchTypeOf<NonNullable<AgentdApiError['code']>>();
+      // @ts-expect-error a path the document does not have
+      await client.get('/api/v1/nope');
+      // @ts-expect-error the path parameter is required
+      await client.get('/api/v1/sessions/{id}');
+      // @ts-expect-error message is required
+      await client.post('/api/v1/chat', { body: {} });
+      // @ts-expect-error there is no DELETE of the runs list
+      await client.delete('/api/v1/runs');
+    };
+    expect(typeof calls).toBe('function');
+  });
+
   it('loads nothing of the service: its modules import only each other and openapi-fetch', () => {
     const outside = sources(join(SRC, 'client')).flatMap((file) =>
       [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)]
