@@ -121,12 +121,11 @@ function requireMigrations(db: SqliteDatabase, migrations: readonly Migration[])
  * downgrade would write rows the newer code cannot read): it is refused, never used.
  */
 function refuseNewerSchema(applied: ReadonlySet<number>, migrations: readonly Migration[]): void {
-  const known = new Set(migrations.map((m) => m.version));
-  const unknown = [...applied].filter((version) => !known.has(version)).sort((a, b) => a - b);
-  if (unknown.length === 0) return;
-  const latest = Math.max(0, ...known);
+  const latest = Math.max(0, ...migrations.map((m) => m.version));
+  const newest = Math.max(0, ...applied);
+  if (newest <= latest) return;
   throw new Error(
-    `it was migrated by a newer agentd (schema version ${unknown.at(-1)}; this agentd knows up to ${latest}): ` +
+    `it was migrated by a newer agentd (schema version ${newest}; this agentd knows up to ${latest}): ` +
     'upgrade agentd, or restore a backup taken before the upgrade',
   );
 }
