@@ -215,8 +215,10 @@ describe('the typed client against a running service', () => {
       expect(validate(JSON.parse(JSON.stringify(payload))), `${operation} ${status} as returned: ${ajv.errorsText(validate.errors)}`).toBe(true);
     }
     expect(payloads.length).toBeGreaterThan(30);
+    // Every operation the document lists answered a success through the client: as many as it has, and the same ones.
     const all = operations();
-    expect(all.length).toBe(30);
+    expect(all.length).toBeGreaterThanOrEqual(30);
+    expect(succeeded.size).toBe(all.length);
     expect([...succeeded].sort()).toEqual([...all].sort());
     expect(answered).toEqual(expect.arrayContaining(['GET /api/v1/runs/{id}/events 204', 'GET /api/v1/status 401', 'POST /api/v1/chat 400']));
   });
