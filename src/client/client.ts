@@ -74,8 +74,8 @@ export class AgentdClient {
    */
   async *runEvents(runId: string, options: { lastEventId?: number; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
     const { data, error, response } = await this.api.GET('/api/v1/runs/{id}/events', {
-      params: { path: { id: runId } },
-      headers: { accept: 'text/event-stream', ...(options.lastEventId ? { 'last-event-id': String(options.lastEventId) } : {}) },
+      params: { path: { id: runId }, header: options.lastEventId ? { 'last-event-id': String(options.lastEventId) } : {} },
+      headers: { accept: 'text/event-stream' },
       parseAs: 'stream',
       signal: options.signal,
     });

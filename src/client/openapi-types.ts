@@ -1242,7 +1242,10 @@ export interface paths {
                     /** @description fallback for the Last-Event-ID header */
                     last_event_id?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description resume after this event id (what EventSource sends on a reconnect) */
+                    "last-event-id"?: string;
+                };
                 path: {
                     id: string;
                 };

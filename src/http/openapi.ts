@@ -73,6 +73,7 @@ function operation(schema: Json, named: ReadonlyMap<unknown, Json>): Json {
   const parameters = [
     ...objectParameters(schema.params as Json | undefined, 'path'),
     ...objectParameters(schema.querystring as Json | undefined, 'query'),
+    ...objectParameters(schema.headers as Json | undefined, 'header'),
   ];
   if (parameters.length > 0) op.parameters = parameters;
   if (schema.body) {
@@ -96,7 +97,7 @@ function operation(schema: Json, named: ReadonlyMap<unknown, Json>): Json {
   return op;
 }
 
-function objectParameters(schema: Json | undefined, where: 'path' | 'query'): Json[] {
+function objectParameters(schema: Json | undefined, where: 'path' | 'query' | 'header'): Json[] {
   if (!schema) return [];
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries((schema.properties ?? {}) as Json).map(([name, s]) => ({

@@ -42,6 +42,10 @@ export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agen
         'is the terminal event of a finished run. Each event is a RunEvent (components.schemas).',
       tags: ['runs'],
       params: idParams,
+      headers: {
+        type: 'object',
+        properties: { 'last-event-id': { type: 'string', description: 'resume after this event id (what EventSource sends on a reconnect)' } },
+      },
       querystring: {
         type: 'object',
         properties: { last_event_id: { type: 'string', description: 'fallback for the Last-Event-ID header' } },
