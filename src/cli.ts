@@ -18,6 +18,7 @@ import type { Config } from './config/schema.js';
 import { redactServiceUrl, withoutPassword } from './config/service-url.js';
 import { acquireHomeLock } from './storage/home-lock.js';
 import { databaseFileOf, openConfiguredStorage } from './storage/open.js';
+import { backupDatabase } from './storage/sqlite/backup.js';
 import { SqliteStorage } from './storage/sqlite/index.js';
 import type { Storage } from './storage/types.js';
 import { VERSION } from './version.js';
@@ -187,6 +188,27 @@ async function migrateCommand(options: HomeOptions): Promise<void> {
   }
 }
 
+/**
+ * Copies the home's SQLite database to a new FILE, while the service runs or not (online backup,
+ * no lock taken). On the PostgreSQL backend the data is not in the home: pg_dump backs it up.
+ */
+async function backupCommand(file: string, options: HomeOptions): Promise<void> {
+  const config = configIfAny(options);
+  if (config?.storage.backend === 'postgres') {
+    const url = config.storage.postgres_url;
+    throw new Error(
+      `agentd backup copies the SQLite database; this home keeps its data in PostgreSQL${url ? ` (${redactServiceUrl(url)})` : ''}: ` +
+      'back that up with pg_dump (for example pg_dump --format=custom --file=agentd.dump "$DATABASE_URL")',
+    );
+  }
+  const source = databaseFile(options);
+  const target = resolve(file);
+  if (existsSync(target)) throw new Error(`${target} already exists; agentd backup never overwrites a file: name a new one`);
+  const result = await backupDatabase(source, target);
+  if (result.check !== 'ok') throw new Error(`the copy ${target} failed its integrity check (${result.check}); check the disk and run agentd backup again`);
+  out(`backed up ${source} to ${target} (${result.bytes} bytes, integrity ok)`);
+}
+
 async function auditVerify(exportFile: string | undefined, options: HomeOptions): Promise<void> {
   if (exportFile !== undefined) return auditVerifyExport(exportFile);
   const storage = await openDatabase(options);
@@ -293,6 +315,8 @@ export async function main(argv: string[]): Promise<void> {
     .option('--json', 'print the report as JSON')
     .action(doctor);
   withHome(program.command('migrate').description('apply the database schema migrations of the configured backend and exit')).action(migrateCommand);
+  withHome(program.command('backup <file>').description('copy the SQLite database to a new FILE, safely while the service runs (PostgreSQL: use pg_dump)'))
+    .action(backupCommand);
   withHome(program.command('init').description('write a config file with a fresh API key')).action(init);
   const audit = program.command('audit').description('audit log tools');
   withHome(audit.command('verify [file]').description('check the audit hash chain of the database, or of an export FILE (- reads standard input); exit 1 at the first broken link'))

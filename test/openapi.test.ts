@@ -11,10 +11,11 @@ type Operation = {
 
 let t: TestApp;
 let paths: Record<string, Record<string, Operation>>;
+let components: { schemas: Record<string, Record<string, unknown>> };
 beforeAll(async () => {
   t = await startTestApp();
-  const doc = (await (await t.request('/api/v1/openapi.json')).json()) as { paths: typeof paths };
-  paths = doc.paths;
+  const doc = (await (await t.request('/api/v1/openapi.json')).json()) as { paths: typeof paths; components: typeof components };
+  ({ paths, components } = doc);
 });
 afterAll(() => t.close());
 
@@ -54,9 +55,10 @@ describe('OpenAPI document', () => {
     for (const [path, method] of writes) {
       expect(paths[path]![method]!.responses['507'], `${method} ${path}`).toMatchObject({
         description: expect.stringContaining('disk is full'),
-        content: { 'application/json': { schema: { required: ['status', 'error', 'code'] } } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       });
     }
+    expect(components.schemas.Error).toMatchObject({ required: ['status', 'error', 'code'] });
     // Routes that only read never answer it.
     expect(paths['/api/v1/memory/search']!.get!.responses['507']).toBeUndefined();
   });
@@ -74,6 +76,8 @@ describe('OpenAPI document', () => {
     // DELETE of a job takes its confirm string in the body or the query.
     expect(paths['/api/v1/scheduler/jobs/{id}']!.delete!.requestBody?.required).toBe(false);
     expect(paths['/api/v1/scheduler/jobs/{id}']!.delete!.parameters?.map((p) => p.name)).toEqual(['id', 'confirm']);
+    // A run stream resumes from the Last-Event-ID header, or the query parameter for clients that cannot set one.
+    expect(paths['/api/v1/runs/{id}/events']!.get!.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual(['path id', 'query last_event_id', 'header last-event-id']);
     expect(paths['/api/v1/audit']!.get!.parameters?.map((p) => p.name).sort()).toEqual([
       'action', 'actor', 'category', 'event_type', 'limit', 'offset', 'q', 'result', 'session_id', 'severity', 'since', 'source', 'subsystem',
       'task_id', 'until',

@@ -44,4 +44,25 @@ describe('README and package.json', () => {
   it('says where the answer to a webhook message goes', () => {
     expect(README).toContain('GET /api/v1/runs?session_id=webhook:<sender>');
   });
+
+  it('names only agentd commands that exist', () => {
+    // Every `agentd <command>` in code (spans and blocks), against the commands the built CLI lists.
+    const code = [...README.matchAll(/```[\s\S]*?```|`[^`\n]+`/g)].map((m) => m[0]).join('\n');
+    const named = new Set([...code.matchAll(/(?:(?<![/\w.-])agentd|bin\/agentd\.js) ([a-z][a-z-]*)/g)].map((m) => m[1]!));
+    named.delete('listening'); // the ready line, `agentd listening on …`
+    const help = execFileSync(process.execPath, [resolve('bin/agentd.js'), '--help']).toString();
+    const commands = new Set([...help.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]!));
+    expect([...named].filter((command) => !commands.has(command))).toEqual([]);
+    expect([...named]).toEqual(expect.arrayContaining(['serve', 'backup', 'migrate', 'doctor', 'audit']));
+  });
+
+  it('shows a systemd unit with its hardening, and proxies that pass run events on unbuffered', () => {
+    const unit = /```ini\n([\s\S]*?)```/.exec(README)?.[1] ?? '';
+    for (const option of ['NoNewPrivileges=true', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/agentd', 'PrivateTmp=true', 'ProtectHome=true', 'CapabilityBoundingSet=']) {
+      expect(unit.split('\n'), option).toContain(option);
+    }
+    expect(unit).toMatch(/^ExecStart=.*bin\/agentd\.js serve\b/m);
+    expect(README).toMatch(/```nginx[\s\S]*proxy_buffering off;[\s\S]*```/);
+    expect(README).toMatch(/```caddyfile[\s\S]*flush_interval -1[\s\S]*```/);
+  });
 });

@@ -1,4 +1,4 @@
-import type { ErrorCode } from './errors.js';
+import { ERROR_CATALOGUE, type ErrorCode } from './errors.js';
 
 /** The two response shapes of the REST API. */
 export interface OkEnvelope<T> {
@@ -37,5 +37,9 @@ export function okSchema(data: Record<string, unknown>): Record<string, unknown>
 export const errorSchema: Record<string, unknown> = {
   type: 'object',
   required: ['status', 'error', 'code'],
-  properties: { status: { type: 'string', const: 'error' }, error: { type: 'string' }, code: { type: 'string' } },
+  properties: {
+    status: { type: 'string', const: 'error' },
+    error: { type: 'string', description: 'for people; may be reworded' },
+    code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE), description: 'stable: match on this' },
+  },
 };

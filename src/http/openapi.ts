@@ -1,15 +1,42 @@
 import type { RouteOptions } from 'fastify';
+import { errorSchema } from './envelope.js';
 
 type Json = Record<string, unknown>;
+
+/** The document as served; its paths and components are free-form JSON. */
+export interface OpenApiDocument {
+  [key: string]: unknown;
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, unknown>;
+  components: Record<string, unknown>;
+}
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 /**
  * Builds the OpenAPI 3.1 document from the schemas every route declares. Routes are collected as
  * they are registered (`onRoute`), so a route without schemas shows up bare and is easy to spot.
+ *
+ * Every operation also documents `default`: any status it does not list (401, 404, 429, 503, …)
+ * answers the error envelope, which is one named schema (`Error`) rather than a copy per route.
  */
 export class OpenApiCollector {
   private readonly paths: Record<string, Record<string, Json>> = {};
+  private readonly schemas: Record<string, Json> = { Error: errorSchema };
+  /** Schemas that routes declare by value and the document names by reference. */
+  private readonly named = new Map<unknown, Json>([[errorSchema, ERROR_REF]]);
 
   constructor(private readonly info: { title: string; version: string }) {}
+
+  /**
+   * Names a schema under `components.schemas`: what a route describes in words only (the events
+   * of a stream), or shares with others. A response declaring this very object refers to it.
+   */
+  component(name: string, schema: Json): void {
+    this.schemas[name] = schema;
+    this.named.set(schema, { $ref: `#/components/schemas/${name}` });
+  }
 
   add(route: RouteOptions): void {
     const schema = (route.schema ?? {}) as Json;
@@ -18,11 +45,11 @@ export class OpenApiCollector {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toLowerCase());
     for (const method of methods) {
       if (method === 'head') continue;
-      (this.paths[path] ??= {})[method] = operation(schema);
+      (this.paths[path] ??= {})[method] = operation(schema, this.named);
     }
   }
 
-  document(): Json {
+  document(): OpenApiDocument {
     return {
       openapi: '3.1.0',
       info: this.info,
@@ -33,18 +60,20 @@ export class OpenApiCollector {
           bearerAuth: { type: 'http', scheme: 'bearer' },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         },
+        schemas: this.schemas,
       },
       paths: this.paths,
     };
   }
 }
 
-function operation(schema: Json): Json {
+function operation(schema: Json, named: ReadonlyMap<unknown, Json>): Json {
   const op: Json = {};
   for (const key of ['summary', 'description', 'tags', 'operationId', 'security']) if (schema[key] !== undefined) op[key] = schema[key];
   const parameters = [
     ...objectParameters(schema.params as Json | undefined, 'path'),
     ...objectParameters(schema.querystring as Json | undefined, 'query'),
+    ...objectParameters(schema.headers as Json | undefined, 'header'),
   ];
   if (parameters.length > 0) op.parameters = parameters;
   if (schema.body) {
@@ -54,17 +83,21 @@ function operation(schema: Json): Json {
   }
   const responses: Json = {};
   for (const [code, body] of Object.entries((schema.response ?? {}) as Json)) {
-    const content = (body as Json).content as Json | undefined;
-    responses[code] = content
-      ? { description: describe(code), content }
-      : { description: describe(code), content: { 'application/json': { schema: body } } };
+    const declared = body as Json;
+    const description = (declared.description as string | undefined) ?? describe(code);
+    const content = declared.content as Json | undefined;
+    // A 204 has no body, whatever schema Fastify was given for it.
+    if (code === '204') responses[code] = { description };
+    else if (content) responses[code] = { description, content };
+    else responses[code] = { description: describe(code), content: { 'application/json': { schema: named.get(body) ?? body } } };
   }
   if (Object.keys(responses).length === 0) responses['200'] = { description: 'OK' };
+  responses.default = { description: 'Error: the envelope, with its catalogue code', content: { 'application/json': { schema: ERROR_REF } } };
   op.responses = responses;
   return op;
 }
 
-function objectParameters(schema: Json | undefined, where: 'path' | 'query'): Json[] {
+function objectParameters(schema: Json | undefined, where: 'path' | 'query' | 'header'): Json[] {
   if (!schema) return [];
   const required = new Set((schema.required as string[] | undefined) ?? []);
   return Object.entries((schema.properties ?? {}) as Json).map(([name, s]) => ({

@@ -11,13 +11,19 @@ export function diagnosticsRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'd
       response: {
         200: okSchema({
           type: 'object',
+          required: ['overall', 'counts', 'sections'],
           properties: {
             overall: statusSchema,
-            counts: { type: 'object', additionalProperties: { type: 'integer' } },
+            counts: {
+              type: 'object',
+              required: ['ok', 'warn', 'error'],
+              properties: { ok: { type: 'integer' }, warn: { type: 'integer' }, error: { type: 'integer' } },
+            },
             sections: {
               type: 'array',
               items: {
                 type: 'object',
+                required: ['key', 'label', 'status', 'checks'],
                 properties: {
                   key: { type: 'string' },
                   label: { type: 'string' },
@@ -26,8 +32,10 @@ export function diagnosticsRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'd
                     type: 'array',
                     items: {
                       type: 'object',
+                      required: ['name', 'status', 'summary'],
                       properties: {
-                        name: { type: 'string' }, status: statusSchema, summary: { type: 'string' }, remediation: { type: 'string' },
+                        name: { type: 'string' }, status: statusSchema, summary: { type: 'string' },
+                        remediation: { type: 'string', description: 'what to do, on checks that warn or fail' },
                       },
                     },
                   },

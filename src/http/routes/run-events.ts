@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, invalidField } from '../errors.js';
-import { idParams } from './agent-schemas.js';
+import { idParams, runEventSchema } from './agent-schemas.js';
 import type { RouteContext, RouteInstance } from './context.js';
 import { SseViewer } from './sse-viewer.js';
 
@@ -23,7 +23,8 @@ function lastEventId(request: FastifyRequest, fromQuery: string | undefined): nu
  * cannot set headers); a live run then streams until its terminal event, a finished one closes.
  * A reconnect after the terminal event is answered 204, which makes EventSource stop.
  */
-export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'pingIntervalMs' | 'metrics'>): void {
+export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'openapi' | 'pingIntervalMs' | 'metrics'>): void {
+  ctx.openapi.component('RunEvent', runEventSchema);
   const open = new Set<SseViewer>();
   // An open stream is never idle, so closing the server would wait for it: end them all first
   // (one still behind is cut off). Runs in flight have already ended by then, their last events
@@ -38,15 +39,22 @@ export function runEventRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agen
       description:
         'Events: run.start, tool.request / tool.result pairs (approval.request / approval.result around a call that waits for an operator), then one of run.complete, run.error, run.cancelled. ' +
         'Ids are 1, 2, 3 … per run. Send Last-Event-ID (or ?last_event_id=) to resume after an id; 204 when that id ' +
-        'is the terminal event of a finished run.',
+        'is the terminal event of a finished run. Each event is a RunEvent (components.schemas).',
       tags: ['runs'],
       params: idParams,
+      headers: {
+        type: 'object',
+        properties: { 'last-event-id': { type: 'string', description: 'resume after this event id (what EventSource sends on a reconnect)' } },
+      },
       querystring: {
         type: 'object',
         properties: { last_event_id: { type: 'string', description: 'fallback for the Last-Event-ID header' } },
       },
       response: {
-        200: { description: 'event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        200: {
+          description: 'the event stream: `retry: 3000`, then events (id, event, data: one line of JSON; see RunEvent) and `: ping` keep-alives',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
         204: { description: 'the run has finished and the client has seen its terminal event', type: 'null' },
       },
     },

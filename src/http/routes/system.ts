@@ -12,6 +12,7 @@ export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'versio
       response: {
         200: okSchema({
           type: 'object',
+          required: ['status', 'version'],
           properties: { status: { type: 'string', const: 'healthy' }, version: { type: 'string' } },
         }),
       },
@@ -29,7 +30,7 @@ export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'versio
       tags: ['system'],
       security: [],
       response: {
-        200: okSchema({ type: 'object', properties: { status: { type: 'string', const: 'ready' } } }),
+        200: okSchema({ type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'ready' } } }),
       },
     },
   }, async () => {
@@ -44,6 +45,7 @@ export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'versio
       response: {
         200: okSchema({
           type: 'object',
+          required: ['version', 'uptime_s', 'providers_available', 'default_provider', 'tool_count', 'session_count', 'memory'],
           properties: {
             version: { type: 'string' },
             uptime_s: { type: 'number' },
@@ -53,6 +55,7 @@ export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'versio
             session_count: { type: 'integer' },
             memory: {
               type: 'object',
+              required: ['present', 'turn_count'],
               properties: { present: { type: 'boolean' }, turn_count: { type: 'integer' } },
             },
           },
@@ -62,6 +65,23 @@ export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'versio
   }, async () => ok(await ctx.status()));
 
   app.get('/openapi.json', {
-    schema: { summary: 'This OpenAPI 3.1 document', tags: ['system'] },
+    schema: {
+      summary: 'This OpenAPI 3.1 document',
+      description: 'The document itself, without the envelope.',
+      tags: ['system'],
+      response: {
+        200: {
+          type: 'object',
+          required: ['openapi', 'info', 'paths', 'components'],
+          additionalProperties: true,
+          properties: {
+            openapi: { type: 'string' },
+            info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string' }, version: { type: 'string' } } },
+            paths: { type: 'object', additionalProperties: true },
+            components: { type: 'object', additionalProperties: true },
+          },
+        },
+      },
+    },
   }, async () => ctx.openapi.document());
 }

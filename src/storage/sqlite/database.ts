@@ -109,15 +109,31 @@ function requireMigrations(db: SqliteDatabase, migrations: readonly Migration[])
   } catch (error) {
     throw new Error(`it is not an agentd database (${(error as Error).message})`);
   }
+  refuseNewerSchema(applied, migrations);
   const missing = migrations.filter((m) => !applied.has(m.version)).map((m) => m.version);
   if (missing.length > 0) {
     throw new Error(`it was written by an older agentd (it lacks schema version ${missing.join(', ')}); start agentd serve on it once to upgrade it`);
   }
 }
 
+/**
+ * A database migrated by a newer agentd has tables or columns this code was not written for (and a
+ * downgrade would write rows the newer code cannot read): it is refused, never used.
+ */
+function refuseNewerSchema(applied: ReadonlySet<number>, migrations: readonly Migration[]): void {
+  const latest = Math.max(0, ...migrations.map((m) => m.version));
+  const newest = Math.max(0, ...applied);
+  if (newest <= latest) return;
+  throw new Error(
+    `it was migrated by a newer agentd (schema version ${newest}; this agentd knows up to ${latest}): ` +
+    'upgrade agentd, or restore a backup taken before the upgrade',
+  );
+}
+
 function applyMigrations(db: SqliteDatabase, migrations: readonly Migration[]): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const applied = appliedVersions(db);
+  refuseNewerSchema(applied, migrations);
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
   for (const migration of sorted) {
