@@ -57,7 +57,7 @@ export interface CreateAppOptions {
   /** Lease of a session claim (default 30 s) and how often claims are renewed and expired ones reaped (10 s); tests shorten them. */
   sessionLeaseMs?: number;
   heartbeatMs?: number;
-  /** Prefix of the keys kept in Redis (`storage.redis_url`): services sharing one Redis need their own. Default `agentd:`. */
+  /** Prefix of the keys kept in Redis, over `storage.redis_key_prefix` (tests give each run its own). */
   redisKeyPrefix?: string;
 }
 
@@ -123,7 +123,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   const releaseLock = lockHome(home);
   let storage: Storage | undefined;
   const redisUrl = config.storage.redis_url;
-  const coordination = redisUrl === null ? null : new RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix });
+  const coordination = redisUrl === null ? null : new RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix ?? config.storage.redis_key_prefix });
   try {
     storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message) });
     if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { postJson } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -35,6 +36,23 @@ describeWithRedis('the API rate limit shared by two replicas', () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(59);
     expect(refused.body).toEqual({ status: 'error', error: 'Rate limit exceeded', code: 'AGENTD_RATE_LIMITED' });
+  });
+});
+
+describeWithRedis('storage.redis_key_prefix', () => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it('starts every key the service keeps in Redis, so services sharing one Redis keep apart', async () => {
+    const prefix = uniquePrefix();
+    t = await startTestApp({ config: { storage: { redis_url: testRedisUrl!, redis_key_prefix: prefix } } });
+    expect((await t.request('/api/v1/health')).status).toBe(200);
+    const redis = new Redis(testRedisUrl!);
+    try {
+      expect(await redis.keys(`${prefix}*`)).toEqual([expect.stringMatching(new RegExp(`^${prefix}ratelimit:api:`))]);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 
