@@ -12,6 +12,7 @@ import { ConfigError } from './config/errors.js';
 import { applyStorageEnv, ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
 import { API_PREFIX, apiRoutes, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
+import type { Dependency } from './http/routes/context.js';
 import { Gateway } from './gateway/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
@@ -260,7 +261,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       memory: { present: true, turn_count: await memory.count() },
     }),
     diagnostics,
-    ready: () => storage.ready(),
+    unready: readinessCheck(storage, coordination),
     agent,
     providers,
     tools,
@@ -353,6 +354,22 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     },
     close,
   };
+}
+
+/**
+ * What the replica cannot reach of what it needs to serve. Probes asking while a check runs share
+ * it: readiness needs no key and, while Redis is down, no rate limit, so a flood of probes must
+ * cost the database one query at a time, not one each.
+ */
+function readinessCheck(storage: Storage, coordination: RedisCoordination | null): () => Promise<Dependency[]> {
+  let checking: Promise<Dependency[]> | null = null;
+  const check = async (): Promise<Dependency[]> => {
+    const down: Dependency[] = [];
+    if (!(await storage.ready())) down.push('database');
+    if (coordination && !coordination.reachable) down.push('redis');
+    return down;
+  };
+  return () => (checking ??= check().finally(() => (checking = null)));
 }
 
 function localApiLimiter(perMinute: number, now: () => number, log: Logger): SlidingWindowRateLimiter {

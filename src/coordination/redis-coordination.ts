@@ -39,6 +39,11 @@ export class RedisCoordination {
     return this.commands.target;
   }
 
+  /** Whether Redis answered last time the connection heard from it (readiness). */
+  get reachable(): boolean {
+    return this.commands.isReachable;
+  }
+
   /**
    * Connects. A Redis that is down at start does not stop the service: it starts, refuses what
    * needs Redis with 503, and serves normally once Redis answers.
