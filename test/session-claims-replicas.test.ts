@@ -73,8 +73,10 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     const chat = postJson(b, '/api/v1/chat', { message: 'a slow chat', session_id: session.id });
     await waitingCalls(calls + 2);
     expect((await postJson(a, '/api/v1/runs', { message: 'run', session_id: session.id, provider: 'offline' })).status).toBe(409);
-    expect((await b.request(`/api/v1/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(200);
-    expect(await json(await chat)).toMatchObject({ code: 'AGENTD_RUN_CANCELLED' });
+    // Ending its session on A (the other replica) cancels it on B through the cancel signal.
+    expect((await a.request(`/api/v1/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(await json(await chat)).toMatchObject({ code: 'AGENTD_RUN_CANCELLED', error: 'the chat was cancelled: its session was ended' });
+    await eventually(() => !b.app.agent.isBusy(session.id));
 
     // Ending a session on B cancels its run executing on A.
     const doomed = await startRun(a, { message: 'a run whose session ends' });

@@ -65,6 +65,8 @@ export interface CostSummary {
   max_spend_usd: number;
 }
 
+const chatSessionEnded = () => new AgentError('cancelled', 'the chat was cancelled: its session was ended');
+
 /** How long shutdown waits for aborted chats to answer their callers. */
 const CHAT_SHUTDOWN_GRACE_MS = 5_000;
 
@@ -83,8 +85,11 @@ export class AgentRuntime {
   readonly leases: SessionLeases;
   private readonly loop: AgentLoop;
   private closing = false;
-  /** Chats in flight, each settled once its turns are committed and its slot is free. */
-  private readonly chats = new Set<Promise<void>>();
+  /**
+   * Chats in flight here, by chat id: how a cancel asked on another replica finds its chat, and
+   * what shutdown waits for (each settles once its turns are committed and its slot is free).
+   */
+  private readonly chats = new Map<string, { controller: AbortController; unwound: Promise<void> }>();
 
   constructor(private readonly options: AgentRuntimeOptions) {
     const { config } = options;
@@ -120,6 +125,8 @@ export class AgentRuntime {
       bus: options.bus,
       leases: this.leases,
     });
+    // Every replica hears every cancel request; the one whose chat it names ends it.
+    options.bus?.onCancelRequest((id) => this.chats.get(id)?.controller.abort(chatSessionEnded()));
   }
 
   /**
@@ -170,7 +177,7 @@ export class AgentRuntime {
     }
     let settled!: () => void;
     const unwound = new Promise<void>((resolve) => (settled = resolve));
-    this.chats.add(unwound);
+    this.chats.set(chatId, { controller, unwound });
     try {
       await this.sessions.touch(session.id);
       const result = await this.loop.run({
@@ -190,7 +197,7 @@ export class AgentRuntime {
       // The loop has unwound (its turns and costs are committed, or failed): the session is free.
       await this.leases.release(session.id, chatId);
       this.slots.release(session.id, chatId);
-      this.chats.delete(unwound);
+      this.chats.delete(chatId);
       settled();
     }
   }
@@ -265,7 +272,7 @@ export class AgentRuntime {
     // Aborted chats answer their callers (503) before the listener and the database close.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled([...this.chats]),
+      Promise.allSettled([...this.chats.values()].map((chat) => chat.unwound)),
       new Promise<void>((resolve) => (timer = setTimeout(resolve, CHAT_SHUTDOWN_GRACE_MS))),
     ]);
     clearTimeout(timer);
@@ -288,13 +295,19 @@ export class AgentRuntime {
   private async cancelInFlight(sessionId: string): Promise<void> {
     const holder = this.slots.holder(sessionId);
     if (!holder) {
-      // A run on another replica is cancelled through it; a chat there ends with its request.
+      // Work on another replica is cancelled through it: a run waits (bounded) for its end, a chat
+      // is asked to stop and answers its own caller there.
       const claim = this.closing ? null : await this.leases.holder(sessionId);
       if (claim?.kind === 'run') await this.runs.cancel(claim.holder_id).catch(() => undefined);
+      if (claim?.kind === 'chat') {
+        await this.options.bus?.requestCancel(claim.holder_id).catch((error: unknown) => {
+          this.options.log.warn(`could not ask for the cancel of chat ${claim.holder_id} (on another replica) of ended session ${sessionId}: ${(error as Error)?.message ?? String(error)}`);
+        });
+      }
       return;
     }
     // A run that already finished but whose loop is still unwinding has nothing left to cancel.
     if (holder.kind === 'run') await this.runs.cancel(holder.id).catch(() => undefined);
-    else holder.controller.abort(this.closing ? shuttingDown() : new AgentError('cancelled', 'the chat was cancelled: its session was ended'));
+    else holder.controller.abort(this.closing ? shuttingDown() : chatSessionEnded());
   }
 }
