@@ -196,6 +196,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       rateLimiter: coordination?.rateLimiter('webhook', config.webhook.rate_limit_rpm),
     })
     : null;
+  // Messages a stopped replica had claimed are given back when its sessions are reaped: take them then.
+  if (webhook) agent.leases.onReaped(() => webhook.inbox.claimNow());
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
   if (config.api.api_key === '') {

@@ -10,6 +10,7 @@ import { eventually, json, postJson, readEvents, startRun } from './helpers/agen
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { testRedisUrl, uniquePrefix } from './helpers/redis.js';
+import { postStatus } from './helpers/webhook.js';
 
 const ENV = { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' };
 
@@ -40,9 +41,9 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
     network: { allowed_hosts: [server.host] },
   });
-  const replicas = async (options: TestAppOptions = {}): Promise<[TestApp, TestApp]> => {
+  const replicas = async (options: TestAppOptions = {}, extra: Record<string, unknown> = {}): Promise<[TestApp, TestApp]> => {
     const redisKeyPrefix = uniquePrefix();
-    const started = await Promise.all([0, 1].map(() => startTestApp({ env: ENV, redisKeyPrefix, ...options, config: config() })));
+    const started = await Promise.all([0, 1].map(() => startTestApp({ env: ENV, redisKeyPrefix, ...options, config: { ...config(), ...extra } })));
     apps.push(...started);
     return started as [TestApp, TestApp];
   };
@@ -113,50 +114,91 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
   });
 
-  it('ends the run of a replica killed with SIGKILL mid-run, from the replica left', async () => {
-    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
-    const [b] = await replicas(leases);
+  /** A replica in a process of its own (built code), which the test can kill with SIGKILL. */
+  const spawnReplica = async (leases: { sessionLeaseMs: number; heartbeatMs: number }, extra: Record<string, unknown> = {}) => {
     const home = mkdtempSync(join(tmpdir(), 'agentd-killed-'));
     const apiKey = 'key-of-the-replica-about-to-die';
     const child = spawn(process.execPath, ['test/helpers/replica-process.mjs'], {
       env: {
         PATH: process.env.PATH ?? '', ...ENV, REPLICA_HOME: home, REPLICA_LEASE_MS: String(leases.sessionLeaseMs), REPLICA_HEARTBEAT_MS: String(leases.heartbeatMs),
-        REPLICA_CONFIG: JSON.stringify({ ...config(), api: { api_key: apiKey, port: 0 } }),
+        REPLICA_CONFIG: JSON.stringify({ ...config(), api: { api_key: apiKey, port: 0 }, ...extra }),
       },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout!.on('data', (chunk) => {
-          out += chunk;
-          const listening = /replica listening on (\S+)/.exec(out);
-          if (listening) resolve(listening[1]!);
-        });
-        void exited.then(() => reject(new Error('the replica exited before it was ready')));
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (chunk) => {
+        out += chunk;
+        const listening = /replica listening on (\S+)/.exec(out);
+        if (listening) resolve(listening[1]!);
       });
-      const calls = server.requests.length;
-      const started = await fetch(`${url}/api/v1/runs`, {
-        method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'killed mid-run' }),
-      });
-      expect(started.status).toBe(202);
-      const run = (await json(started)).data;
-      await waitingCalls(calls + 1);
-      expect((await postJson(b, '/api/v1/runs', { message: 'too soon', session_id: run.session_id, provider: 'offline' })).status).toBe(409);
-
-      child.kill('SIGKILL');
-      await exited;
-      const ended = await eventually(async () => {
-        const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
-        return record.finished_at !== null && record;
-      });
-      expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
-      expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
-      expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
-    } finally {
+      void exited.then(() => reject(new Error('the replica exited before it was ready')));
+    });
+    spawned.push({ child, home });
+    return {
+      url,
+      webhookPort: Number(/replica webhook on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]),
+      request: (path: string, body: unknown) => fetch(`${url}${path}`, {
+        method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      }),
+      kill: async () => {
+        child.kill('SIGKILL');
+        await exited;
+      },
+    };
+  };
+  const spawned: { child: ReturnType<typeof spawn>; home: string }[] = [];
+  afterEach(() => {
+    for (const { child, home } of spawned.splice(0)) {
       child.kill('SIGKILL');
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('ends the run of a replica killed with SIGKILL mid-run, from the replica left', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    const [b] = await replicas(leases);
+    const doomed = await spawnReplica(leases);
+    const calls = server.requests.length;
+    const started = await doomed.request('/api/v1/runs', { message: 'killed mid-run' });
+    expect(started.status).toBe(202);
+    const run = (await json(started)).data;
+    await waitingCalls(calls + 1);
+    expect((await postJson(b, '/api/v1/runs', { message: 'too soon', session_id: run.session_id, provider: 'offline' })).status).toBe(409);
+
+    await doomed.kill();
+    const ended = await eventually(async () => {
+      const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
+      return record.finished_at !== null && record;
+    });
+    expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+    expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+    expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
+  });
+
+  it('takes the next webhook message of a sender whose run was on a replica killed mid-run as soon as that run is reaped', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    const webhook = { webhook: { enabled: true, port: 0 } };
+    await replicas(leases, webhook);
+    const [b] = apps;
+    const doomed = await spawnReplica(leases, webhook);
+    const calls = server.requests.length;
+    // The first message runs on the doomed replica (its provider call hangs); the second waits for
+    // the first one's run to end.
+    for (const n of [1, 2]) expect(await postStatus(doomed.webhookPort, JSON.stringify({ prompt: `message ${n}`, sender: 'pager' }))).toBe(202);
+    await waitingCalls(calls + 1);
+    type Listed = { run_id: string; message: string; status: string; error: string | null };
+    const runsOfSender = async () => (await json(await b!.request('/api/v1/runs?session_id=webhook:pager&limit=10'))).data.runs as Listed[];
+    const [first] = await runsOfSender();
+    expect(first).toMatchObject({ message: 'message 1', status: 'running' });
+
+    await doomed.kill();
+    await eventually(() => apps.some((app) => app.log.lines.some((line) => line.includes(`held by run ${first!.run_id}`))));
+    // Taken at once, not at the replicas' next periodic claim (every 10 s).
+    await eventually(async () => (await runsOfSender()).some((run) => run.message === 'message 2'), 2_000);
+    const runs = await runsOfSender();
+    expect(runs.at(-1)).toMatchObject({ message: 'message 1', status: 'error', error: REPLICA_STOPPED });
+    expect(runs.filter((run) => run.message === 'message 2')).toHaveLength(1);
   });
 });

@@ -40,6 +40,8 @@ export class SessionLeases {
   private readonly leaseMs: number;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | null = null;
+  /** Told when a heartbeat freed what stopped replicas held (wired once, at assembly). */
+  private readonly reapedListeners: (() => void)[] = [];
   private beating: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SessionLeasesOptions) {
@@ -68,6 +70,14 @@ export class SessionLeases {
   /** The run or chat holding the session now, on whichever replica. */
   holder(sessionId: string): Promise<SessionClaim | null> {
     return this.options.store.holder(sessionId, iso(this.now()));
+  }
+
+  /**
+   * Hears that a heartbeat freed the sessions (and the channel messages) of stopped replicas: a
+   * channel takes the freed messages then, not at its next periodic claim.
+   */
+  onReaped(listener: () => void): void {
+    this.reapedListeners.push(listener);
   }
 
   /** Drops the claims a previous process of this replica left, then starts the heartbeat. */
@@ -101,6 +111,7 @@ export class SessionLeases {
       for (const claim of reaped) {
         log.warn(`freed session ${claim.session_id}, held by ${claim.kind} ${claim.holder_id} of replica ${claim.owner} whose lease expired at ${claim.expires_at}`);
       }
+      if (reaped.length > 0) for (const listener of this.reapedListeners) listener();
     } catch (err) {
       log.warn(`session leases: the heartbeat failed (tried again in ${this.heartbeatMs / 1000} s): ${(err as Error)?.message ?? String(err)}`);
     }
