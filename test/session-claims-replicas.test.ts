@@ -8,7 +8,7 @@ import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
-import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
+import { createTestDatabase, databaseRelay, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { testRedisUrl, uniquePrefix } from './helpers/redis.js';
 import { postStatus } from './helpers/webhook.js';
 
@@ -92,8 +92,9 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     const calls = server.requests.length;
     const run = await startRun(a, { message: 'a question for a replica about to stop' });
     await waitingCalls(calls + 1);
-    // A viewer on B follows the run A executes.
+    // A viewer on B follows the run A executes, and one on A.
     const viewed = readEvents(b, run.run_id);
+    const viewedOnA = readEvents(a, run.run_id);
 
     // A stops heartbeating without finishing its run, as a replica killed with -9 would.
     await a.app.agent.leases.stop();
@@ -108,10 +109,56 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     expect(b.log.lines.some((line) => line.includes(`held by run ${run.run_id}`))).toBe(true);
     expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
 
-    // A still had the run in flight; its own end of it later changes nothing that B stored.
+    // A still had the run in flight; its own end of it later changes nothing that B stored, and its
+    // viewer is handed the end B stored, not the one A could not store.
     await apps.splice(0, 1)[0]!.close();
+    const onA = (await viewedOnA).events;
+    expect(onA.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+    expect(JSON.parse(onA.at(-1)!.data)).toMatchObject({ error: REPLICA_STOPPED });
     expect((await json(await b.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
     expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+  });
+
+  it('stops the run and the chat of a replica cut off from the database for longer than the lease; the run keeps the one end another replica stored', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    const relay = await databaseRelay();
+    try {
+      const redisKeyPrefix = uniquePrefix();
+      const cutOff = config();
+      cutOff.storage.postgres_url = relay.url(database.name);
+      const [a, b] = await Promise.all([cutOff, config()].map((appConfig) => startTestApp({ env: ENV, redisKeyPrefix, ...leases, config: appConfig })));
+      apps.push(a!, b!);
+      const calls = server.requests.length;
+      const run = await startRun(a!, { message: 'a run on a replica about to be cut off' });
+      const session = (await json(await postJson(a!, '/api/v1/sessions', {}))).data;
+      const chat = postJson(a!, '/api/v1/chat', { message: 'a chat on a replica about to be cut off', session_id: session.id });
+      await waitingCalls(calls + 2);
+
+      await relay.stop();
+      const cutAt = Date.now();
+      // Once their claims have lapsed, A stops both (the provider would answer after 20 s)...
+      const answer = await chat;
+      expect(answer.status).toBe(503);
+      expect(await json(answer)).toMatchObject({ code: 'AGENTD_STORAGE_UNAVAILABLE' });
+      await eventually(() => !a!.app.agent.isBusy(run.session_id));
+      expect(Date.now() - cutAt).toBeLessThan(10_000);
+      expect(a!.log.lines.filter((line) => line.includes('lapsed before it could be renewed'))).toHaveLength(2);
+      // ...and B ends the run as interrupted, once.
+      const ended = await eventually(async () => {
+        const record = (await json(await b!.request(`/api/v1/runs/${run.run_id}`))).data;
+        return record.finished_at !== null && record;
+      });
+      expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+
+      // Back in touch, A adds nothing: the run's log ends with B's terminal event.
+      await relay.start();
+      await eventually(async () => (await fetch(`${a!.url}/api/v1/ready`)).status === 200);
+      expect(await a!.app.agent.getRun(run.run_id)).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+      expect((await readEvents(a!, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+    } finally {
+      await Promise.all(apps.splice(0).map((app) => app.close()));
+      await relay.stop();
+    }
   });
 
   /** A replica in a process of its own (built code), which the test can kill with SIGKILL. */

@@ -7,7 +7,7 @@ import { newId } from '../security/tokens.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop } from './agent-loop.js';
 import { CostMeter } from './cost-meter.js';
-import { AgentError, sessionNotFound, shuttingDown } from './errors.js';
+import { AgentError, claimLost, sessionNotFound, shuttingDown } from './errors.js';
 import type { RunViewer } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
 import { RunRegistry, type WatchResult } from './run-registry.js';
@@ -113,6 +113,7 @@ export class AgentRuntime {
     });
     this.leases = new SessionLeases({
       store: options.claims, log: options.log, now: options.now, leaseMs: options.leaseMs, heartbeatMs: options.heartbeatMs,
+      onLost: (sessionId, holderId) => this.stopLost(sessionId, holderId),
     });
     this.runs = new RunRegistry({
       store: options.runs,
@@ -290,6 +291,14 @@ export class AgentRuntime {
     const provider = this.options.providers.resolve(request.provider ?? session?.provider ?? null);
     session ??= await this.sessions.create({ provider: this.options.providers.default });
     return { session, provider };
+  }
+
+  /** Stops the run or chat whose claim on the session lapsed (another replica may take the session now). */
+  private stopLost(sessionId: string, holderId: string): void {
+    const holder = this.slots.holder(sessionId);
+    if (holder?.id !== holderId) return;
+    if (holder.kind === 'run') this.runs.stopLost(holderId, claimLost());
+    else holder.controller.abort(claimLost());
   }
 
   private async cancelInFlight(sessionId: string): Promise<void> {
