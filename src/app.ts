@@ -55,7 +55,7 @@ export interface CreateAppOptions {
   ssePingIntervalMs?: number;
   /** How long shutdown waits for agent loops to unwind (default 5 s; tests shorten it). */
   shutdownGraceMs?: number;
-  /** Lease of a session claim (default 30 s) and how often claims are renewed and expired ones reaped (10 s); tests shorten them. */
+  /** Lease of a session claim (default 20 s) and how often claims are renewed and expired ones reaped (5 s); tests shorten them. */
   sessionLeaseMs?: number;
   heartbeatMs?: number;
   /** Prefix of the keys kept in Redis, over `storage.redis_key_prefix` (tests give each run its own). */

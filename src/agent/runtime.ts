@@ -35,7 +35,7 @@ export interface AgentRuntimeOptions {
   bus?: RunEventBus;
   /** Who holds each session across replicas (`Storage.sessionClaims`). */
   claims: SessionClaimStore;
-  /** Lease of a session claim and how often it is renewed (default 30 s and 10 s; tests shorten them). */
+  /** Lease of a session claim and how often it is renewed (default 20 s and 5 s; tests shorten them). */
   leaseMs?: number;
   heartbeatMs?: number;
 }
