@@ -159,6 +159,13 @@ export function describeRunStore(backend: string, open: OpenRunStore): void {
         expect((await runs.events('done', 0)).map((e) => e.name)).toEqual(['run.start', 'run.complete']);
       });
 
+      it('ends a run left running without any event, opening its log with run.start', async () => {
+        await runs.create(record('bare', 'ses_1', { status: 'running' }));
+        expect(await runs.recoverInterrupted('2026-01-02T00:00:00.000Z', 'interrupted by restart')).toEqual(['bare']);
+        expect((await runs.events('bare', 0)).map((e) => `${e.id}:${e.name}`)).toEqual(['1:run.start', '2:run.error']);
+        expect(await runs.get('bare')).toMatchObject({ status: 'error', error: 'interrupted by restart' });
+      });
+
       it('returns nothing when no run is unfinished', async () => {
         await finished('done', '2026-01-01T00:00:05.000Z');
         expect(await runs.recoverInterrupted('2026-01-02T00:00:00.000Z', 'again')).toEqual([]);

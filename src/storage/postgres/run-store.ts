@@ -96,7 +96,9 @@ async function read(db: Queryable, runId: string): Promise<RunRecord | null> {
 }
 
 async function startRun(tx: Queryable, runId: string, startedAt: string, event: RunEvent): Promise<void> {
-  const started = await tx.query(`UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status = 'pending'`, [startedAt, runId]);
+  // In progress, not only pending: ending a run left running without events also opens its log.
+  const started = await tx.query(`UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status IN ('pending', 'running')`,
+    [startedAt, runId]);
   if (started.rowCount !== 1) throw new RunClosedError(runId);
   await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
 }

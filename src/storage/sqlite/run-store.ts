@@ -22,7 +22,8 @@ export class SqliteRunStore implements RunStore {
       insert: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @session_id, @message, @status, @provider,
         @resolved_provider, @created_at, @started_at, @finished_at, @response, @error, @tools_used,
         @prompt_tokens, @completion_tokens, @cost_usd)`),
-      start: db.prepare(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'`),
+      // In progress, not only pending: recovery also opens the log of a run left running without events.
+      start: db.prepare(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status IN ('pending', 'running')`),
       finish: db.prepare(`UPDATE runs SET status = @status, finished_at = @finished_at, response = @response,
         error = @error, tools_used = @tools_used, prompt_tokens = @prompt_tokens,
         completion_tokens = @completion_tokens, cost_usd = @cost_usd WHERE id = @id AND status IN ('pending', 'running')`),
