@@ -237,8 +237,11 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     await waitingCalls(calls + 1);
     type Listed = { run_id: string; message: string; status: string; error: string | null };
     const runsOfSender = async () => (await json(await b!.request('/api/v1/runs?session_id=webhook:pager&limit=10'))).data.runs as Listed[];
-    const [first] = await runsOfSender();
-    expect(first).toMatchObject({ message: 'message 1', status: 'running' });
+    const [first] = await eventually(async () => {
+      const listed = await runsOfSender();
+      return listed.length === 1 && listed[0]!.status === 'running' && listed;
+    });
+    expect(first).toMatchObject({ message: 'message 1' });
 
     await doomed.kill();
     await eventually(() => apps.some((app) => app.log.lines.some((line) => line.includes(`held by run ${first!.run_id}`))));
