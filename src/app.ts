@@ -13,6 +13,7 @@ import { ConfigError } from './config/errors.js';
 import { applyStorageEnv, ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
 import { API_PREFIX, apiRoutes, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
+import type { Dependency } from './http/routes/context.js';
 import { Gateway } from './gateway/index.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { ServiceMetrics } from './metrics/index.js';
@@ -58,12 +59,12 @@ export interface CreateAppOptions {
   ssePingIntervalMs?: number;
   /** How long shutdown waits for agent loops to unwind (default 5 s; tests shorten it). */
   shutdownGraceMs?: number;
-  /** Lease of a session claim (default 30 s) and how often claims are renewed and expired ones reaped (10 s); tests shorten them. */
+  /** Lease of a session claim (default 20 s) and how often claims are renewed and expired ones reaped (5 s); tests shorten them. */
   sessionLeaseMs?: number;
   heartbeatMs?: number;
   /** Delay before an MCP server is reconnected, doubled per failure (default 1 s up to 60 s; tests shorten it). */
   mcpBackoff?: { initialMs: number; maxMs: number };
-  /** Prefix of the keys kept in Redis (`storage.redis_url`): services sharing one Redis need their own. Default `agentd:`. */
+  /** Prefix of the keys kept in Redis, over `storage.redis_key_prefix` (tests give each run its own). */
   redisKeyPrefix?: string;
 }
 
@@ -136,7 +137,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
   // The Redis client is loaded only when Redis is configured, so a single node starts without it.
   const coordination = redisUrl === null
     ? null
-    : new (await import('./coordination/redis-coordination.js')).RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix });
+    : new (await import('./coordination/redis-coordination.js')).RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix ?? config.storage.redis_key_prefix });
   try {
     storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message) });
     if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);
@@ -227,6 +228,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       rateLimiter: coordination?.rateLimiter('webhook', config.webhook.rate_limit_rpm), metrics,
     })
     : null;
+  // Messages a stopped replica had claimed are given back when its sessions are reaped: take them then.
+  if (webhook) agent.leases.onReaped(() => webhook.inbox.claimNow());
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
   if (config.api.api_key === '') {
@@ -300,7 +303,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       memory: { present: true, turn_count: await memory.count() },
     }),
     diagnostics,
-    ready: () => storage.ready(),
+    unready: readinessCheck(storage, coordination),
     agent,
     providers,
     tools,
@@ -403,6 +406,22 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     },
     close,
   };
+}
+
+/**
+ * What the replica cannot reach of what it needs to serve. Probes asking while a check runs share
+ * it: readiness needs no key and, while Redis is down, no rate limit, so a flood of probes must
+ * cost the database one query at a time, not one each.
+ */
+function readinessCheck(storage: Storage, coordination: RedisCoordination | null): () => Promise<Dependency[]> {
+  let checking: Promise<Dependency[]> | null = null;
+  const check = async (): Promise<Dependency[]> => {
+    const down: Dependency[] = [];
+    if (!(await storage.ready())) down.push('database');
+    if (coordination && !coordination.reachable) down.push('redis');
+    return down;
+  };
+  return () => (checking ??= check().finally(() => (checking = null)));
 }
 
 function localApiLimiter(perMinute: number, now: () => number, log: Logger): SlidingWindowRateLimiter {

@@ -116,6 +116,28 @@ describe('commit truth', () => {
     for (const event of live.events) expect(byId.get(event.id!)).toEqual({ id: Number(event.id), name: event.event, data: event.data });
     expect((await json(await t.request(`/api/v1/runs/${run.run_id}`))).data.status).toBe('error');
   });
+
+  it('stops a run whose end another process stored (RunClosedError) and hands its viewers that end, with nothing appended after it', async () => {
+    const { t, server } = await appWithFake();
+    const stubborn = heldTool();
+    t.app.tools.register(stubborn.tool);
+    server.enqueue({ toolCalls: [{ name: 'stubborn', arguments: {} }] }, { text: 'an answer never given' });
+    const run = await startRun(t, { message: 'a run ended elsewhere' });
+    await stubborn.started;
+    await eventually(async () => (await t.app.storage.runs.events(run.run_id, 0)).some((event) => event.name === 'tool.request'));
+    const viewed = readEvents(t, run.run_id);
+
+    // What another replica does when this one's claim lapsed: the run's end is stored under it.
+    expect(await t.app.storage.runs.recoverInterrupted(new Date().toISOString(), 'interrupted: ended elsewhere')).toEqual([run.run_id]);
+    stubborn.release();
+
+    const events = (await viewed).events;
+    expect(events.map((event) => event.event)).toEqual(['run.start', 'tool.request', 'run.error']);
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ error: 'interrupted: ended elsewhere' });
+    expect((await t.app.storage.runs.events(run.run_id, 0)).map((event) => event.name)).toEqual(['run.start', 'tool.request', 'run.error']);
+    expect(await t.app.agent.whenRunFinished(run.run_id)).toMatchObject({ status: 'error', error: 'interrupted: ended elsewhere' });
+    expect(t.log.lines.some((line) => line.includes(`run ${run.run_id} was ended by another replica`))).toBe(true);
+  });
 });
 
 describe('what is stored of what a user writes', () => {

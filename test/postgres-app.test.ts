@@ -77,7 +77,7 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
     expect(await ready()).toEqual({ status: 200, body: { status: 'ok', data: { status: 'ready' } } });
 
     await relay.stop();
-    expect(await ready()).toMatchObject({ status: 503, body: { status: 'error', code: 'AGENTD_NOT_READY' } });
+    expect(await ready()).toEqual({ status: 503, body: { status: 'error', error: 'Not ready: the database is unreachable', code: 'AGENTD_NOT_READY' } });
     const search = await json(await app.request('/api/v1/memory/search?q=zeppelin'));
     expect(search).toMatchObject({ status: 503, body: { status: 'error', code: 'AGENTD_STORAGE_UNAVAILABLE' } });
     const created = await json(await app.request('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));

@@ -1,5 +1,6 @@
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { postJson } from './helpers/agent.js';
+import { json, postJson } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { describeWithRedis, PrivateRedis, testRedisUrl, uniquePrefix } from './helpers/redis.js';
 import { postStatus } from './helpers/webhook.js';
@@ -35,6 +36,23 @@ describeWithRedis('the API rate limit shared by two replicas', () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(59);
     expect(refused.body).toEqual({ status: 'error', error: 'Rate limit exceeded', code: 'AGENTD_RATE_LIMITED' });
+  });
+});
+
+describeWithRedis('storage.redis_key_prefix', () => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it('starts every key the service keeps in Redis, so services sharing one Redis keep apart', async () => {
+    const prefix = uniquePrefix();
+    t = await startTestApp({ config: { storage: { redis_url: testRedisUrl!, redis_key_prefix: prefix } } });
+    expect((await t.request('/api/v1/health')).status).toBe(200);
+    const redis = new Redis(testRedisUrl!);
+    try {
+      expect(await redis.keys(`${prefix}*`)).toEqual([expect.stringMatching(new RegExp(`^${prefix}ratelimit:api:`))]);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 
@@ -100,6 +118,25 @@ describeWithRedis('fail closed when Redis is down, recover when it returns', () 
       .toEqual(['commands', 'events']);
     expect(redisLines.some((line) => line.includes(`redis://127.0.0.1:${redis.port}`))).toBe(true);
     expect(t.log.lines.join('\n')).not.toContain(password);
+  });
+
+  it('keeps liveness at 200 and has readiness name Redis while it is down, past the fail-closed rate limit', async () => {
+    const ready = async () => {
+      const response = await fetch(`${t.url}/api/v1/ready`);
+      return { status: response.status, body: await response.json() };
+    };
+    expect(await ready()).toEqual({ status: 200, body: { status: 'ok', data: { status: 'ready' } } });
+
+    await redis.stop();
+    await expect.poll(ready, { timeout: 5_000, interval: 50 })
+      .toEqual({ status: 503, body: { status: 'error', error: 'Not ready: Redis is unreachable', code: 'AGENTD_NOT_READY' } });
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    // Everything else still fails closed, and a wrong key on a probe is still refused.
+    expect(await json(await t.request('/api/v1/health'))).toMatchObject({ code: 'AGENTD_COORDINATION_UNAVAILABLE' });
+    expect((await fetch(`${t.url}/api/v1/ready`, { headers: { 'x-api-key': 'wrong' } })).status).toBe(401);
+
+    await redis.start();
+    await expect.poll(async () => (await ready()).status, { timeout: 10_000, interval: 100 }).toBe(200);
   });
 
   it('answers 503 within the command timeout when Redis hangs', async () => {

@@ -8,8 +8,9 @@ import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
-import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
+import { createTestDatabase, databaseRelay, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { testRedisUrl, uniquePrefix } from './helpers/redis.js';
+import { postStatus } from './helpers/webhook.js';
 
 const ENV = { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' };
 
@@ -40,9 +41,9 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
     network: { allowed_hosts: [server.host] },
   });
-  const replicas = async (options: TestAppOptions = {}): Promise<[TestApp, TestApp]> => {
+  const replicas = async (options: TestAppOptions = {}, extra: Record<string, unknown> = {}): Promise<[TestApp, TestApp]> => {
     const redisKeyPrefix = uniquePrefix();
-    const started = await Promise.all([0, 1].map(() => startTestApp({ env: ENV, redisKeyPrefix, ...options, config: config() })));
+    const started = await Promise.all([0, 1].map(() => startTestApp({ env: ENV, redisKeyPrefix, ...options, config: { ...config(), ...extra } })));
     apps.push(...started);
     return started as [TestApp, TestApp];
   };
@@ -73,8 +74,10 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     const chat = postJson(b, '/api/v1/chat', { message: 'a slow chat', session_id: session.id });
     await waitingCalls(calls + 2);
     expect((await postJson(a, '/api/v1/runs', { message: 'run', session_id: session.id, provider: 'offline' })).status).toBe(409);
-    expect((await b.request(`/api/v1/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(200);
-    expect(await json(await chat)).toMatchObject({ code: 'AGENTD_RUN_CANCELLED' });
+    // Ending its session on A (the other replica) cancels it on B through the cancel signal.
+    expect((await a.request(`/api/v1/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(await json(await chat)).toMatchObject({ code: 'AGENTD_RUN_CANCELLED', error: 'the chat was cancelled: its session was ended' });
+    await eventually(() => !b.app.agent.isBusy(session.id));
 
     // Ending a session on B cancels its run executing on A.
     const doomed = await startRun(a, { message: 'a run whose session ends' });
@@ -89,8 +92,9 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     const calls = server.requests.length;
     const run = await startRun(a, { message: 'a question for a replica about to stop' });
     await waitingCalls(calls + 1);
-    // A viewer on B follows the run A executes.
+    // A viewer on B follows the run A executes, and one on A.
     const viewed = readEvents(b, run.run_id);
+    const viewedOnA = readEvents(a, run.run_id);
 
     // A stops heartbeating without finishing its run, as a replica killed with -9 would.
     await a.app.agent.leases.stop();
@@ -105,56 +109,146 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     expect(b.log.lines.some((line) => line.includes(`held by run ${run.run_id}`))).toBe(true);
     expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
 
-    // A still had the run in flight; its own end of it later changes nothing that B stored.
+    // A still had the run in flight; its own end of it later changes nothing that B stored, and its
+    // viewer is handed the end B stored, not the one A could not store.
     await apps.splice(0, 1)[0]!.close();
+    const onA = (await viewedOnA).events;
+    expect(onA.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+    expect(JSON.parse(onA.at(-1)!.data)).toMatchObject({ error: REPLICA_STOPPED });
     expect((await json(await b.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
     expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
   });
 
-  it('ends the run of a replica killed with SIGKILL mid-run, from the replica left', async () => {
+  it('stops the run and the chat of a replica cut off from the database for longer than the lease; the run keeps the one end another replica stored', async () => {
     const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
-    const [b] = await replicas(leases);
+    const relay = await databaseRelay();
+    try {
+      const redisKeyPrefix = uniquePrefix();
+      const cutOff = config();
+      cutOff.storage.postgres_url = relay.url(database.name);
+      const [a, b] = await Promise.all([cutOff, config()].map((appConfig) => startTestApp({ env: ENV, redisKeyPrefix, ...leases, config: appConfig })));
+      apps.push(a!, b!);
+      const calls = server.requests.length;
+      const run = await startRun(a!, { message: 'a run on a replica about to be cut off' });
+      const session = (await json(await postJson(a!, '/api/v1/sessions', {}))).data;
+      const chat = postJson(a!, '/api/v1/chat', { message: 'a chat on a replica about to be cut off', session_id: session.id });
+      await waitingCalls(calls + 2);
+
+      await relay.stop();
+      const cutAt = Date.now();
+      // Once their claims have lapsed, A stops both (the provider would answer after 20 s)...
+      const answer = await chat;
+      expect(answer.status).toBe(503);
+      expect(await json(answer)).toMatchObject({ code: 'AGENTD_STORAGE_UNAVAILABLE' });
+      await eventually(() => !a!.app.agent.isBusy(run.session_id));
+      expect(Date.now() - cutAt).toBeLessThan(10_000);
+      expect(a!.log.lines.filter((line) => line.includes('lapsed before it could be renewed'))).toHaveLength(2);
+      // ...and B ends the run as interrupted, once.
+      const ended = await eventually(async () => {
+        const record = (await json(await b!.request(`/api/v1/runs/${run.run_id}`))).data;
+        return record.finished_at !== null && record;
+      });
+      expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+
+      // Back in touch, A adds nothing: the run's log ends with B's terminal event.
+      await relay.start();
+      await eventually(async () => (await fetch(`${a!.url}/api/v1/ready`)).status === 200);
+      expect(await a!.app.agent.getRun(run.run_id)).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+      expect((await readEvents(a!, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+    } finally {
+      await Promise.all(apps.splice(0).map((app) => app.close()));
+      await relay.stop();
+    }
+  });
+
+  /** A replica in a process of its own (built code), which the test can kill with SIGKILL. */
+  const spawnReplica = async (leases: { sessionLeaseMs: number; heartbeatMs: number }, extra: Record<string, unknown> = {}) => {
     const home = mkdtempSync(join(tmpdir(), 'agentd-killed-'));
     const apiKey = 'key-of-the-replica-about-to-die';
     const child = spawn(process.execPath, ['test/helpers/replica-process.mjs'], {
       env: {
         PATH: process.env.PATH ?? '', ...ENV, REPLICA_HOME: home, REPLICA_LEASE_MS: String(leases.sessionLeaseMs), REPLICA_HEARTBEAT_MS: String(leases.heartbeatMs),
-        REPLICA_CONFIG: JSON.stringify({ ...config(), api: { api_key: apiKey, port: 0 } }),
+        REPLICA_CONFIG: JSON.stringify({ ...config(), api: { api_key: apiKey, port: 0 }, ...extra }),
       },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout!.on('data', (chunk) => {
-          out += chunk;
-          const listening = /replica listening on (\S+)/.exec(out);
-          if (listening) resolve(listening[1]!);
-        });
-        void exited.then(() => reject(new Error('the replica exited before it was ready')));
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (chunk) => {
+        out += chunk;
+        const listening = /replica listening on (\S+)/.exec(out);
+        if (listening) resolve(listening[1]!);
       });
-      const calls = server.requests.length;
-      const started = await fetch(`${url}/api/v1/runs`, {
-        method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'killed mid-run' }),
-      });
-      expect(started.status).toBe(202);
-      const run = (await json(started)).data;
-      await waitingCalls(calls + 1);
-      expect((await postJson(b, '/api/v1/runs', { message: 'too soon', session_id: run.session_id, provider: 'offline' })).status).toBe(409);
-
-      child.kill('SIGKILL');
-      await exited;
-      const ended = await eventually(async () => {
-        const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
-        return record.finished_at !== null && record;
-      });
-      expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
-      expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
-      expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
-    } finally {
+      void exited.then(() => reject(new Error('the replica exited before it was ready')));
+    });
+    spawned.push({ child, home });
+    return {
+      url,
+      webhookPort: Number(/replica webhook on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]),
+      request: (path: string, body: unknown) => fetch(`${url}${path}`, {
+        method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      }),
+      kill: async () => {
+        child.kill('SIGKILL');
+        await exited;
+      },
+    };
+  };
+  const spawned: { child: ReturnType<typeof spawn>; home: string }[] = [];
+  afterEach(() => {
+    for (const { child, home } of spawned.splice(0)) {
       child.kill('SIGKILL');
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('ends the run of a replica killed with SIGKILL mid-run, from the replica left', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    const [b] = await replicas(leases);
+    const doomed = await spawnReplica(leases);
+    const calls = server.requests.length;
+    const started = await doomed.request('/api/v1/runs', { message: 'killed mid-run' });
+    expect(started.status).toBe(202);
+    const run = (await json(started)).data;
+    await waitingCalls(calls + 1);
+    expect((await postJson(b, '/api/v1/runs', { message: 'too soon', session_id: run.session_id, provider: 'offline' })).status).toBe(409);
+
+    await doomed.kill();
+    const ended = await eventually(async () => {
+      const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
+      return record.finished_at !== null && record;
+    });
+    expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+    expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
+    expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
+  });
+
+  it('takes the next webhook message of a sender whose run was on a replica killed mid-run as soon as that run is reaped', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    const webhook = { webhook: { enabled: true, port: 0 } };
+    await replicas(leases, webhook);
+    const [b] = apps;
+    const doomed = await spawnReplica(leases, webhook);
+    const calls = server.requests.length;
+    // The first message runs on the doomed replica (its provider call hangs); the second waits for
+    // the first one's run to end.
+    for (const n of [1, 2]) expect(await postStatus(doomed.webhookPort, JSON.stringify({ prompt: `message ${n}`, sender: 'pager' }))).toBe(202);
+    await waitingCalls(calls + 1);
+    type Listed = { run_id: string; message: string; status: string; error: string | null };
+    const runsOfSender = async () => (await json(await b!.request('/api/v1/runs?session_id=webhook:pager&limit=10'))).data.runs as Listed[];
+    const [first] = await eventually(async () => {
+      const listed = await runsOfSender();
+      return listed.length === 1 && listed[0]!.status === 'running' && listed;
+    });
+    expect(first).toMatchObject({ message: 'message 1' });
+
+    await doomed.kill();
+    await eventually(() => apps.some((app) => app.log.lines.some((line) => line.includes(`held by run ${first!.run_id}`))));
+    // Taken at once, not at the replicas' next periodic claim (every 10 s).
+    await eventually(async () => (await runsOfSender()).some((run) => run.message === 'message 2'), 2_000);
+    const runs = await runsOfSender();
+    expect(runs.at(-1)).toMatchObject({ message: 'message 1', status: 'error', error: REPLICA_STOPPED });
+    expect(runs.filter((run) => run.message === 'message 2')).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import { DurableInbox, type QueuedMessage } from '../src/channels/inbox/durable-
 import type { WebhookMessage } from '../src/channels/webhook/index.js';
 import { createMemoryLogger } from '../src/log.js';
 import { PostgresStorage } from '../src/storage/postgres/index.js';
+import { eventually } from './helpers/agent.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 
 /** The webhook's durable intake on one PostgreSQL database shared by two replicas. */
@@ -96,6 +97,32 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
     expect(await drain(b, 1_000)).toEqual([]);
     await storeA.sessionClaims.release('webhook:s3', first!.runId);
     expect((await drain(b, 5_000, 1)).map((m) => m.content)).toEqual(['s3 #2']);
+    await b.stopClaiming();
+  });
+  it('gives back the messages a replica claimed and never started when another replica reaps its expired session claims', async () => {
+    const a = replica('rep_e', 30_000);
+    const b = replica('rep_f', 30_000);
+    const [storeA, storeB] = storages.slice(-2) as [PostgresStorage, PostgresStorage];
+    await storeA.database.query('DELETE FROM channel_inbox');
+    // A runs s5's message (its session claimed) and has claimed s6's, which it never starts: it dies.
+    expect(await a.accept(message('s5', 1), undefined)).toBe('queued');
+    expect(await a.accept(message('s6', 1), undefined)).toBe('queued');
+    const claimed = await drain(a, 2_000, 2);
+    expect(claimed.map((m) => m.content).sort()).toEqual(['s5 #1', 's6 #1']);
+    const running = claimed.find((m) => m.sender === 's5')!;
+    const soon = new Date(Date.now() + 200).toISOString();
+    expect(await storeA.sessionClaims.acquire({ session_id: 'webhook:s5', holder_id: running.runId, kind: 'run', expires_at: soon }, new Date().toISOString())).toBe(true);
+    a.settled(running);
+    await eventually(async () => (await b.waitingCount()) === 1);
+    // A's claim on s6 #1 holds for 30 s: B cannot take it yet.
+    b.startClaiming();
+    b.claimNow();
+    expect(await drain(b, 300)).toEqual([]);
+
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await storeB.sessionClaims.reapExpired(new Date().toISOString(), 'interrupted', 10)).map((claim) => claim.owner)).toEqual(['rep_e']);
+    b.claimNow();
+    expect((await drain(b, 2_000, 1)).map((m) => m.content)).toEqual(['s6 #1']);
     await b.stopClaiming();
   });
 });

@@ -43,6 +43,11 @@ export const sessionBusy = (id: string) =>
   new AgentError('session_busy', `a run is already in flight on session '${truncate(id)}'; wait for it to finish or cancel it`);
 export const runFinished = (id: string, status: string) => new AgentError('run_finished', `run '${truncate(id)}' has already finished (${status})`);
 export const shuttingDown = () => new AgentError('shutting_down', 'the service is shutting down');
+/** Why work stops whose session claim this replica could not renew within its lease. */
+export const claimLost = () => new AgentError(
+  'storage_unavailable',
+  'interrupted: this replica could not renew its claim on the session within the lease (the database was unreachable); another replica may take the session over',
+);
 
 /** `what` could not be stored because of `err`: `storage_full` when the disk is full, else `storage`. */
 export function notStored(err: unknown, what: string): AgentError {

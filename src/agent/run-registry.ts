@@ -6,11 +6,11 @@ import { redact } from '../security/redact.js';
 import { censor } from '../security/secrets.js';
 import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
-import { StorageFullError } from '../storage/errors.js';
+import { RunClosedError, StorageFullError } from '../storage/errors.js';
 import { FanOut, type RunViewer } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
 import { RemoteRuns } from './remote-runs.js';
-import { AgentError, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
+import { AgentError, claimLost, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
 import type { RunOutcome, RunStore } from './stores.js';
 import { auditRunEnd } from './run-audit.js';
 import type { ServiceMetrics } from '../metrics/index.js';
@@ -240,6 +240,17 @@ export class RunRegistry {
   }
 
   /**
+   * Stops a run whose claim on its session lapsed: another replica may end it as interrupted now.
+   * Its agent loop is aborted and its end is stored as `error` unless the store already has one.
+   */
+  stopLost(runId: string, reason: AgentError): void {
+    const live = this.live.get(runId);
+    if (!live || live.finished) return;
+    live.controller.abort(reason);
+    this.finish(live, { status: 'error', error: reason.message });
+  }
+
+  /**
    * Replays the events after `afterId` and, for a live run, adds `viewer` for the rest. For a live
    * run both happen in one synchronous step, so no event can fall between the replay and the feed.
    */
@@ -352,6 +363,13 @@ export class RunRegistry {
       },
       (err: unknown) => {
         live.broken = true;
+        if (err instanceof RunClosedError) {
+          // Ended elsewhere (this replica's claim lapsed): stop the loop; the end tried now is
+          // refused too, and viewers here get the end that is stored.
+          this.options.log.warn(`run ${live.record.run_id} was ended by another replica; its agent loop stops here`, { request_id: live.requestId });
+          this.stopLost(live.record.run_id, claimLost());
+          return;
+        }
         this.options.log.error(`could not store event ${event.id} of run ${live.record.run_id}: ${(err as Error)?.message ?? String(err)}`, { request_id: live.requestId });
         const failure = notStored(err, 'the run could not be stored');
         live.controller.abort(failure);
@@ -400,27 +418,49 @@ export class RunRegistry {
       tools_used: final.tools_used, cost,
     }, terminal);
     void auditRunEnd(this.options.audit, this.options.log, final, live.requestId);
-    stored.then(
+    void stored.then(
       () => {
         live.events.push(terminal);
         live.fanOut.send(terminal);
         this.options.bus?.publish(record.run_id, terminal);
+        return final;
       },
       (err: unknown) => {
+        if (err instanceof RunClosedError) return this.storedEnd(live, final);
         this.options.log.error(
           `could not store the end of run ${record.run_id} (it will be marked interrupted at the next start): ${(err as Error)?.message ?? String(err)}`,
           { request_id: live.requestId },
         );
+        return final;
       },
-    ).finally(() => {
+    ).then((settled) => {
       // The viewers still get what is on its way to them, then the end; shutdown waits for that.
       const delivered = live.fanOut.end();
       this.deliveries.add(delivered);
       void delivered.then(() => this.deliveries.delete(delivered));
       // From here readers read the store, which holds the terminal state.
       this.live.delete(record.run_id);
-      live.resolveDone(final);
+      live.resolveDone(settled);
     });
+  }
+
+  /**
+   * The end another replica stored for the run (it ended it as interrupted when this one's claim
+   * lapsed): viewers here are handed the stored events they lack, and the stored record is the
+   * run's final one. When the store cannot be read, `fallback` (viewers resume from the store).
+   */
+  private async storedEnd(live: LiveRun, fallback: RunRecord): Promise<RunRecord> {
+    const runId = live.record.run_id;
+    try {
+      for (const event of await this.options.store.events(runId, live.events.at(-1)?.id ?? 0)) {
+        live.events.push(event);
+        live.fanOut.send(event);
+      }
+      return (await this.options.store.get(runId)) ?? fallback;
+    } catch (err) {
+      this.options.log.warn(`could not read the end another replica stored for run ${runId}: ${(err as Error)?.message ?? String(err)}`);
+      return fallback;
+    }
   }
 
   /**

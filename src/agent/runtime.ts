@@ -7,7 +7,7 @@ import { newId } from '../security/tokens.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop, type ToolApproval } from './agent-loop.js';
 import { CostMeter } from './cost-meter.js';
-import { AgentError, sessionNotFound, shuttingDown } from './errors.js';
+import { AgentError, claimLost, sessionNotFound, shuttingDown } from './errors.js';
 import type { RunViewer } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
 import { RunRegistry, type WatchResult } from './run-registry.js';
@@ -38,7 +38,7 @@ export interface AgentRuntimeOptions {
   bus?: RunEventBus;
   /** Who holds each session across replicas (`Storage.sessionClaims`). */
   claims: SessionClaimStore;
-  /** Lease of a session claim and how often it is renewed (default 30 s and 10 s; tests shorten them). */
+  /** Lease of a session claim and how often it is renewed (default 20 s and 5 s; tests shorten them). */
   leaseMs?: number;
   heartbeatMs?: number;
   /** Approvals: tool calls that wait for an operator, and whether a run waits (on any replica). */
@@ -70,6 +70,8 @@ export interface CostSummary {
   max_spend_usd: number;
 }
 
+const chatSessionEnded = () => new AgentError('cancelled', 'the chat was cancelled: its session was ended');
+
 /** How long shutdown waits for aborted chats to answer their callers. */
 const CHAT_SHUTDOWN_GRACE_MS = 5_000;
 
@@ -88,8 +90,11 @@ export class AgentRuntime {
   readonly leases: SessionLeases;
   private readonly loop: AgentLoop;
   private closing = false;
-  /** Chats in flight, each settled once its turns are committed and its slot is free. */
-  private readonly chats = new Set<Promise<void>>();
+  /**
+   * Chats in flight here, by chat id: how a cancel asked on another replica finds its chat, and
+   * what shutdown waits for (each settles once its turns are committed and its slot is free).
+   */
+  private readonly chats = new Map<string, { controller: AbortController; unwound: Promise<void> }>();
 
   constructor(private readonly options: AgentRuntimeOptions) {
     const { config } = options;
@@ -115,6 +120,7 @@ export class AgentRuntime {
     });
     this.leases = new SessionLeases({
       store: options.claims, log: options.log, now: options.now, leaseMs: options.leaseMs, heartbeatMs: options.heartbeatMs,
+      onLost: (sessionId, holderId) => this.stopLost(sessionId, holderId),
     });
     this.runs = new RunRegistry({
       store: options.runs,
@@ -128,6 +134,8 @@ export class AgentRuntime {
       leases: this.leases,
       metrics: options.metrics,
     });
+    // Every replica hears every cancel request; the one whose chat it names ends it.
+    options.bus?.onCancelRequest((id) => this.chats.get(id)?.controller.abort(chatSessionEnded()));
   }
 
   /**
@@ -178,7 +186,7 @@ export class AgentRuntime {
     }
     let settled!: () => void;
     const unwound = new Promise<void>((resolve) => (settled = resolve));
-    this.chats.add(unwound);
+    this.chats.set(chatId, { controller, unwound });
     try {
       await this.sessions.touch(session.id);
       const result = await this.loop.run({
@@ -198,7 +206,7 @@ export class AgentRuntime {
       // The loop has unwound (its turns and costs are committed, or failed): the session is free.
       await this.leases.release(session.id, chatId);
       this.slots.release(session.id, chatId);
-      this.chats.delete(unwound);
+      this.chats.delete(chatId);
       settled();
     }
   }
@@ -276,7 +284,7 @@ export class AgentRuntime {
     // Aborted chats answer their callers (503) before the listener and the database close.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled([...this.chats]),
+      Promise.allSettled([...this.chats.values()].map((chat) => chat.unwound)),
       new Promise<void>((resolve) => (timer = setTimeout(resolve, CHAT_SHUTDOWN_GRACE_MS))),
     ]);
     clearTimeout(timer);
@@ -296,16 +304,30 @@ export class AgentRuntime {
     return { session, provider };
   }
 
+  /** Stops the run or chat whose claim on the session lapsed (another replica may take the session now). */
+  private stopLost(sessionId: string, holderId: string): void {
+    const holder = this.slots.holder(sessionId);
+    if (holder?.id !== holderId) return;
+    if (holder.kind === 'run') this.runs.stopLost(holderId, claimLost());
+    else holder.controller.abort(claimLost());
+  }
+
   private async cancelInFlight(sessionId: string): Promise<void> {
     const holder = this.slots.holder(sessionId);
     if (!holder) {
-      // A run on another replica is cancelled through it; a chat there ends with its request.
+      // Work on another replica is cancelled through it: a run waits (bounded) for its end, a chat
+      // is asked to stop and answers its own caller there.
       const claim = this.closing ? null : await this.leases.holder(sessionId);
       if (claim?.kind === 'run') await this.runs.cancel(claim.holder_id).catch(() => undefined);
+      if (claim?.kind === 'chat') {
+        await this.options.bus?.requestCancel(claim.holder_id).catch((error: unknown) => {
+          this.options.log.warn(`could not ask for the cancel of chat ${claim.holder_id} (on another replica) of ended session ${sessionId}: ${(error as Error)?.message ?? String(error)}`);
+        });
+      }
       return;
     }
     // A run that already finished but whose loop is still unwinding has nothing left to cancel.
     if (holder.kind === 'run') await this.runs.cancel(holder.id).catch(() => undefined);
-    else holder.controller.abort(this.closing ? shuttingDown() : new AgentError('cancelled', 'the chat was cancelled: its session was ended'));
+    else holder.controller.abort(this.closing ? shuttingDown() : chatSessionEnded());
   }
 }

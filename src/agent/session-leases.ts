@@ -24,6 +24,17 @@ export interface SessionLeasesOptions {
   /** Tests shorten both; the lease must outlast a few heartbeats. */
   leaseMs?: number;
   heartbeatMs?: number;
+  /**
+   * A claim of this process lapsed before it could be renewed (the store was unreachable for a
+   * lease): other replicas may now end its work and take its session, so the work must stop here.
+   */
+  onLost?(sessionId: string, holderId: string): void;
+}
+
+/** A claim this process holds, and when it lapses unless renewed (this process's clock). */
+interface HeldClaim {
+  sessionId: string;
+  expiresAt: number;
 }
 
 /**
@@ -34,12 +45,14 @@ export interface SessionLeasesOptions {
  * than a lease and a heartbeat.
  */
 export class SessionLeases {
-  /** The claims this process holds: holder id → session id (one per run or chat in flight). */
-  private readonly held = new Map<string, string>();
+  /** The claims this process holds, by holder id (one per run or chat in flight). */
+  private readonly held = new Map<string, HeldClaim>();
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | null = null;
+  /** Told when a heartbeat freed what stopped replicas held (wired once, at assembly). */
+  private readonly reapedListeners: (() => void)[] = [];
   private beating: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SessionLeasesOptions) {
@@ -54,7 +67,7 @@ export class SessionLeases {
     const taken = await this.options.store.acquire(
       { session_id: sessionId, holder_id: holderId, kind, expires_at: iso(now + this.leaseMs) }, iso(now));
     if (!taken) throw sessionBusy(sessionId);
-    this.held.set(holderId, sessionId);
+    this.held.set(holderId, { sessionId, expiresAt: now + this.leaseMs });
   }
 
   /** Frees the claim. Never throws: a claim that could not be deleted stops being renewed and expires. */
@@ -68,6 +81,14 @@ export class SessionLeases {
   /** The run or chat holding the session now, on whichever replica. */
   holder(sessionId: string): Promise<SessionClaim | null> {
     return this.options.store.holder(sessionId, iso(this.now()));
+  }
+
+  /**
+   * Hears that a heartbeat freed the sessions (and the channel messages) of stopped replicas: a
+   * channel takes the freed messages then, not at its next periodic claim.
+   */
+  onReaped(listener: () => void): void {
+    this.reapedListeners.push(listener);
   }
 
   /** Drops the claims a previous process of this replica left, then starts the heartbeat. */
@@ -95,14 +116,34 @@ export class SessionLeases {
   private async beat(): Promise<void> {
     const { store, log } = this.options;
     const now = this.now();
+    this.dropLapsed(now);
     try {
-      await store.renew([...this.held.keys()], iso(now + this.leaseMs));
+      const holders = [...this.held.keys()];
+      await store.renew(holders, iso(now + this.leaseMs));
+      for (const holderId of holders) {
+        const claim = this.held.get(holderId);
+        if (claim) claim.expiresAt = now + this.leaseMs;
+      }
       const reaped = await store.reapExpired(iso(now), REPLICA_STOPPED, REAP_BATCH);
       for (const claim of reaped) {
         log.warn(`freed session ${claim.session_id}, held by ${claim.kind} ${claim.holder_id} of replica ${claim.owner} whose lease expired at ${claim.expires_at}`);
       }
+      if (reaped.length > 0) for (const listener of this.reapedListeners) listener();
     } catch (err) {
       log.warn(`session leases: the heartbeat failed (tried again in ${this.heartbeatMs / 1000} s): ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /**
+   * Forgets the claims whose lease ran out before a renewal got through and has their work stopped:
+   * from now on another replica may reap them, end their runs as interrupted and take the session.
+   */
+  private dropLapsed(now: number): void {
+    for (const [holderId, claim] of this.held) {
+      if (claim.expiresAt > now) continue;
+      this.held.delete(holderId);
+      this.options.log.warn(`session leases: the claim of ${holderId} on session ${claim.sessionId} lapsed before it could be renewed; its work stops here`);
+      this.options.onLost?.(claim.sessionId, holderId);
     }
   }
 }

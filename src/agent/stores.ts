@@ -170,7 +170,8 @@ export interface SessionClaimStore {
    * Frees the sessions whose claims of other owners expired before `now` (their replica stopped),
    * at most `limit`, and ends each unfinished run among their holders as `error` with `message`
    * and a terminal `run.error` event, in one step per claim: exactly one process reaps a claim.
-   * Returns the claims it reaped.
+   * Where channel messages are shared, the messages their owners had claimed and not started are
+   * given back in the same step, for any replica to take at once. Returns the claims it reaped.
    */
   reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]>;
 }

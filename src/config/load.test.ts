@@ -109,7 +109,7 @@ describe('config', () => {
 
 describe('storage config', () => {
   it('defaults to SQLite with no URLs, so a user who configures nothing sees no change', () => {
-    expect(parseConfig({}).storage).toEqual({ backend: 'sqlite', postgres_url: null, postgres_pool_size: 10, redis_url: null });
+    expect(parseConfig({}).storage).toEqual({ backend: 'sqlite', postgres_url: null, postgres_pool_size: 10, redis_url: null, redis_key_prefix: 'agentd:' });
   });
 
   it('takes DATABASE_URL and REDIS_URL over the file', () => {
@@ -118,6 +118,13 @@ describe('storage config', () => {
     expect(loadConfig({ home, env: {} }).config.storage.postgres_url).toBe('postgres://file@h/db');
     const { storage } = loadConfig({ home, env: { DATABASE_URL: 'postgres://env@h/db', REDIS_URL: 'redis://127.0.0.1:6379' } }).config;
     expect(storage).toMatchObject({ backend: 'postgres', postgres_url: 'postgres://env@h/db', redis_url: 'redis://127.0.0.1:6379' });
+  });
+
+  it('takes storage.redis_key_prefix, and refuses an empty one or one with spaces, naming the key', () => {
+    expect(parseConfig({ storage: { redis_key_prefix: 'team-b:agentd:' } }).storage.redis_key_prefix).toBe('team-b:agentd:');
+    for (const prefix of ['', 'two words:', 'x'.repeat(65)]) {
+      expect(() => parseConfig({ storage: { redis_key_prefix: prefix } })).toThrow(/"storage.redis_key_prefix": 1 to 64 printable characters without spaces/);
+    }
   });
 
   it('refuses the postgres backend without a URL, and a malformed URL without repeating it', () => {

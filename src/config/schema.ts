@@ -133,6 +133,11 @@ export const configSchema = z
         /** Connections this replica opens at most; replicas × this must stay under the server's max_connections. */
         postgres_pool_size: z.number().int().min(1).max(200).default(10),
         redis_url: serviceUrl(['redis', 'rediss']).nullable().default(null),
+        /**
+         * Starts every key and channel the service uses in Redis: services (or test runs) sharing one
+         * Redis each need their own, or they would share rate limits and hear each other's cancels.
+         */
+        redis_key_prefix: z.string().regex(/^[\x21-\x7e]{1,64}$/, '1 to 64 printable characters without spaces').default('agentd:'),
       })
       .strict()
       .prefault({}),

@@ -6,13 +6,11 @@ import { measureRedis, type RedisHealth } from './redis-health.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { RedisRunEventBus } from './redis-run-event-bus.js';
 
-/** Key prefix of everything the service keeps in Redis (several services may share one Redis). */
-export const DEFAULT_KEY_PREFIX = 'agentd:';
-
 export interface RedisCoordinationOptions {
   url: string;
   log: Logger;
-  keyPrefix?: string;
+  /** Starts every key and channel (`storage.redis_key_prefix`): several services may share one Redis. */
+  keyPrefix: string;
 }
 
 /**
@@ -30,7 +28,7 @@ export class RedisCoordination {
   readonly runEvents: RunEventBus;
 
   constructor(private readonly options: RedisCoordinationOptions) {
-    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.keyPrefix = options.keyPrefix;
     this.commands = new RedisConnection({ url: options.url, role: 'commands', log: options.log });
     this.subscriber = new RedisConnection({ url: options.url, role: 'events', log: options.log });
     this.runEvents = new RedisRunEventBus(this.commands, this.subscriber, this.keyPrefix);
@@ -39,6 +37,11 @@ export class RedisCoordination {
   /** The URL without its password. */
   get target(): string {
     return this.commands.target;
+  }
+
+  /** Whether Redis answered last time the connection heard from it (readiness). */
+  get reachable(): boolean {
+    return this.commands.isReachable;
   }
 
   /**

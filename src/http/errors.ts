@@ -44,7 +44,7 @@ export const ERROR_CATALOGUE = {
   AGENTD_SHUTTING_DOWN: { status: 503, message: 'The service is shutting down' },
   AGENTD_COORDINATION_UNAVAILABLE: { status: 503, message: 'State shared between replicas is unreachable, retry later' },
   AGENTD_STORAGE_UNAVAILABLE: { status: 503, message: 'The database is unavailable, retry later' },
-  AGENTD_NOT_READY: { status: 503, message: 'Not ready: the database is unreachable' },
+  AGENTD_NOT_READY: { status: 503, message: 'Not ready: the database or Redis is unreachable' },
   AGENTD_STORAGE_FULL: { status: 507, message: 'The storage is full: the change could not be saved; retry once disk space has been freed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -54,8 +54,14 @@ export const UNMET_EXPECTATION = Symbol('agentd.unmetExpectation');
 
 /** The path served to load balancers and supervisors without a key (still rate limited). */
 export const HEALTHZ_PATH = '/healthz';
-/** Readiness, for load balancers too: without a key, revealing only whether the database answers. */
+/** Readiness, for load balancers too: without a key, revealing only whether the database and Redis answer. */
 export const READY_PATH = '/api/v1/ready';
+/**
+ * The probes are rate limited while the shared windows can be read, and pass when they cannot: a
+ * Redis outage must leave liveness answering 200 and readiness naming Redis as what is down,
+ * instead of both failing closed like the routes that do work.
+ */
+const PROBE_PATHS = new Set([HEALTHZ_PATH, READY_PATH]);
 
 /** Refusal of a request, or null to go on; a Promise only when a session cookie had to be looked up. */
 export type Gate = (request: FastifyRequest, reply: FastifyReply) => ApiError | null | Promise<ApiError | null>;
@@ -129,7 +135,10 @@ function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError 
   const decision = options.rateLimiter.hit(ip);
   if (decision instanceof Promise) {
     // Fail closed: a window that cannot be read is never taken as room to spare.
-    return decision.then((shared) => overLimit(request, options, ip, shared), () => coordinationUnavailable());
+    return decision.then(
+      (shared) => overLimit(request, options, ip, shared),
+      () => (PROBE_PATHS.has(pathOf(request)) ? null : coordinationUnavailable()),
+    );
   }
   return overLimit(request, options, ip, decision);
 }

@@ -35,3 +35,16 @@ export class StorageUnavailableError extends Error {
     super('the database is unavailable: nothing was read or written', options);
   }
 }
+
+/**
+ * A write to a run that is not in progress: it has its terminal event (it finished, or another
+ * replica ended it as interrupted when this one's claim on its session lapsed), or it is unknown.
+ * Nothing was written: a run's log ends with its one terminal event, whoever wrote it.
+ */
+export class RunClosedError extends Error {
+  override readonly name = 'RunClosedError';
+
+  constructor(readonly runId: string) {
+    super(`run '${runId}' is not in progress: its log takes no more events`);
+  }
+}

@@ -10,4 +10,6 @@ const app = await createApp({
   sessionLeaseMs: Number(process.env.REPLICA_LEASE_MS),
   heartbeatMs: Number(process.env.REPLICA_HEARTBEAT_MS),
 });
-process.stdout.write(`replica listening on ${await app.listen()}\n`);
+const url = await app.listen();
+if (app.webhook) process.stdout.write(`replica webhook on ${app.webhook.url}\n`);
+process.stdout.write(`replica listening on ${url}\n`);

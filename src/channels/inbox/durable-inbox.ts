@@ -92,6 +92,11 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     this.renewal.unref();
   }
 
+  /** Claims now what became free (a stopped replica's messages were given back), while claiming at all. */
+  claimNow(): void {
+    if (this.renewal) void this.pull();
+  }
+
   /** Stops renewing and gives back the claims on messages not started, so another runner may take them at once. */
   async stopClaiming(): Promise<void> {
     if (this.renewal) clearInterval(this.renewal);

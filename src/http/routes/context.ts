@@ -32,13 +32,19 @@ export interface WebLogin {
  * What the routes need from the rest of the service, built once by the composition root and
  * handed to every route plugin; each route group names the parts it uses.
  */
+/** A service a replica needs in order to serve. */
+export type Dependency = 'database' | 'redis';
+
 export interface RouteContext {
   version: string;
   openapi: OpenApiCollector;
   status: () => Promise<StatusSnapshot>;
   diagnostics: () => Promise<DiagnosticsReport>;
-  /** Whether the service can serve requests now: its database answers (readiness, unlike liveness). */
-  ready: () => Promise<boolean>;
+  /**
+   * What the service cannot reach now, of what it needs to serve (readiness, unlike liveness):
+   * `database`, `redis`; empty when ready.
+   */
+  unready: () => Promise<Dependency[]>;
   agent: AgentRuntime;
   providers: ProviderRegistry;
   tools: ToolRegistry;

@@ -1,8 +1,10 @@
 import { ok, okSchema } from '../envelope.js';
 import { ApiError } from '../errors.js';
-import type { RouteContext, RouteInstance } from './context.js';
+import type { Dependency, RouteContext, RouteInstance } from './context.js';
 
-export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'version' | 'status' | 'openapi' | 'ready'>): void {
+const DEPENDENCY_NAMES: Record<Dependency, string> = { database: 'the database', redis: 'Redis' };
+
+export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'version' | 'status' | 'openapi' | 'unready'>): void {
   // The health body never changes while the process lives: serialise it once.
   const healthBody = JSON.stringify(ok({ status: 'healthy', version: ctx.version }));
   app.get('/health', {
@@ -21,12 +23,14 @@ export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'versio
     reply.type('application/json; charset=utf-8').send(healthBody);
   });
 
-  // For load balancers: a replica whose database is unreachable is taken out of rotation, while
-  // /health (liveness) keeps answering so a supervisor does not restart it for the database's sake.
+  // For load balancers: a replica that cannot reach its database or Redis is taken out of rotation,
+  // while /health and /healthz (liveness) keep answering so a supervisor does not restart it for
+  // their sake. The pipeline lets it through when the shared rate limit cannot be read: answering
+  // "Redis is down" with "Redis is down, retry" would not name what is down.
   app.get('/ready', {
     schema: {
       summary: 'Readiness without a key',
-      description: 'Needs no API key (a key that is offered must be right) and reveals nothing but readiness: 200 while the database answers, 503 AGENTD_NOT_READY while it does not.',
+      description: 'Needs no API key (a key that is offered must be right) and reveals nothing but readiness: 200 while the database and Redis (when configured) answer, 503 AGENTD_NOT_READY naming which of them is unreachable while one is not. Answered also while Redis is down, when other routes answer AGENTD_COORDINATION_UNAVAILABLE.',
       tags: ['system'],
       security: [],
       response: {
@@ -34,7 +38,8 @@ export function systemRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'versio
       },
     },
   }, async () => {
-    if (!(await ctx.ready())) throw new ApiError('AGENTD_NOT_READY');
+    const down = await ctx.unready();
+    if (down.length > 0) throw new ApiError('AGENTD_NOT_READY', `Not ready: ${down.map((name) => DEPENDENCY_NAMES[name]).join(' and ')} ${down.length > 1 ? 'are' : 'is'} unreachable`);
     return ok({ status: 'ready' });
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunOutcome, RunStore } from '../../agent/stores.js';
 import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
+import { RunClosedError } from '../errors.js';
 
 /** The behaviour every `RunStore` backend must have, through the interface only. */
 export type OpenRunStore = () => Promise<{ store: RunStore; close(): Promise<void> }>;
@@ -104,6 +105,34 @@ export function describeRunStore(backend: string, open: OpenRunStore): void {
       expect((await runs.listBySession('ses_1', 10)).map((r) => r.run_id)).toEqual(['p3', 'p2', 'p1']);
     });
 
+    describe('a run\'s log ends with its terminal event', () => {
+      it('refuses events, a start and a second end for a finished run (RunClosedError), and writes nothing', async () => {
+        await finished('done', '2026-01-01T00:00:05.000Z');
+        await expect(runs.appendEvent('done', ev(3, 'tool.request'))).rejects.toBeInstanceOf(RunClosedError);
+        await expect(runs.start('done', '2026-01-01T00:00:06.000Z', ev(3, 'run.start'))).rejects.toBeInstanceOf(RunClosedError);
+        await expect(runs.finish('done', outcome('2026-01-01T00:00:06.000Z', { status: 'error', error: 'late' }), ev(3, 'run.error')))
+          .rejects.toBeInstanceOf(RunClosedError);
+        expect((await runs.events('done', 0)).map((e) => `${e.id}:${e.name}`)).toEqual(['1:run.start', '2:run.complete']);
+        expect(await runs.get('done')).toMatchObject({ status: 'complete', error: null, finished_at: '2026-01-01T00:00:05.000Z' });
+      });
+
+      it('refuses what the process that ran a run writes after the run was ended as interrupted', async () => {
+        await runs.create(record('cut_off'));
+        await runs.start('cut_off', '2026-01-01T00:00:01.000Z', ev(1, 'run.start'));
+        await runs.recoverInterrupted('2026-01-01T00:00:30.000Z', 'interrupted');
+        // The ids the executing process would use next, and others: none is taken after the end.
+        for (const id of [2, 3]) await expect(runs.appendEvent('cut_off', ev(id, 'tool.result'))).rejects.toBeInstanceOf(RunClosedError);
+        await expect(runs.finish('cut_off', outcome('2026-01-01T00:00:31.000Z'), ev(3, 'run.complete'))).rejects.toBeInstanceOf(RunClosedError);
+        expect((await runs.events('cut_off', 0)).map((e) => `${e.id}:${e.name}`)).toEqual(['1:run.start', '2:run.error']);
+        expect(await runs.get('cut_off')).toMatchObject({ status: 'error', error: 'interrupted', response: null });
+      });
+
+      it('refuses events for an unknown run', async () => {
+        await expect(runs.appendEvent('run_unknown', ev(1, 'run.start'))).rejects.toBeInstanceOf(RunClosedError);
+        expect(await runs.events('run_unknown', 0)).toEqual([]);
+      });
+    });
+
     describe('recoverInterrupted', () => {
       it('fails unfinished runs with a terminal run.error after their last event and returns their ids', async () => {
         await runs.create(record('pending'));
@@ -128,6 +157,13 @@ export function describeRunStore(backend: string, open: OpenRunStore): void {
 
         expect(await runs.get('done')).toMatchObject({ status: 'complete', error: null, finished_at: '2026-01-01T00:00:05.000Z' });
         expect((await runs.events('done', 0)).map((e) => e.name)).toEqual(['run.start', 'run.complete']);
+      });
+
+      it('ends a run left running without any event, opening its log with run.start', async () => {
+        await runs.create(record('bare', 'ses_1', { status: 'running' }));
+        expect(await runs.recoverInterrupted('2026-01-02T00:00:00.000Z', 'interrupted by restart')).toEqual(['bare']);
+        expect((await runs.events('bare', 0)).map((e) => `${e.id}:${e.name}`)).toEqual(['1:run.start', '2:run.error']);
+        expect(await runs.get('bare')).toMatchObject({ status: 'error', error: 'interrupted by restart' });
       });
 
       it('returns nothing when no run is unfinished', async () => {

@@ -1,11 +1,18 @@
 import type { RunOutcome, RunStore } from '../../agent/stores.js';
 import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
+import { RunClosedError } from '../errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../run-rows.js';
 import { removeInSlices } from '../slices.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { WriteQueue } from './write-queue.js';
 
 const APPEND_EVENT = 'INSERT INTO run_events (run_id, id, name, data) VALUES ($1, $2, $3, $4)';
+/**
+ * Appends only while the run is in progress. FOR SHARE waits for a replica ending the run (it holds
+ * the row FOR UPDATE) and then sees its end: no event can follow the terminal one.
+ */
+const APPEND_TO_OPEN_RUN = `INSERT INTO run_events (run_id, id, name, data)
+  SELECT id, $2, $3, $4 FROM runs WHERE id = $1 AND status IN ('pending', 'running') FOR SHARE`;
 
 /**
  * Runs and their event logs on PostgreSQL; writes commit in call order (`WriteQueue`). Each run
@@ -30,7 +37,8 @@ export class PgRunStore implements RunStore {
   }
 
   async appendEvent(runId: string, event: RunEvent): Promise<void> {
-    await this.writes.run(() => this.db.query(APPEND_EVENT, [runId, event.id, event.name, event.data]));
+    const { rowCount } = await this.writes.run(() => this.db.query(APPEND_TO_OPEN_RUN, [runId, event.id, event.name, event.data]));
+    if (rowCount !== 1) throw new RunClosedError(runId);
   }
 
   finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
@@ -88,13 +96,16 @@ async function read(db: Queryable, runId: string): Promise<RunRecord | null> {
 }
 
 async function startRun(tx: Queryable, runId: string, startedAt: string, event: RunEvent): Promise<void> {
-  await tx.query(`UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status = 'pending'`, [startedAt, runId]);
+  // In progress, not only pending: ending a run left running without events also opens its log.
+  const started = await tx.query(`UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status IN ('pending', 'running')`,
+    [startedAt, runId]);
+  if (started.rowCount !== 1) throw new RunClosedError(runId);
   await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
 }
 
 /**
- * Stores a run's outcome and terminal event, unless the run has finished already: another replica
- * may have ended it as interrupted (its lease ran out) while this one was still executing it.
+ * Stores a run's outcome and terminal event; refused when the run has finished already: another
+ * replica may have ended it as interrupted (its lease ran out) while this one was still executing it.
  */
 async function finishRun(tx: Queryable, runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
   const updated = await tx.query(`UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
@@ -102,7 +113,8 @@ async function finishRun(tx: Queryable, runId: string, outcome: RunOutcome, even
     runId, outcome.status, outcome.finished_at, outcome.response, outcome.error, JSON.stringify(outcome.tools_used),
     outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd,
   ]);
-  if (updated.rowCount === 1) await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
+  if (updated.rowCount !== 1) throw new RunClosedError(runId);
+  await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
 }
 
 /**

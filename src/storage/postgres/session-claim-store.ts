@@ -40,7 +40,10 @@ export class PgSessionClaimStore implements SessionClaimStore {
 
   /**
    * Each claim is deleted and its run ended in one transaction; the row lock (SKIP LOCKED) makes
-   * replicas reaping at the same moment take different claims.
+   * replicas reaping at the same moment take different claims. The same transaction gives back the
+   * webhook messages the stopped replicas had claimed and not started, so they run elsewhere now
+   * rather than when those claims end (30 s). Should such a replica only have been slow, a message
+   * it also goes on to start is still run once: its run's id was fixed when it was accepted.
    */
   reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]> {
     return this.db.transaction(async (tx) => {
@@ -49,6 +52,10 @@ export class PgSessionClaimStore implements SessionClaimStore {
         RETURNING ${CLAIM_COLUMNS}`, [now, this.owner, limit]);
       for (const claim of rows) {
         if (claim.kind === 'run') await interruptRun(tx, claim.holder_id, now, message);
+      }
+      const stopped = [...new Set(rows.map((claim) => claim.owner))];
+      if (stopped.length > 0) {
+        await tx.query('UPDATE channel_inbox SET claimed_until = NULL WHERE claimed_by = ANY($1) AND waiting', [stopped]);
       }
       return rows;
     });

@@ -1,5 +1,6 @@
 import type { RunOutcome, RunStore } from '../../agent/stores.js';
 import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
+import { RunClosedError } from '../errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../run-rows.js';
 import type { Database } from './database.js';
 import { removeInSlices } from '../slices.js';
@@ -10,6 +11,7 @@ export class SqliteRunStore implements RunStore {
   private readonly stmt;
   private readonly startTx: (runId: string, startedAt: string, event: RunEvent) => void;
   private readonly finishTx: (runId: string, outcome: RunOutcome, event: RunEvent) => void;
+  private readonly appendTx: (runId: string, event: RunEvent) => void;
 
   constructor(
     private readonly database: Database,
@@ -20,10 +22,12 @@ export class SqliteRunStore implements RunStore {
       insert: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @session_id, @message, @status, @provider,
         @resolved_provider, @created_at, @started_at, @finished_at, @response, @error, @tools_used,
         @prompt_tokens, @completion_tokens, @cost_usd)`),
-      start: db.prepare(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'`),
+      // In progress, not only pending: recovery also opens the log of a run left running without events.
+      start: db.prepare(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status IN ('pending', 'running')`),
       finish: db.prepare(`UPDATE runs SET status = @status, finished_at = @finished_at, response = @response,
         error = @error, tools_used = @tools_used, prompt_tokens = @prompt_tokens,
-        completion_tokens = @completion_tokens, cost_usd = @cost_usd WHERE id = @id`),
+        completion_tokens = @completion_tokens, cost_usd = @cost_usd WHERE id = @id AND status IN ('pending', 'running')`),
+      inProgress: db.prepare(`SELECT 1 FROM runs WHERE id = ? AND status IN ('pending', 'running')`).pluck(),
       appendEvent: db.prepare('INSERT INTO run_events (run_id, id, name, data) VALUES (?, ?, ?, ?)'),
       get: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`),
       list: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE session_id = ? ORDER BY seq DESC LIMIT ?`),
@@ -34,12 +38,17 @@ export class SqliteRunStore implements RunStore {
       pruneBatch: db.prepare(`DELETE FROM runs WHERE seq IN (
           SELECT seq FROM runs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?)`),
     };
+    // A run's log ends with its terminal event: a write to a run not in progress is refused.
     this.startTx = db.transaction((runId: string, startedAt: string, event: RunEvent) => {
-      this.stmt.start.run(startedAt, runId);
+      if (this.stmt.start.run(startedAt, runId).changes !== 1) throw new RunClosedError(runId);
+      this.stmt.appendEvent.run(runId, event.id, event.name, event.data);
+    });
+    this.appendTx = db.transaction((runId: string, event: RunEvent) => {
+      if (this.stmt.inProgress.get(runId) === undefined) throw new RunClosedError(runId);
       this.stmt.appendEvent.run(runId, event.id, event.name, event.data);
     });
     this.finishTx = db.transaction((runId: string, outcome: RunOutcome, event: RunEvent) => {
-      this.stmt.finish.run({
+      const finished = this.stmt.finish.run({
         id: runId,
         status: outcome.status,
         finished_at: outcome.finished_at,
@@ -50,6 +59,7 @@ export class SqliteRunStore implements RunStore {
         completion_tokens: outcome.cost.completion_tokens,
         cost_usd: outcome.cost.cost_usd,
       });
+      if (finished.changes !== 1) throw new RunClosedError(runId);
       this.stmt.appendEvent.run(runId, event.id, event.name, event.data);
     });
   }
@@ -79,7 +89,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   appendEvent(runId: string, event: RunEvent): Promise<void> {
-    return this.write(() => this.stmt.appendEvent.run(runId, event.id, event.name, event.data));
+    return this.write(() => this.appendTx(runId, event));
   }
 
   finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
