@@ -7,9 +7,14 @@ import { WriteQueue } from './write-queue.js';
 
 const APPEND_EVENT = 'INSERT INTO run_events (run_id, id, name, data) VALUES ($1, $2, $3, $4)';
 
+/** The write queue's key of start-up recovery (a run or session id equal to it would only share its queue). */
+const RECOVERY = 'recover interrupted';
+
 /**
- * Runs and their event logs on PostgreSQL; writes commit in call order (`WriteQueue`). Each run
- * records the replica (`owner`) that created it.
+ * Runs and their event logs on PostgreSQL. Writes commit in call order (`WriteQueue`) per session
+ * for creations (a session's runs list in creation order) and per run for its log, so the writes
+ * of different runs never wait for each other; a run's events are appended only once its creation
+ * has committed (the registry awaits it). Each run records the replica (`owner`) that created it.
  */
 export class PgRunStore implements RunStore {
   private readonly writes = new WriteQueue();
@@ -17,7 +22,7 @@ export class PgRunStore implements RunStore {
   constructor(private readonly db: PgDatabase, private readonly owner: string) {}
 
   async create(run: RunRecord): Promise<void> {
-    await this.writes.run(() => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})
+    await this.writes.run(run.session_id, () => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})
       VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
       run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
       run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
@@ -26,15 +31,15 @@ export class PgRunStore implements RunStore {
   }
 
   start(runId: string, startedAt: string, event: RunEvent): Promise<void> {
-    return this.writes.run(() => this.db.transaction((tx) => startRun(tx, runId, startedAt, event)));
+    return this.writes.run(runId, () => startRun(this.db, runId, startedAt, event));
   }
 
   async appendEvent(runId: string, event: RunEvent): Promise<void> {
-    await this.writes.run(() => this.db.query(APPEND_EVENT, [runId, event.id, event.name, event.data]));
+    await this.writes.run(runId, () => this.db.query(APPEND_EVENT, [runId, event.id, event.name, event.data]));
   }
 
   finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
-    return this.writes.run(() => this.db.transaction((tx) => finishRun(tx, runId, outcome, event)));
+    return this.writes.run(runId, () => finishRun(this.db, runId, outcome, event));
   }
 
   async get(runId: string): Promise<RunRecord | null> {
@@ -59,7 +64,7 @@ export class PgRunStore implements RunStore {
    * claims expire (`SessionClaimStore.reapExpired`).
    */
   recoverInterrupted(finishedAt: string, message: string): Promise<string[]> {
-    return this.writes.run(() => this.db.transaction(async (tx) => {
+    return this.writes.run(RECOVERY, () => this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string }>(`SELECT id FROM runs WHERE status IN ('pending', 'running') AND owner = $1
         ORDER BY seq FOR UPDATE`, [this.owner]);
       for (const row of rows) await interruptRun(tx, row.id, finishedAt, message);
@@ -87,22 +92,27 @@ async function read(db: Queryable, runId: string): Promise<RunRecord | null> {
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
-async function startRun(tx: Queryable, runId: string, startedAt: string, event: RunEvent): Promise<void> {
-  await tx.query(`UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status = 'pending'`, [startedAt, runId]);
-  await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
+/**
+ * One statement, so one round trip and (outside a transaction) its own commit: a data-modifying
+ * CTE runs whether or not the INSERT reads it, so the event is stored as it always was.
+ */
+async function startRun(db: Queryable, runId: string, startedAt: string, event: RunEvent): Promise<void> {
+  await db.query(`WITH started AS (UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status = 'pending')
+    INSERT INTO run_events (run_id, id, name, data) VALUES ($2, $3, $4, $5)`, [startedAt, runId, event.id, event.name, event.data]);
 }
 
 /**
  * Stores a run's outcome and terminal event, unless the run has finished already: another replica
  * may have ended it as interrupted (its lease ran out) while this one was still executing it.
  */
-async function finishRun(tx: Queryable, runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
-  const updated = await tx.query(`UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
-    prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1 AND status IN ('pending', 'running')`, [
+async function finishRun(db: Queryable, runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
+  // One statement (one round trip): the event is inserted from the updated row, so only when the update matched.
+  await db.query(`WITH finished AS (UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
+      prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id)
+    INSERT INTO run_events (run_id, id, name, data) SELECT id, $10::integer, $11::text, $12::text FROM finished`, [
     runId, outcome.status, outcome.finished_at, outcome.response, outcome.error, JSON.stringify(outcome.tools_used),
-    outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd,
+    outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd, event.id, event.name, event.data,
   ]);
-  if (updated.rowCount === 1) await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
 }
 
 /**
