@@ -65,6 +65,14 @@ export class SessionLeases {
     });
   }
 
+  /**
+   * Stops renewing the claim without deleting it: the run's last statement frees it
+   * (`RunStore.claimsWithRuns`). Should that statement fail, the claim expires by itself.
+   */
+  forget(holderId: string): void {
+    this.held.delete(holderId);
+  }
+
   /** The run or chat holding the session now, on whichever replica. */
   holder(sessionId: string): Promise<SessionClaim | null> {
     return this.options.store.holder(sessionId, iso(this.now()));

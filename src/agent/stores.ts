@@ -21,8 +21,17 @@ export interface RunStore {
   /** Status `running` and the `run.start` event, together. */
   start(runId: string, startedAt: string, event: RunEvent): Promise<void>;
   appendEvent(runId: string, event: RunEvent): Promise<void>;
-  /** The outcome and the terminal event, together: a stored run is finished iff its log is. */
-  finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void>;
+  /**
+   * The outcome and the terminal event, together: a stored run is finished iff its log is. With
+   * `releaseClaim` on a store that keeps the session claims (`claimsWithRuns`), the claim the run
+   * holds on its session (`SessionClaimStore`, holder = run id) is freed in the same commit.
+   */
+  finish(runId: string, outcome: RunOutcome, event: RunEvent, options?: { releaseClaim?: boolean }): Promise<void>;
+  /**
+   * True when the session claims live in the same database as the runs (a shared backend): the end
+   * of a run can then free its claim in its own last statement instead of one more round trip.
+   */
+  readonly claimsWithRuns: boolean;
   get(runId: string): Promise<RunRecord | null>;
   /** Newest first. */
   listBySession(sessionId: string, limit: number): Promise<RunRecord[]>;

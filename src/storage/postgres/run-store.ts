@@ -38,8 +38,11 @@ export class PgRunStore implements RunStore {
     await this.writes.run(runId, () => this.db.query(APPEND_EVENT, [runId, event.id, event.name, event.data]));
   }
 
-  finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
-    return this.writes.run(runId, () => finishRun(this.db, runId, outcome, event));
+  /** `session_claims` is in this database (`PgSessionClaimStore`). */
+  readonly claimsWithRuns = true;
+
+  finish(runId: string, outcome: RunOutcome, event: RunEvent, options: { releaseClaim?: boolean } = {}): Promise<void> {
+    return this.writes.run(runId, () => finishRun(this.db, runId, outcome, event, options.releaseClaim ?? false));
   }
 
   async get(runId: string): Promise<RunRecord | null> {
@@ -105,13 +108,15 @@ async function startRun(db: Queryable, runId: string, startedAt: string, event: 
  * Stores a run's outcome and terminal event, unless the run has finished already: another replica
  * may have ended it as interrupted (its lease ran out) while this one was still executing it.
  */
-async function finishRun(db: Queryable, runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
-  // One statement (one round trip): the event is inserted from the updated row, so only when the update matched.
+async function finishRun(db: Queryable, runId: string, outcome: RunOutcome, event: RunEvent, releaseClaim = false): Promise<void> {
+  // One statement (one round trip): the event is inserted from the updated row, so only when the
+  // update matched; the run's session claim (`releaseClaim`) goes either way, as a release would.
   await db.query(`WITH finished AS (UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
-      prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id)
+      prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id),
+    released AS (DELETE FROM session_claims WHERE $13::boolean AND holder_id = $1)
     INSERT INTO run_events (run_id, id, name, data) SELECT id, $10::integer, $11::text, $12::text FROM finished`, [
     runId, outcome.status, outcome.finished_at, outcome.response, outcome.error, JSON.stringify(outcome.tools_used),
-    outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd, event.id, event.name, event.data,
+    outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd, event.id, event.name, event.data, releaseClaim,
   ]);
 }
 

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
+import type { RunOutcome } from '../../agent/stores.js';
+import type { RunRecord } from '../../agent/types.js';
+import { PostgresStorage } from './index.js';
+
+const record = (run_id: string, session_id: string): RunRecord => ({
+  run_id, session_id, message: 'hi', status: 'pending', provider: null, resolved_provider: 'offline',
+  created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+});
+const outcome: RunOutcome = {
+  status: 'complete', finished_at: '2026-01-01T00:00:02.000Z', response: 'done', error: null, tools_used: [],
+  cost: { prompt_tokens: 1, completion_tokens: 2, cost_usd: 0 },
+};
+const NOW = '2026-01-01T00:00:00.000Z';
+const LATER = '2026-01-01T00:01:00.000Z';
+
+/** The end of a run frees its session claim in the same statement (`RunStore.claimsWithRuns`). */
+describe.skipIf(postgresTestUrl === null)('PostgreSQL run end and session claim', () => {
+  let database: TestDatabase;
+  let storage: PostgresStorage;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    storage = await PostgresStorage.open(database.url, { poolSize: 2, replicaId: 'replica-a' });
+  });
+  afterAll(async () => {
+    await storage?.close();
+    await database?.drop();
+  });
+
+  async function runningWithClaim(runId: string, sessionId: string): Promise<void> {
+    expect(await storage.sessionClaims.acquire({ session_id: sessionId, holder_id: runId, kind: 'run', expires_at: LATER }, NOW)).toBe(true);
+    await storage.runs.create(record(runId, sessionId));
+    await storage.runs.start(runId, '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' });
+  }
+
+  it('frees the run\'s claim with its end when asked, and the session can be claimed at once', async () => {
+    expect(storage.runs.claimsWithRuns).toBe(true);
+    await runningWithClaim('run_a', 'ses_a');
+    await storage.runs.finish('run_a', outcome, { id: 2, name: 'run.complete', data: '{"done":true}' }, { releaseClaim: true });
+    expect(await storage.sessionClaims.holder('ses_a', NOW)).toBeNull();
+    expect(await storage.runs.get('run_a')).toMatchObject({ status: 'complete', response: 'done' });
+    expect((await storage.runs.events('run_a', 0)).map((e) => e.name)).toEqual(['run.start', 'run.complete']);
+    expect(await storage.sessionClaims.acquire({ session_id: 'ses_a', holder_id: 'run_next', kind: 'run', expires_at: LATER }, NOW)).toBe(true);
+  });
+
+  it('keeps the claim when not asked (the loop is still unwinding), and never frees another holder\'s claim', async () => {
+    await runningWithClaim('run_b', 'ses_b');
+    await storage.runs.finish('run_b', outcome, { id: 2, name: 'run.cancelled', data: '{}' });
+    expect(await storage.sessionClaims.holder('ses_b', NOW)).toMatchObject({ holder_id: 'run_b' });
+    await storage.sessionClaims.release('ses_b', 'run_b');
+    // A run ended elsewhere already (its claim was reaped and the session claimed again): only its own claim may go.
+    await runningWithClaim('run_c', 'ses_c');
+    await storage.runs.finish('run_c', outcome, { id: 2, name: 'run.complete', data: '{}' });
+    await storage.sessionClaims.release('ses_c', 'run_c');
+    expect(await storage.sessionClaims.acquire({ session_id: 'ses_c', holder_id: 'run_d', kind: 'run', expires_at: LATER }, NOW)).toBe(true);
+    await storage.runs.finish('run_c', outcome, { id: 3, name: 'run.complete', data: '{}' }, { releaseClaim: true });
+    expect(await storage.sessionClaims.holder('ses_c', NOW)).toMatchObject({ holder_id: 'run_d' });
+    // The finished run was not finished twice.
+    expect((await storage.runs.events('run_c', 0)).map((e) => e.id)).toEqual([1, 2]);
+  });
+});
