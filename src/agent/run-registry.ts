@@ -148,9 +148,15 @@ export class RunRegistry {
       tools_used: [],
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
     };
+    const { store } = this.options;
     try {
-      await leases?.acquire(input.sessionId, 'run', runId);
-      await this.options.store.create(record);
+      if (leases && store.createClaimed) {
+        // The claim and the run in one statement, where the store keeps both.
+        await leases.acquireWith(input.sessionId, runId, (lease) => store.createClaimed!(record, lease));
+      } else {
+        await leases?.acquire(input.sessionId, 'run', runId);
+        await store.create(record);
+      }
     } catch (err) {
       await leases?.release(input.sessionId, runId);
       slots.release(input.sessionId, runId);

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import { sessionBusy } from './errors.js';
-import type { SessionClaim, SessionClaimStore } from './stores.js';
+import type { ClaimLease, SessionClaim, SessionClaimStore } from './stores.js';
 
 /**
  * How long a session claim lasts unless its replica renews it. With the heartbeat below, a killed
@@ -49,11 +49,18 @@ export class SessionLeases {
   }
 
   /** Claims the session for `holderId`, or throws `session_busy` when another replica's work holds it. */
-  async acquire(sessionId: string, kind: SessionClaim['kind'], holderId: string): Promise<void> {
+  acquire(sessionId: string, kind: SessionClaim['kind'], holderId: string): Promise<void> {
+    return this.acquireWith(sessionId, holderId, (lease) =>
+      this.options.store.acquire({ session_id: sessionId, holder_id: holderId, kind, expires_at: lease.expires_at }, lease.now));
+  }
+
+  /**
+   * Claims the session for `holderId` through `take`, a statement that takes the claim with other
+   * work (`RunStore.createClaimed`: with the run's creation), true when taken; `session_busy` when not.
+   */
+  async acquireWith(sessionId: string, holderId: string, take: (lease: ClaimLease) => Promise<boolean>): Promise<void> {
     const now = this.now();
-    const taken = await this.options.store.acquire(
-      { session_id: sessionId, holder_id: holderId, kind, expires_at: iso(now + this.leaseMs) }, iso(now));
-    if (!taken) throw sessionBusy(sessionId);
+    if (!(await take({ expires_at: iso(now + this.leaseMs), now: iso(now) }))) throw sessionBusy(sessionId);
     this.held.set(holderId, sessionId);
   }
 

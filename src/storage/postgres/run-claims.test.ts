@@ -16,8 +16,8 @@ const outcome: RunOutcome = {
 const NOW = '2026-01-01T00:00:00.000Z';
 const LATER = '2026-01-01T00:01:00.000Z';
 
-/** The end of a run frees its session claim in the same statement (`RunStore.claimsWithRuns`). */
-describe.skipIf(postgresTestUrl === null)('PostgreSQL run end and session claim', () => {
+/** A run takes its session claim in its first statement and frees it in its last (`RunStore.claimsWithRuns`). */
+describe.skipIf(postgresTestUrl === null)('PostgreSQL runs and their session claims', () => {
   let database: TestDatabase;
   let storage: PostgresStorage;
 
@@ -35,6 +35,22 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL run end and session claim'
     await storage.runs.create(record(runId, sessionId));
     await storage.runs.start(runId, '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' });
   }
+
+  it('creates a run together with its claim, and neither while another holder\'s live claim has the session', async () => {
+    expect(await storage.runs.createClaimed(record('run_x', 'ses_x'), { expires_at: LATER, now: NOW })).toBe(true);
+    expect(await storage.sessionClaims.holder('ses_x', NOW)).toEqual({
+      session_id: 'ses_x', holder_id: 'run_x', kind: 'run', owner: 'replica-a', expires_at: LATER,
+    });
+    expect(await storage.runs.get('run_x')).toEqual(record('run_x', 'ses_x'));
+    // Busy: refused, and the second run is not created.
+    expect(await storage.runs.createClaimed(record('run_y', 'ses_x'), { expires_at: LATER, now: NOW })).toBe(false);
+    expect(await storage.runs.get('run_y')).toBeNull();
+    expect(await storage.sessionClaims.holder('ses_x', NOW)).toMatchObject({ holder_id: 'run_x' });
+    // Once the claim has expired (its replica stopped renewing it), it is taken over.
+    expect(await storage.runs.createClaimed(record('run_z', 'ses_x'), { expires_at: '2026-01-01T00:03:00.000Z', now: LATER })).toBe(true);
+    expect(await storage.sessionClaims.holder('ses_x', LATER)).toMatchObject({ holder_id: 'run_z', expires_at: '2026-01-01T00:03:00.000Z' });
+    expect(await storage.runs.get('run_z')).toMatchObject({ status: 'pending', session_id: 'ses_x' });
+  });
 
   it('frees the run\'s claim with its end when asked, and the session can be claimed at once', async () => {
     expect(storage.runs.claimsWithRuns).toBe(true);

@@ -1,4 +1,4 @@
-import type { RunOutcome, RunStore } from '../../agent/stores.js';
+import type { ClaimLease, RunOutcome, RunStore } from '../../agent/stores.js';
 import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../run-rows.js';
 import { removeInSlices } from '../slices.js';
@@ -23,11 +23,24 @@ export class PgRunStore implements RunStore {
 
   async create(run: RunRecord): Promise<void> {
     await this.writes.run(run.session_id, () => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})
-      VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
-      run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
-      run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
-      run.cost.cost_usd, this.owner,
-    ]));
+      VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, runValues(run, this.owner)));
+  }
+
+  /**
+   * One statement: the claim is inserted (or an expired one taken over) by a data-modifying CTE,
+   * and the run inserted from its result, so only when the claim was taken.
+   */
+  async createClaimed(run: RunRecord, lease: ClaimLease): Promise<boolean> {
+    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH claim AS (
+        INSERT INTO session_claims (session_id, holder_id, kind, owner, expires_at) VALUES ($2, $1, 'run', $16, $17)
+        ON CONFLICT (session_id) DO UPDATE SET holder_id = excluded.holder_id, kind = excluded.kind, owner = excluded.owner,
+          expires_at = excluded.expires_at
+        WHERE session_claims.expires_at <= $18
+        RETURNING session_id)
+      INSERT INTO runs (owner, ${RUN_COLUMNS})
+      SELECT $16::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
+        $12::text, $13::bigint, $14::bigint, $15::double precision FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));
+    return rowCount === 1;
   }
 
   start(runId: string, startedAt: string, event: RunEvent): Promise<void> {
@@ -88,6 +101,15 @@ export class PgRunStore implements RunStore {
   drain(): Promise<void> {
     return this.writes.drain();
   }
+}
+
+/** The run's columns in `RUN_COLUMNS` order ($1 … $15), then its owner ($16). */
+function runValues(run: RunRecord, owner: string): unknown[] {
+  return [
+    run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
+    run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
+    run.cost.cost_usd, owner,
+  ];
 }
 
 async function read(db: Queryable, runId: string): Promise<RunRecord | null> {
