@@ -10,8 +10,15 @@ import { WriteQueue } from './write-queue.js';
 const DAY_MS = 86_400_000;
 const TURN_COLUMNS = 'id, session_id, role, content, provider, timestamp, pinned';
 
-/** Many turns in one statement: one array per column, unnested in order (`seq` follows that order). */
-const INSERT_MANY = `INSERT INTO turns (id, session_id, role, content, provider, timestamp, run_id, body)
+/**
+ * Many turns in one statement: one array per column, unnested in order (`seq` follows that order);
+ * with $9, each API session's turn count grows by its turns (an ended session has no row: a no-op).
+ */
+const INSERT_MANY = `WITH counted AS (
+    UPDATE api_sessions s SET turn_count = s.turn_count + added.n
+    FROM (SELECT session_id, count(*) AS n FROM unnest($2::text[]) AS session_id GROUP BY session_id) added
+    WHERE $9::boolean AND s.id = added.session_id)
+  INSERT INTO turns (id, session_id, role, content, provider, timestamp, run_id, body)
   SELECT id, session_id, role, content, provider, timestamp, run_id, to_tsvector('simple', words)
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
     WITH ORDINALITY AS t(id, session_id, role, content, provider, timestamp, run_id, words, n) ORDER BY n`;
@@ -38,14 +45,17 @@ export class PgTurnStore implements TurnStore {
     this.now = options.now ?? Date.now;
   }
 
-  async addMany(turns: readonly NewTurn[]): Promise<Turn[]> {
+  /** `api_sessions` is in this database (`PgSessionStore`). */
+  readonly sessionsWithTurns = true;
+
+  async addMany(turns: readonly NewTurn[], options: { countOnSession?: boolean } = {}): Promise<Turn[]> {
     const rows = turns.map((turn) => turnFields(turn, this.now));
     if (rows.length === 0) return [];
     // One statement for all of them (a user turn and its answer: one round trip, one commit).
     const columns = [rows.map((r) => r.id), rows.map((r) => r.session_id), rows.map((r) => r.role), rows.map((r) => r.content),
       rows.map((r) => r.provider), rows.map((r) => r.timestamp), rows.map((r) => r.run_id), rows.map((r) => foldedWords(r.content))];
     // Keyed by the session: its turns are numbered (history, search order) in the order they were added.
-    await this.writes.run(rows[0]!.session_id, () => this.db.query(INSERT_MANY, columns));
+    await this.writes.run(rows[0]!.session_id, () => this.db.query(INSERT_MANY, [...columns, options.countOnSession ?? false]));
     return rows.map(({ run_id: _run, ...row }) => ({ ...row, pinned: false }));
   }
 
