@@ -5,7 +5,17 @@ import { removeInSlices } from '../slices.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { WriteQueue } from './write-queue.js';
 
-const APPEND_EVENT = 'INSERT INTO run_events (run_id, id, name, data) VALUES ($1, $2, $3, $4)';
+/** A run's events in one statement, in order: one array per column. */
+const APPEND_EVENTS = `INSERT INTO run_events (run_id, id, name, data)
+  SELECT $1, id, name, data FROM unnest($2::integer[], $3::text[], $4::text[]) AS e(id, name, data)`;
+/** Events one INSERT carries at most; more start the next batch. */
+const MAX_EVENT_BATCH = 500;
+
+/** A run's events waiting for their INSERT, and the promise that settles when it has committed. */
+interface EventBatch {
+  events: RunEvent[];
+  stored: Promise<void>;
+}
 
 /** The write queue's key of start-up recovery (a run or session id equal to it would only share its queue). */
 const RECOVERY = 'recover interrupted';
@@ -18,6 +28,8 @@ const RECOVERY = 'recover interrupted';
  */
 export class PgRunStore implements RunStore {
   private readonly writes = new WriteQueue();
+  /** Per run, the batch of events still waiting for its INSERT (an entry lives only while it waits). */
+  private readonly openBatches = new Map<string, EventBatch>();
 
   constructor(private readonly db: PgDatabase, private readonly owner: string) {}
 
@@ -44,18 +56,45 @@ export class PgRunStore implements RunStore {
   }
 
   start(runId: string, startedAt: string, event: RunEvent): Promise<void> {
-    return this.writes.run(runId, () => startRun(this.db, runId, startedAt, event));
+    return this.afterEvents(runId, () => startRun(this.db, runId, startedAt, event));
   }
 
-  async appendEvent(runId: string, event: RunEvent): Promise<void> {
-    await this.writes.run(runId, () => this.db.query(APPEND_EVENT, [runId, event.id, event.name, event.data]));
+  /**
+   * Events appended while the run's previous write is in flight wait for it together and go in
+   * one INSERT (one commit): a tool's request and result, say, while `run.start` commits.
+   */
+  appendEvent(runId: string, event: RunEvent): Promise<void> {
+    const open = this.openBatches.get(runId);
+    if (open && open.events.length < MAX_EVENT_BATCH) {
+      open.events.push(event);
+      return open.stored;
+    }
+    const batch: EventBatch = { events: [event], stored: Promise.resolve() };
+    batch.stored = this.writes.run(runId, async () => {
+      // From here the batch is closed: later events start the next one.
+      if (this.openBatches.get(runId) === batch) this.openBatches.delete(runId);
+      const { events } = batch;
+      await this.db.query(APPEND_EVENTS, [runId, events.map((e) => e.id), events.map((e) => e.name), events.map((e) => e.data)]);
+    });
+    this.openBatches.set(runId, batch);
+    // A write the queue refused never runs: the batch must not stay open for later events.
+    batch.stored.catch(() => {
+      if (this.openBatches.get(runId) === batch) this.openBatches.delete(runId);
+    });
+    return batch.stored;
+  }
+
+  /** Queues `write` after the run's events so far; an event appended later goes after it (call order). */
+  private afterEvents<T>(runId: string, write: () => Promise<T>): Promise<T> {
+    this.openBatches.delete(runId);
+    return this.writes.run(runId, write);
   }
 
   /** `session_claims` is in this database (`PgSessionClaimStore`). */
   readonly claimsWithRuns = true;
 
   finish(runId: string, outcome: RunOutcome, event: RunEvent, options: { releaseClaim?: boolean } = {}): Promise<void> {
-    return this.writes.run(runId, () => finishRun(this.db, runId, outcome, event, options.releaseClaim ?? false));
+    return this.afterEvents(runId, () => finishRun(this.db, runId, outcome, event, options.releaseClaim ?? false));
   }
 
   async get(runId: string): Promise<RunRecord | null> {

@@ -16,8 +16,11 @@ const outcome: RunOutcome = {
 const NOW = '2026-01-01T00:00:00.000Z';
 const LATER = '2026-01-01T00:01:00.000Z';
 
-/** A run takes its session claim in its first statement and frees it in its last (`RunStore.claimsWithRuns`). */
-describe.skipIf(postgresTestUrl === null)('PostgreSQL runs and their session claims', () => {
+/**
+ * A run's writes in few statements: its session claim taken in its first and freed in its last
+ * (`RunStore.claimsWithRuns`), events that queue up behind a write in one INSERT.
+ */
+describe.skipIf(postgresTestUrl === null)('PostgreSQL run statements', () => {
   let database: TestDatabase;
   let storage: PostgresStorage;
 
@@ -50,6 +53,25 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL runs and their session cla
     expect(await storage.runs.createClaimed(record('run_z', 'ses_x'), { expires_at: '2026-01-01T00:03:00.000Z', now: LATER })).toBe(true);
     expect(await storage.sessionClaims.holder('ses_x', LATER)).toMatchObject({ holder_id: 'run_z', expires_at: '2026-01-01T00:03:00.000Z' });
     expect(await storage.runs.get('run_z')).toMatchObject({ status: 'pending', session_id: 'ses_x' });
+  });
+
+  it('stores the events appended while the run\'s previous write is in flight in one commit, in call order', async () => {
+    await storage.runs.create(record('run_e', 'ses_e'));
+    const writes = [
+      storage.runs.start('run_e', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' }),
+      storage.runs.appendEvent('run_e', { id: 2, name: 'tool.request', data: '{"n":2}' }),
+      storage.runs.appendEvent('run_e', { id: 3, name: 'tool.result', data: '{"n":3}' }),
+      storage.runs.finish('run_e', outcome, { id: 4, name: 'run.complete', data: '{"n":4}' }),
+    ];
+    await Promise.all(writes);
+    const { rows } = await storage.database.query<{ id: number; tx: string }>(
+      `SELECT id, xmin::text AS tx FROM run_events WHERE run_id = 'run_e' ORDER BY id`);
+    expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);
+    const [start, request, result, end] = rows.map((r) => r.tx);
+    // Queued behind run.start, the two events went together; the end is its own statement after them.
+    expect(request).toBe(result);
+    expect(new Set([start, request, end]).size).toBe(3);
+    expect((await storage.runs.events('run_e', 0)).map((e) => e.data)).toEqual(['{}', '{"n":2}', '{"n":3}', '{"n":4}']);
   });
 
   it('frees the run\'s claim with its end when asked, and the session can be claimed at once', async () => {
