@@ -71,7 +71,10 @@ export interface AgentLoopOptions {
   log?: Pick<Logger, 'error'>;
   /** `tools.require_approval`: calls of those tools wait for an operator. */
   approveTool?: ToolApproval;
-  /** Called with how many turns were stored for a session (API sessions count them). */
+  /**
+   * Called with how many turns were stored for a session (API sessions count them); not called
+   * where the turn store counts them itself, in the same commit (`TurnStore.sessionsWithTurns`).
+   */
   onTurnsStored?(sessionId: string, count: number): Promise<void> | void;
 }
 
@@ -222,8 +225,11 @@ export class AgentLoop {
     if (answer !== null) {
       turns.push({ session_id: input.sessionId, role: 'assistant', content: answer, provider, run_id: runId, timestamp: new Date(this.now()).toISOString() });
     }
-    await this.options.memory.addMany(turns);
-    await this.options.onTurnsStored?.(input.sessionId, turns.length);
+    const { memory, onTurnsStored } = this.options;
+    // Where the store keeps the API sessions too, their count goes with the turns: one commit.
+    const countOnSession = onTurnsStored !== undefined && memory.sessionsWithTurns;
+    await memory.addMany(turns, { countOnSession });
+    if (!countOnSession) await onTurnsStored?.(input.sessionId, turns.length);
   }
 
   private logStoreFailure(input: AgentTurnInput, error: unknown): void {

@@ -151,9 +151,15 @@ export class RunRegistry {
       tools_used: [],
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
     };
+    const { store } = this.options;
     try {
-      await leases?.acquire(input.sessionId, 'run', runId);
-      await this.options.store.create(record);
+      if (leases && store.createClaimed) {
+        // The claim and the run in one statement, where the store keeps both.
+        await leases.acquireWith(input.sessionId, runId, (lease) => store.createClaimed!(record, lease));
+      } else {
+        await leases?.acquire(input.sessionId, 'run', runId);
+        await store.create(record);
+      }
     } catch (err) {
       await leases?.release(input.sessionId, runId);
       slots.release(input.sessionId, runId);
@@ -332,12 +338,12 @@ export class RunRegistry {
         },
         onToolResult: (info) => this.append(live, 'tool.result', { run_id: record.run_id, ...info }),
       });
-      this.finish(live, { status: 'complete', response: result.response });
+      this.finish(live, { status: 'complete', response: result.response }, { unwound: true });
     } catch (err) {
       if (live.finished) return;
       const failure = failureMessage(err);
       if (!failure.expected) this.options.log.error(`run ${record.run_id} failed: ${(err as Error)?.stack ?? String(err)}`, { request_id: live.requestId });
-      this.finish(live, { status: 'error', error: failure.message });
+      this.finish(live, { status: 'error', error: failure.message }, { unwound: true });
     }
   }
 
@@ -387,8 +393,13 @@ export class RunRegistry {
     this.deliver(live, start, this.options.store.start(record.run_id, record.started_at, start));
   }
 
-  /** The run's one terminal transition; later calls are no-ops. */
-  private finish(live: LiveRun, outcome: { status: RunOutcome['status']; response?: string; error?: string }): void {
+  /**
+   * The run's one terminal transition; later calls are no-ops. `unwound`: the agent loop has
+   * returned (its turns are stored), so the session may be freed with the run's end, in the same
+   * statement where the store keeps the claims; a run ended while its loop still runs (cancelled,
+   * shut down) frees it only once the loop has unwound.
+   */
+  private finish(live: LiveRun, outcome: { status: RunOutcome['status']; response?: string; error?: string }, loop = { unwound: false }): void {
     if (live.finished) return;
     // Cancelled or shut down before the agent began: the log still opens with run.start.
     if (live.nextId === 1) this.begin(live);
@@ -412,11 +423,14 @@ export class RunRegistry {
     const name: RunEventName = outcome.status === 'complete' ? 'run.complete' : outcome.status === 'error' ? 'run.error' : 'run.cancelled';
     const terminal = this.event(live, name, payload);
     const final: RunRecord = { ...record, tools_used: [...record.tools_used], cost };
+    const { leases, store } = this.options;
+    const releaseClaim = loop.unwound && leases !== undefined && store.claimsWithRuns;
+    if (releaseClaim) leases.forget(record.run_id);
     // Queued in the same turn, so on SQLite the end state and its audit event share a commit.
     const stored = this.storeEnd(record.run_id, {
       status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
       tools_used: final.tools_used, cost,
-    }, terminal);
+    }, terminal, releaseClaim);
     void auditRunEnd(this.options.audit, this.options.log, final, live.requestId);
     void stored.then(
       () => {
@@ -469,10 +483,10 @@ export class RunRegistry {
    * the terminal event. Once the service is closing it gives up; the next start marks the run
    * interrupted.
    */
-  private async storeEnd(runId: string, outcome: RunOutcome, terminal: RunEvent): Promise<void> {
+  private async storeEnd(runId: string, outcome: RunOutcome, terminal: RunEvent, releaseClaim: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.options.store.finish(runId, outcome, terminal);
+        return await this.options.store.finish(runId, outcome, terminal, { releaseClaim });
       } catch (err) {
         if (!(err instanceof StorageFullError) || this.closing) throw err;
         if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (the storage is full); trying again every ${END_RETRY_MS} ms`);

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import { sessionBusy } from './errors.js';
-import type { SessionClaim, SessionClaimStore } from './stores.js';
+import type { ClaimLease, SessionClaim, SessionClaimStore } from './stores.js';
 
 /**
  * How long a session claim lasts unless its replica renews it. With the heartbeat below, a killed
@@ -62,11 +62,18 @@ export class SessionLeases {
   }
 
   /** Claims the session for `holderId`, or throws `session_busy` when another replica's work holds it. */
-  async acquire(sessionId: string, kind: SessionClaim['kind'], holderId: string): Promise<void> {
+  acquire(sessionId: string, kind: SessionClaim['kind'], holderId: string): Promise<void> {
+    return this.acquireWith(sessionId, holderId, (lease) =>
+      this.options.store.acquire({ session_id: sessionId, holder_id: holderId, kind, expires_at: lease.expires_at }, lease.now));
+  }
+
+  /**
+   * Claims the session for `holderId` through `take`, a statement that takes the claim with other
+   * work (`RunStore.createClaimed`: with the run's creation), true when taken; `session_busy` when not.
+   */
+  async acquireWith(sessionId: string, holderId: string, take: (lease: ClaimLease) => Promise<boolean>): Promise<void> {
     const now = this.now();
-    const taken = await this.options.store.acquire(
-      { session_id: sessionId, holder_id: holderId, kind, expires_at: iso(now + this.leaseMs) }, iso(now));
-    if (!taken) throw sessionBusy(sessionId);
+    if (!(await take({ expires_at: iso(now + this.leaseMs), now: iso(now) }))) throw sessionBusy(sessionId);
     this.held.set(holderId, { sessionId, expiresAt: now + this.leaseMs });
   }
 
@@ -76,6 +83,14 @@ export class SessionLeases {
     await this.options.store.release(sessionId, holderId).catch((err: unknown) => {
       this.options.log.warn(`could not free session ${sessionId} in the store (it frees itself within ${this.leaseMs / 1000} s): ${(err as Error)?.message ?? String(err)}`);
     });
+  }
+
+  /**
+   * Stops renewing the claim without deleting it: the run's last statement frees it
+   * (`RunStore.claimsWithRuns`). Should that statement fail, the claim expires by itself.
+   */
+  forget(holderId: string): void {
+    this.held.delete(holderId);
   }
 
   /** The run or chat holding the session now, on whichever replica. */

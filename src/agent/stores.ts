@@ -21,8 +21,24 @@ export interface RunStore {
   /** Status `running` and the `run.start` event, together. */
   start(runId: string, startedAt: string, event: RunEvent): Promise<void>;
   appendEvent(runId: string, event: RunEvent): Promise<void>;
-  /** The outcome and the terminal event, together: a stored run is finished iff its log is. */
-  finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void>;
+  /**
+   * The outcome and the terminal event, together: a stored run is finished iff its log is. With
+   * `releaseClaim` on a store that keeps the session claims (`claimsWithRuns`), the claim the run
+   * holds on its session (`SessionClaimStore`, holder = run id) is freed in the same commit.
+   */
+  finish(runId: string, outcome: RunOutcome, event: RunEvent, options?: { releaseClaim?: boolean }): Promise<void>;
+  /**
+   * True when the session claims live in the same database as the runs (a shared backend): a run
+   * can then take its claim in its first statement (`createClaimed`) and free it in its last
+   * (`finish`), instead of one more round trip each.
+   */
+  readonly claimsWithRuns: boolean;
+  /**
+   * Where `claimsWithRuns`: takes the session's claim for the run (as `SessionClaimStore.acquire`,
+   * holder = the run's id, kind `run`, this store's owner) and creates the run, in one commit. False,
+   * and nothing created, when a claim that has not expired at `lease.now` holds the session.
+   */
+  createClaimed?(run: RunRecord, lease: ClaimLease): Promise<boolean>;
   get(runId: string): Promise<RunRecord | null>;
   /** Newest first. */
   listBySession(sessionId: string, limit: number): Promise<RunRecord[]>;
@@ -132,6 +148,12 @@ export interface SessionStore {
 export function fitsBudget(spentUsd: number, heldUsd: number, request: Pick<SpendRequest, 'amount_usd' | 'cap_usd'>): boolean {
   if (spentUsd >= request.cap_usd) return false;
   return heldUsd === 0 || spentUsd + heldUsd + request.amount_usd <= request.cap_usd;
+}
+
+/** The times a new session claim is taken with (ISO 8601): it lasts until `expires_at`; one older than `now` is taken over. */
+export interface ClaimLease {
+  expires_at: string;
+  now: string;
 }
 
 /** What holds a session's one slot for work in flight, on whichever replica runs it. */

@@ -50,8 +50,14 @@ export interface SearchOptions {
  * suite); a write's promise settles once it has been committed.
  */
 export interface TurnStore {
-  /** Store turns in one transaction (e.g. a user turn and its answer): all or none. */
-  addMany(turns: readonly NewTurn[]): Promise<Turn[]>;
+  /**
+   * Store turns in one transaction (e.g. a user turn and its answer): all or none. With
+   * `countOnSession` on a store that keeps the API sessions too (`sessionsWithTurns`), each API
+   * session's turn count grows by its turns in the same commit (what `SessionStore.addTurns` does).
+   */
+  addMany(turns: readonly NewTurn[], options?: { countOnSession?: boolean }): Promise<Turn[]>;
+  /** True when the API sessions live in the same database as the turns (a shared backend). */
+  readonly sessionsWithTurns: boolean;
   get(id: string): Promise<Turn | null>;
   /** The most recent `limit` turns of a session, oldest first. */
   history(sessionId: string, limit: number): Promise<Turn[]>;

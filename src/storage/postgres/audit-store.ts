@@ -6,7 +6,7 @@ import { rowToChained, verifyStoredChain, type StoredAuditRow } from '../audit-r
 import { StorageUnavailableError } from '../errors.js';
 import { removeInSlices } from '../slices.js';
 import { AUDIT_COLUMNS, runAuditQuery } from './audit-query.js';
-import type { PgDatabase, Queryable } from './database.js';
+import type { PgDatabase, Queryable, Statement } from './database.js';
 import { CHAIN_LOCK } from './locks.js';
 
 /** Events written in one transaction at most: one lock, one head read and one INSERT for all of them. */
@@ -30,14 +30,18 @@ interface Waiting {
 }
 
 /**
- * Inside a transaction: takes the chain lock, links `events` to the newest stored event and inserts
- * them. The head is read from the database under the lock, never kept in memory, because other
- * replicas append to the same chain; the lock is held to the commit, so no other writer can link
- * to the same head, and `seq`s are drawn in chain order.
+ * Inside a transaction: takes the chain lock, reads the newest stored event and returns the INSERT
+ * that links `events` to it. The head is read from the database under the lock, never kept in
+ * memory, because other replicas append to the same chain; the lock is held to the commit, so no
+ * other writer can link to the same head, and `seq`s are drawn in chain order. The lock and the
+ * read are pipelined (one round trip; the server runs the read once it holds the lock), and the
+ * caller may send the INSERT with its COMMIT: the chain lock is held for two round trips.
  */
-async function appendChained(tx: Queryable, events: readonly AuditEvent[]): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
-  const { rows } = await tx.query<{ hash: string }>('SELECT hash FROM audit_events ORDER BY seq DESC LIMIT 1');
+async function chainedInsert(tx: Queryable, events: readonly AuditEvent[]): Promise<Statement> {
+  const [, { rows }] = await Promise.all([
+    tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]),
+    tx.query<{ hash: string }>('SELECT hash FROM audit_events ORDER BY seq DESC LIMIT 1'),
+  ]);
   let prev = rows[0]?.hash ?? GENESIS_HASH;
   const columns: (string | null)[][] = FIELDS.map(() => []);
   for (const event of events) {
@@ -46,7 +50,7 @@ async function appendChained(tx: Queryable, events: readonly AuditEvent[]): Prom
     FIELDS.forEach((field, i) => columns[i]!.push(row[field]));
     prev = hash;
   }
-  await tx.query(INSERT_MANY, columns);
+  return { text: INSERT_MANY, values: columns };
 }
 
 /**
@@ -120,9 +124,10 @@ export class PgAuditStore implements AuditStore {
       const last = rows.at(-1);
       if (!last) return 0;
       await tx.query('DELETE FROM audit_events WHERE seq <= $1', [last.seq]);
-      await appendChained(tx, [record({
+      const insert = await chainedInsert(tx, [record({
         removed: rows.length, last_hash: last.hash, first_timestamp: rows[0]!.timestamp, last_timestamp: last.timestamp,
       })]);
+      await tx.query(insert.text, insert.values);
       // Stopping at a newer event returns fewer than asked, which ends the pruning.
       return rows.length;
     }), { signal: options.signal, isOpen: () => this.db.open });
@@ -151,7 +156,7 @@ export class PgAuditStore implements AuditStore {
    */
   private async write(batch: Waiting[]): Promise<void> {
     try {
-      await this.db.transaction((tx) => appendChained(tx, batch.map((w) => w.event)));
+      await this.db.transaction(async (tx) => ({ result: undefined, closing: await chainedInsert(tx, batch.map((w) => w.event)) }), { closing: true });
       for (const w of batch) w.resolve();
       return;
     } catch (error) {

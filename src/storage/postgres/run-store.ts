@@ -1,4 +1,4 @@
-import type { RunOutcome, RunStore } from '../../agent/stores.js';
+import type { ClaimLease, RunOutcome, RunStore } from '../../agent/stores.js';
 import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
 import { RunClosedError } from '../errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../run-rows.js';
@@ -6,43 +6,102 @@ import { removeInSlices } from '../slices.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { WriteQueue } from './write-queue.js';
 
-const APPEND_EVENT = 'INSERT INTO run_events (run_id, id, name, data) VALUES ($1, $2, $3, $4)';
 /**
- * Appends only while the run is in progress. FOR SHARE waits for a replica ending the run (it holds
- * the row FOR UPDATE) and then sees its end: no event can follow the terminal one.
+ * A run's events in one statement, in order (one array per column), only while the run is in
+ * progress: FOR SHARE waits for a replica ending the run (it holds the row FOR UPDATE) and then
+ * sees its end, so no event can follow the terminal one.
  */
-const APPEND_TO_OPEN_RUN = `INSERT INTO run_events (run_id, id, name, data)
-  SELECT id, $2, $3, $4 FROM runs WHERE id = $1 AND status IN ('pending', 'running') FOR SHARE`;
+const APPEND_EVENTS = `INSERT INTO run_events (run_id, id, name, data)
+  SELECT r.id, e.id, e.name, e.data FROM runs r, unnest($2::integer[], $3::text[], $4::text[]) AS e(id, name, data)
+  WHERE r.id = $1 AND r.status IN ('pending', 'running') FOR SHARE OF r`;
+/** Events one INSERT carries at most; more start the next batch. */
+const MAX_EVENT_BATCH = 500;
+
+/** A run's events waiting for their INSERT, and the promise that settles when it has committed. */
+interface EventBatch {
+  events: RunEvent[];
+  stored: Promise<void>;
+}
+
+/** The write queue's key of start-up recovery (a run or session id equal to it would only share its queue). */
+const RECOVERY = 'recover interrupted';
 
 /**
- * Runs and their event logs on PostgreSQL; writes commit in call order (`WriteQueue`). Each run
- * records the replica (`owner`) that created it.
+ * Runs and their event logs on PostgreSQL. Writes commit in call order (`WriteQueue`) per session
+ * for creations (a session's runs list in creation order) and per run for its log, so the writes
+ * of different runs never wait for each other; a run's events are appended only once its creation
+ * has committed (the registry awaits it). Each run records the replica (`owner`) that created it.
  */
 export class PgRunStore implements RunStore {
   private readonly writes = new WriteQueue();
+  /** Per run, the batch of events still waiting for its INSERT (an entry lives only while it waits). */
+  private readonly openBatches = new Map<string, EventBatch>();
 
   constructor(private readonly db: PgDatabase, private readonly owner: string) {}
 
   async create(run: RunRecord): Promise<void> {
-    await this.writes.run(() => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})
-      VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
-      run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
-      run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
-      run.cost.cost_usd, this.owner,
-    ]));
+    await this.writes.run(run.session_id, () => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})
+      VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, runValues(run, this.owner)));
+  }
+
+  /**
+   * One statement: the claim is inserted (or an expired one taken over) by a data-modifying CTE,
+   * and the run inserted from its result, so only when the claim was taken.
+   */
+  async createClaimed(run: RunRecord, lease: ClaimLease): Promise<boolean> {
+    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH claim AS (
+        INSERT INTO session_claims (session_id, holder_id, kind, owner, expires_at) VALUES ($2, $1, 'run', $16, $17)
+        ON CONFLICT (session_id) DO UPDATE SET holder_id = excluded.holder_id, kind = excluded.kind, owner = excluded.owner,
+          expires_at = excluded.expires_at
+        WHERE session_claims.expires_at <= $18
+        RETURNING session_id)
+      INSERT INTO runs (owner, ${RUN_COLUMNS})
+      SELECT $16::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
+        $12::text, $13::bigint, $14::bigint, $15::double precision FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));
+    return rowCount === 1;
   }
 
   start(runId: string, startedAt: string, event: RunEvent): Promise<void> {
-    return this.writes.run(() => this.db.transaction((tx) => startRun(tx, runId, startedAt, event)));
+    return this.afterEvents(runId, () => startRun(this.db, runId, startedAt, event));
   }
 
-  async appendEvent(runId: string, event: RunEvent): Promise<void> {
-    const { rowCount } = await this.writes.run(() => this.db.query(APPEND_TO_OPEN_RUN, [runId, event.id, event.name, event.data]));
-    if (rowCount !== 1) throw new RunClosedError(runId);
+  /**
+   * Events appended while the run's previous write is in flight wait for it together and go in
+   * one INSERT (one commit): a tool's request and result, say, while `run.start` commits.
+   */
+  appendEvent(runId: string, event: RunEvent): Promise<void> {
+    const open = this.openBatches.get(runId);
+    if (open && open.events.length < MAX_EVENT_BATCH) {
+      open.events.push(event);
+      return open.stored;
+    }
+    const batch: EventBatch = { events: [event], stored: Promise.resolve() };
+    batch.stored = this.writes.run(runId, async () => {
+      // From here the batch is closed: later events start the next one.
+      if (this.openBatches.get(runId) === batch) this.openBatches.delete(runId);
+      const { events } = batch;
+      const { rowCount } = await this.db.query(APPEND_EVENTS, [runId, events.map((e) => e.id), events.map((e) => e.name), events.map((e) => e.data)]);
+      if (rowCount !== events.length) throw new RunClosedError(runId);
+    });
+    this.openBatches.set(runId, batch);
+    // A write the queue refused never runs: the batch must not stay open for later events.
+    batch.stored.catch(() => {
+      if (this.openBatches.get(runId) === batch) this.openBatches.delete(runId);
+    });
+    return batch.stored;
   }
 
-  finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
-    return this.writes.run(() => this.db.transaction((tx) => finishRun(tx, runId, outcome, event)));
+  /** Queues `write` after the run's events so far; an event appended later goes after it (call order). */
+  private afterEvents<T>(runId: string, write: () => Promise<T>): Promise<T> {
+    this.openBatches.delete(runId);
+    return this.writes.run(runId, write);
+  }
+
+  /** `session_claims` is in this database (`PgSessionClaimStore`). */
+  readonly claimsWithRuns = true;
+
+  finish(runId: string, outcome: RunOutcome, event: RunEvent, options: { releaseClaim?: boolean } = {}): Promise<void> {
+    return this.afterEvents(runId, () => finishRun(this.db, runId, outcome, event, options.releaseClaim ?? false));
   }
 
   async get(runId: string): Promise<RunRecord | null> {
@@ -67,7 +126,7 @@ export class PgRunStore implements RunStore {
    * claims expire (`SessionClaimStore.reapExpired`).
    */
   recoverInterrupted(finishedAt: string, message: string): Promise<string[]> {
-    return this.writes.run(() => this.db.transaction(async (tx) => {
+    return this.writes.run(RECOVERY, () => this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string }>(`SELECT id FROM runs WHERE status IN ('pending', 'running') AND owner = $1
         ORDER BY seq FOR UPDATE`, [this.owner]);
       for (const row of rows) await interruptRun(tx, row.id, finishedAt, message);
@@ -90,31 +149,48 @@ export class PgRunStore implements RunStore {
   }
 }
 
+/** The run's columns in `RUN_COLUMNS` order ($1 … $15), then its owner ($16). */
+function runValues(run: RunRecord, owner: string): unknown[] {
+  return [
+    run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
+    run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
+    run.cost.cost_usd, owner,
+  ];
+}
+
 async function read(db: Queryable, runId: string): Promise<RunRecord | null> {
   const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [runId]);
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
-async function startRun(tx: Queryable, runId: string, startedAt: string, event: RunEvent): Promise<void> {
-  // In progress, not only pending: ending a run left running without events also opens its log.
-  const started = await tx.query(`UPDATE runs SET status = 'running', started_at = $1 WHERE id = $2 AND status IN ('pending', 'running')`,
-    [startedAt, runId]);
-  if (started.rowCount !== 1) throw new RunClosedError(runId);
-  await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
+/**
+ * One statement, so one round trip and (outside a transaction) its own commit. In progress, not
+ * only pending: ending a run left running without events also opens its log; a finished run
+ * refuses (the event is inserted from the updated row only).
+ */
+async function startRun(db: Queryable, runId: string, startedAt: string, event: RunEvent): Promise<void> {
+  const { rowCount } = await db.query(`WITH started AS (UPDATE runs SET status = 'running', started_at = $1
+      WHERE id = $2 AND status IN ('pending', 'running') RETURNING id)
+    INSERT INTO run_events (run_id, id, name, data) SELECT id, $3::integer, $4::text, $5::text FROM started`,
+  [startedAt, runId, event.id, event.name, event.data]);
+  if (rowCount !== 1) throw new RunClosedError(runId);
 }
 
 /**
  * Stores a run's outcome and terminal event; refused when the run has finished already: another
  * replica may have ended it as interrupted (its lease ran out) while this one was still executing it.
  */
-async function finishRun(tx: Queryable, runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
-  const updated = await tx.query(`UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
-    prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1 AND status IN ('pending', 'running')`, [
+async function finishRun(db: Queryable, runId: string, outcome: RunOutcome, event: RunEvent, releaseClaim = false): Promise<void> {
+  // One statement (one round trip): the event is inserted from the updated row, so only when the
+  // update matched; the run's session claim (`releaseClaim`) goes either way, as a release would.
+  const { rowCount } = await db.query(`WITH finished AS (UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
+      prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id),
+    released AS (DELETE FROM session_claims WHERE $13::boolean AND holder_id = $1)
+    INSERT INTO run_events (run_id, id, name, data) SELECT id, $10::integer, $11::text, $12::text FROM finished`, [
     runId, outcome.status, outcome.finished_at, outcome.response, outcome.error, JSON.stringify(outcome.tools_used),
-    outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd,
+    outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd, event.id, event.name, event.data, releaseClaim,
   ]);
-  if (updated.rowCount !== 1) throw new RunClosedError(runId);
-  await tx.query(APPEND_EVENT, [runId, event.id, event.name, event.data]);
+  if (rowCount !== 1) throw new RunClosedError(runId);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { SettingsStore } from '../types.js';
 import type { PgDatabase } from './database.js';
 import { WriteQueue } from './write-queue.js';
 
-/** Settings on PostgreSQL, one row per key, shared by every replica. Sets commit in call order: the last one wins. */
+/** Settings on PostgreSQL, one row per key, shared by every replica. Sets of a key commit in call order: the last one wins. */
 export class PgSettingsStore implements SettingsStore {
   private readonly writes = new WriteQueue();
 
@@ -14,7 +14,7 @@ export class PgSettingsStore implements SettingsStore {
   }
 
   async set(key: string, value: string, at: string): Promise<void> {
-    await this.writes.run(() => this.db.query(`INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
+    await this.writes.run(key, () => this.db.query(`INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, [key, value, at]));
   }
 

@@ -10,6 +10,19 @@ import { WriteQueue } from './write-queue.js';
 const DAY_MS = 86_400_000;
 const TURN_COLUMNS = 'id, session_id, role, content, provider, timestamp, pinned';
 
+/**
+ * Many turns in one statement: one array per column, unnested in order (`seq` follows that order);
+ * with $9, each API session's turn count grows by its turns (an ended session has no row: a no-op).
+ */
+const INSERT_MANY = `WITH counted AS (
+    UPDATE api_sessions s SET turn_count = s.turn_count + added.n
+    FROM (SELECT session_id, count(*) AS n FROM unnest($2::text[]) AS session_id GROUP BY session_id) added
+    WHERE $9::boolean AND s.id = added.session_id)
+  INSERT INTO turns (id, session_id, role, content, provider, timestamp, run_id, body)
+  SELECT id, session_id, role, content, provider, timestamp, run_id, to_tsvector('simple', words)
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+    WITH ORDINALITY AS t(id, session_id, role, content, provider, timestamp, run_id, words, n) ORDER BY n`;
+
 /** A row of `turns` as read back: the turn's own fields (the search vector and run id stay in the table). */
 type TurnRow = Turn;
 
@@ -32,16 +45,17 @@ export class PgTurnStore implements TurnStore {
     this.now = options.now ?? Date.now;
   }
 
-  async addMany(turns: readonly NewTurn[]): Promise<Turn[]> {
+  /** `api_sessions` is in this database (`PgSessionStore`). */
+  readonly sessionsWithTurns = true;
+
+  async addMany(turns: readonly NewTurn[], options: { countOnSession?: boolean } = {}): Promise<Turn[]> {
     const rows = turns.map((turn) => turnFields(turn, this.now));
-    await this.writes.run(() => this.db.transaction(async (tx) => {
-      for (const row of rows) {
-        await tx.query(`INSERT INTO turns (id, session_id, role, content, provider, timestamp, run_id, body)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('simple', $8))`, [
-          row.id, row.session_id, row.role, row.content, row.provider, row.timestamp, row.run_id, foldedWords(row.content),
-        ]);
-      }
-    }));
+    if (rows.length === 0) return [];
+    // One statement for all of them (a user turn and its answer: one round trip, one commit).
+    const columns = [rows.map((r) => r.id), rows.map((r) => r.session_id), rows.map((r) => r.role), rows.map((r) => r.content),
+      rows.map((r) => r.provider), rows.map((r) => r.timestamp), rows.map((r) => r.run_id), rows.map((r) => foldedWords(r.content))];
+    // Keyed by the session: its turns are numbered (history, search order) in the order they were added.
+    await this.writes.run(rows[0]!.session_id, () => this.db.query(INSERT_MANY, [...columns, options.countOnSession ?? false]));
     return rows.map(({ run_id: _run, ...row }) => ({ ...row, pinned: false }));
   }
 
@@ -72,7 +86,7 @@ export class PgTurnStore implements TurnStore {
   }
 
   async setPinned(id: string, pinned: boolean): Promise<Turn | null> {
-    const { rows } = await this.writes.run(() =>
+    const { rows } = await this.writes.run(id, () =>
       this.db.query<TurnRow>(`UPDATE turns SET pinned = $2 WHERE id = $1 RETURNING ${TURN_COLUMNS}`, [id, pinned]));
     return rows[0] ? toTurn(rows[0]) : null;
   }
@@ -83,7 +97,7 @@ export class PgTurnStore implements TurnStore {
    * `VACUUM turns`): the text is unreachable at once but leaves the data files only then.
    */
   delete(id: string): Promise<Turn | null> {
-    return this.writes.run(() => this.db.transaction(async (tx) => {
+    return this.writes.run(id, () => this.db.transaction(async (tx) => {
       const { rows } = await tx.query<TurnRow & { run_id: string | null }>(
         `DELETE FROM turns WHERE id = $1 RETURNING ${TURN_COLUMNS}, run_id`, [id]);
       const row = rows[0];

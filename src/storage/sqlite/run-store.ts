@@ -92,6 +92,9 @@ export class SqliteRunStore implements RunStore {
     return this.write(() => this.appendTx(runId, event));
   }
 
+  /** The claims of this backend are in memory (`InMemorySessionClaimStore`), not in this database. */
+  readonly claimsWithRuns = false;
+
   finish(runId: string, outcome: RunOutcome, event: RunEvent): Promise<void> {
     return this.write(() => this.finishTx(runId, outcome, event));
   }

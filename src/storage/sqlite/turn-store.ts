@@ -66,6 +66,9 @@ export class SqliteTurnStore implements TurnStore {
     };
   }
 
+  /** The API sessions of this backend are in memory (`InMemorySessionStore`), not in this database. */
+  readonly sessionsWithTurns = false;
+
   async addMany(turns: readonly NewTurn[]): Promise<Turn[]> {
     const rows = turns.map((turn) => this.newRow(turn));
     await this.uow.run(() => {

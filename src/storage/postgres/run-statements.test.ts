@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
+import type { RunOutcome } from '../../agent/stores.js';
+import type { RunRecord } from '../../agent/types.js';
+import { PostgresStorage } from './index.js';
+import { RunClosedError } from '../errors.js';
+
+const record = (run_id: string, session_id: string): RunRecord => ({
+  run_id, session_id, message: 'hi', status: 'pending', provider: null, resolved_provider: 'offline',
+  created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+});
+const outcome: RunOutcome = {
+  status: 'complete', finished_at: '2026-01-01T00:00:02.000Z', response: 'done', error: null, tools_used: [],
+  cost: { prompt_tokens: 1, completion_tokens: 2, cost_usd: 0 },
+};
+const NOW = '2026-01-01T00:00:00.000Z';
+const LATER = '2026-01-01T00:01:00.000Z';
+
+/**
+ * A run's writes in few statements: its session claim taken in its first and freed in its last
+ * (`RunStore.claimsWithRuns`), events that queue up behind a write in one INSERT.
+ */
+describe.skipIf(postgresTestUrl === null)('PostgreSQL run statements', () => {
+  let database: TestDatabase;
+  let storage: PostgresStorage;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    storage = await PostgresStorage.open(database.url, { poolSize: 2, replicaId: 'replica-a' });
+  });
+  afterAll(async () => {
+    await storage?.close();
+    await database?.drop();
+  });
+
+  async function runningWithClaim(runId: string, sessionId: string): Promise<void> {
+    expect(await storage.sessionClaims.acquire({ session_id: sessionId, holder_id: runId, kind: 'run', expires_at: LATER }, NOW)).toBe(true);
+    await storage.runs.create(record(runId, sessionId));
+    await storage.runs.start(runId, '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' });
+  }
+
+  it('creates a run together with its claim, and neither while another holder\'s live claim has the session', async () => {
+    expect(await storage.runs.createClaimed(record('run_x', 'ses_x'), { expires_at: LATER, now: NOW })).toBe(true);
+    expect(await storage.sessionClaims.holder('ses_x', NOW)).toEqual({
+      session_id: 'ses_x', holder_id: 'run_x', kind: 'run', owner: 'replica-a', expires_at: LATER,
+    });
+    expect(await storage.runs.get('run_x')).toEqual(record('run_x', 'ses_x'));
+    // Busy: refused, and the second run is not created.
+    expect(await storage.runs.createClaimed(record('run_y', 'ses_x'), { expires_at: LATER, now: NOW })).toBe(false);
+    expect(await storage.runs.get('run_y')).toBeNull();
+    expect(await storage.sessionClaims.holder('ses_x', NOW)).toMatchObject({ holder_id: 'run_x' });
+    // Once the claim has expired (its replica stopped renewing it), it is taken over.
+    expect(await storage.runs.createClaimed(record('run_z', 'ses_x'), { expires_at: '2026-01-01T00:03:00.000Z', now: LATER })).toBe(true);
+    expect(await storage.sessionClaims.holder('ses_x', LATER)).toMatchObject({ holder_id: 'run_z', expires_at: '2026-01-01T00:03:00.000Z' });
+    expect(await storage.runs.get('run_z')).toMatchObject({ status: 'pending', session_id: 'ses_x' });
+  });
+
+  it('stores the events appended while the run\'s previous write is in flight in one commit, in call order', async () => {
+    await storage.runs.create(record('run_e', 'ses_e'));
+    const writes = [
+      storage.runs.start('run_e', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' }),
+      storage.runs.appendEvent('run_e', { id: 2, name: 'tool.request', data: '{"n":2}' }),
+      storage.runs.appendEvent('run_e', { id: 3, name: 'tool.result', data: '{"n":3}' }),
+      storage.runs.finish('run_e', outcome, { id: 4, name: 'run.complete', data: '{"n":4}' }),
+    ];
+    await Promise.all(writes);
+    const { rows } = await storage.database.query<{ id: number; tx: string }>(
+      `SELECT id, xmin::text AS tx FROM run_events WHERE run_id = 'run_e' ORDER BY id`);
+    expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);
+    const [start, request, result, end] = rows.map((r) => r.tx);
+    // Queued behind run.start, the two events went together; the end is its own statement after them.
+    expect(request).toBe(result);
+    expect(new Set([start, request, end]).size).toBe(3);
+    expect((await storage.runs.events('run_e', 0)).map((e) => e.data)).toEqual(['{}', '{"n":2}', '{"n":3}', '{"n":4}']);
+  });
+
+  it('frees the run\'s claim with its end when asked, and the session can be claimed at once', async () => {
+    expect(storage.runs.claimsWithRuns).toBe(true);
+    await runningWithClaim('run_a', 'ses_a');
+    await storage.runs.finish('run_a', outcome, { id: 2, name: 'run.complete', data: '{"done":true}' }, { releaseClaim: true });
+    expect(await storage.sessionClaims.holder('ses_a', NOW)).toBeNull();
+    expect(await storage.runs.get('run_a')).toMatchObject({ status: 'complete', response: 'done' });
+    expect((await storage.runs.events('run_a', 0)).map((e) => e.name)).toEqual(['run.start', 'run.complete']);
+    expect(await storage.sessionClaims.acquire({ session_id: 'ses_a', holder_id: 'run_next', kind: 'run', expires_at: LATER }, NOW)).toBe(true);
+  });
+
+  it('keeps the claim when not asked (the loop is still unwinding), and never frees another holder\'s claim', async () => {
+    await runningWithClaim('run_b', 'ses_b');
+    await storage.runs.finish('run_b', outcome, { id: 2, name: 'run.cancelled', data: '{}' });
+    expect(await storage.sessionClaims.holder('ses_b', NOW)).toMatchObject({ holder_id: 'run_b' });
+    await storage.sessionClaims.release('ses_b', 'run_b');
+    // A run ended elsewhere already (its claim was reaped and the session claimed again): only its own claim may go.
+    await runningWithClaim('run_c', 'ses_c');
+    await storage.runs.finish('run_c', outcome, { id: 2, name: 'run.complete', data: '{}' });
+    await storage.sessionClaims.release('ses_c', 'run_c');
+    expect(await storage.sessionClaims.acquire({ session_id: 'ses_c', holder_id: 'run_d', kind: 'run', expires_at: LATER }, NOW)).toBe(true);
+    await expect(storage.runs.finish('run_c', outcome, { id: 3, name: 'run.complete', data: '{}' }, { releaseClaim: true }))
+      .rejects.toBeInstanceOf(RunClosedError);
+    expect(await storage.sessionClaims.holder('ses_c', NOW)).toMatchObject({ holder_id: 'run_d' });
+    // The finished run was not finished twice.
+    expect((await storage.runs.events('run_c', 0)).map((e) => e.id)).toEqual([1, 2]);
+  });
+});
