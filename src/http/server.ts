@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { pinoFor, type Logger } from '../log.js';
-import { answerAndClose, rawErrorResponse } from '../security/raw-error.js';
+import { answerAndClose, rawErrorResponse, refusedHead, type ParserError } from '../security/raw-error.js';
 import { errorBody } from './envelope.js';
 import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
@@ -237,9 +237,10 @@ function installFormParser(app: FastifyInstance): void {
 function clientErrorHandler(log: Logger) {
   return function onClientError(error: Error & { code?: string }, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerAndClose(socket, rawErrorResponse(new ApiError('AGENTD_REQUEST_TIMEOUT')));
-    else if (error.code === 'HPE_HEADER_OVERFLOW') answerAndClose(socket, rawErrorResponse(new ApiError('AGENTD_HEADERS_TOO_LARGE')));
-    else answerAndClose(socket, rawErrorResponse(badRequest('Malformed HTTP request')));
+    const refusal = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new ApiError('AGENTD_REQUEST_TIMEOUT')
+      : error.code === 'HPE_HEADER_OVERFLOW' ? new ApiError('AGENTD_HEADERS_TOO_LARGE')
+        : badRequest('Malformed HTTP request');
+    answerAndClose(socket, rawErrorResponse(refusal, { head: refusedHead(error as ParserError) }));
     log.warn(`client error: ${error.code ?? error.message}`);
   };
 }
