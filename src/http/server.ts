@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { pinoFor, type Logger } from '../log.js';
 import { answerAndClose, rawErrorResponse, refusedHead, type ParserError } from '../security/raw-error.js';
+import { closeAfterUpgradeRequest } from '../security/upgrade-requests.js';
 import { errorBody } from './envelope.js';
 import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
@@ -50,7 +51,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     bodyLimit: MAX_BODY_BYTES,
     // Node checks request deadlines on a timer (30 s by default); checking every second makes
     // the slow-client deadline hold to about a second.
-    serverFactory: (handler) => {
+    serverFactory: (fastifyHandler) => {
+      const handler = (request: IncomingMessage, response: ServerResponse) => {
+        closeAfterUpgradeRequest(request, response);
+        fastifyHandler(request, response);
+      };
       const server = createServer(
         // Without requireHostHeader Node answers a Host-less HTTP/1.1 request with a bare 400 of its
         // own (no headers, no envelope); nothing here routes by Host.
