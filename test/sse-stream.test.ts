@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
@@ -193,6 +194,38 @@ describe('live runs', () => {
     leaving.destroy();
     const body = await staying.ended();
     expect(parseSse(body).map((e) => e.event)).toEqual(['run.start', 'tool.request', 'tool.result', 'run.complete']);
+  });
+});
+
+describe('Connection: close', () => {
+  /** GET the run's events on a socket of its own, asking to close it; resolves once the server closed it. */
+  function closingStream(t: TestApp, runId: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(t.url);
+      const socket = connect(Number(url.port), url.hostname);
+      cleanups.push(() => socket.destroy());
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
+      socket.write(`GET /api/v1/runs/${runId}/events HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${t.apiKey}\r\nConnection: close\r\n\r\n`);
+    });
+  }
+
+  // A stream answered `Connection: keep-alive` whatever the client asked, so a client that reads
+  // to the end of the connection waited for the idle timeout after the run had ended.
+  it('answers Connection: close and closes the socket after the terminal event, for a live and a finished run', async () => {
+    const { t } = await slowApp(300);
+    const live = await startRun(t, { message: 'add' });
+    const liveData = await closingStream(t, live.run_id);
+    const finishedData = await closingStream(t, live.run_id);
+    for (const data of [liveData, finishedData]) {
+      const head = data.slice(0, data.indexOf('\r\n\r\n')).toLowerCase();
+      expect(head).toContain('connection: close');
+      expect(head).not.toContain('keep-alive');
+      expect(data).toContain('event: run.complete');
+      expect(data.endsWith('0\r\n\r\n')).toBe(true);
+    }
   });
 });
 

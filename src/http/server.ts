@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { pinoFor, type Logger } from '../log.js';
-import { answerAndClose, rawErrorResponse } from '../security/raw-error.js';
+import { answerAndClose, rawErrorResponse, refusedHead, type ParserError } from '../security/raw-error.js';
+import { closeAfterUpgradeRequest } from '../security/upgrade-requests.js';
 import { errorBody } from './envelope.js';
 import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
@@ -50,7 +51,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     bodyLimit: MAX_BODY_BYTES,
     // Node checks request deadlines on a timer (30 s by default); checking every second makes
     // the slow-client deadline hold to about a second.
-    serverFactory: (handler) => {
+    serverFactory: (fastifyHandler) => {
+      const handler = (request: IncomingMessage, response: ServerResponse) => {
+        closeAfterUpgradeRequest(request, response);
+        fastifyHandler(request, response);
+      };
       const server = createServer(
         // Without requireHostHeader Node answers a Host-less HTTP/1.1 request with a bare 400 of its
         // own (no headers, no envelope); nothing here routes by Host.
@@ -237,9 +242,10 @@ function installFormParser(app: FastifyInstance): void {
 function clientErrorHandler(log: Logger) {
   return function onClientError(error: Error & { code?: string }, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answerAndClose(socket, rawErrorResponse(new ApiError('AGENTD_REQUEST_TIMEOUT')));
-    else if (error.code === 'HPE_HEADER_OVERFLOW') answerAndClose(socket, rawErrorResponse(new ApiError('AGENTD_HEADERS_TOO_LARGE')));
-    else answerAndClose(socket, rawErrorResponse(badRequest('Malformed HTTP request')));
+    const refusal = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new ApiError('AGENTD_REQUEST_TIMEOUT')
+      : error.code === 'HPE_HEADER_OVERFLOW' ? new ApiError('AGENTD_HEADERS_TOO_LARGE')
+        : badRequest('Malformed HTTP request');
+    answerAndClose(socket, rawErrorResponse(refusal, { head: refusedHead(error as ParserError) }));
     log.warn(`client error: ${error.code ?? error.message}`);
   };
 }

@@ -10,6 +10,8 @@ export const SECRET = 'crash-test-webhook-secret';
 export interface CrashConfigOptions {
   /** Default: high enough never to limit the load. */
   rateLimitRpm?: number;
+  /** The webhook's per-client limit; default: the service's own. */
+  webhookRateLimitRpm?: number;
   /** More top-level YAML lines (sections other than `api` and `webhook`). */
   extra?: string[];
 }
@@ -21,6 +23,7 @@ export function writeCrashConfig(home: string, options: CrashConfigOptions = {})
     // over many client addresses and measure the intake rather than the per-IP rate limit.
     'api:', `  api_key: ${API_KEY}`, '  port: 0', `  rate_limit_rpm: ${options.rateLimitRpm ?? 1_000_000}`, '  trust_proxy: true',
     'webhook:', '  enabled: true', '  port: 0', `  secret: ${SECRET}`, '  trust_proxy: true',
+    ...(options.webhookRateLimitRpm === undefined ? [] : [`  rate_limit_rpm: ${options.webhookRateLimitRpm}`]),
     ...(options.extra ?? []), '',
   ].join('\n'), { mode: 0o600 });
 }

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { clientIp } from '../../security/client-ip.js';
 import type { WebhookAudit } from './audit.js';
 import { ApiError } from '../../http/errors.js';
-import { answerAndClose, rawErrorResponse } from '../../security/raw-error.js';
+import { answerAndClose, rawErrorResponse, refusedHead, type ParserError } from '../../security/raw-error.js';
 
 interface ClientErrorDeps {
   audit: WebhookAudit;
@@ -20,11 +20,11 @@ export function createClientErrorHandler(deps: ClientErrorDeps) {
   return function onClientError(error: Error & { code?: string }, socket: Duplex): void {
     const tcp = socket as Socket;
     if (error.code === 'ECONNRESET' || tcp.destroyed || !tcp.writable) return void tcp.destroy();
-    const refusal = describe(error.code, failedLine(error as { rawPacket?: Buffer; bytesParsed?: number }));
+    const refusal = describe(error.code, failedLine(error as ParserError));
     const answer = () => {
       if (!tcp.writable) return void tcp.destroy();
       deps.audit.rejected(clientIp(tcp.remoteAddress, undefined, false), refusal);
-      answerAndClose(tcp, rawErrorResponse(refusal));
+      answerAndClose(tcp, rawErrorResponse(refusal, { head: refusedHead(error as ParserError) }));
     };
 
     const current = deps.inflight.get(tcp);
@@ -46,7 +46,7 @@ export function createClientErrorHandler(deps: ClientErrorDeps) {
  * The line the parser failed in: the packet can also hold earlier, pipelined requests, so the
  * line is found around the offset where parsing stopped.
  */
-function failedLine(error: { rawPacket?: Buffer; bytesParsed?: number }): string {
+function failedLine(error: ParserError): string {
   if (!error.rawPacket) return '';
   const text = error.rawPacket.subarray(0, 65_536).toString('latin1');
   const at = Math.min(error.bytesParsed ?? 0, text.length);

@@ -19,6 +19,7 @@ import { sendError, sendQueued } from './respond.js';
 import type { RingBuffer } from './ring-buffer.js';
 import { signatureMatches } from './signature.js';
 import type { WebhookIntake, WebhookMessage } from './types.js';
+import { closeAfterUpgradeRequest } from '../../security/upgrade-requests.js';
 
 export interface HandlerDeps {
   secret: string;
@@ -59,6 +60,7 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
     // A client vanishing mid-request emits 'error' on these; unhandled, that would end the process.
     req.on('error', noop);
     res.on('error', noop);
+    closeAfterUpgradeRequest(req, res);
     deps.inflight.set(req.socket, res);
     const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.trustProxy);
     handle(deps, req, res, ip, expectContinue).catch((error: unknown) => {

@@ -126,10 +126,12 @@ export class SseViewer implements RunViewer {
       this.cleanup();
       return false;
     }
+    // No `Connection` header of our own: Node answers `keep-alive` to a client that keeps its
+    // connection and `close` (and closes it after the last event) to one that sent `Connection: close`
+    // or speaks HTTP/1.0; a fixed `keep-alive` would hold such a client's socket open after the run.
     this.res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
-      connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
     this.res.write(`retry: ${SSE_RETRY_MS}\n\n`);
