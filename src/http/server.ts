@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { pinoFor, type Logger } from '../log.js';
-import { answerAndClose, rawErrorResponse, refusedHead, type ParserError } from '../security/raw-error.js';
+import { answerAndClose, answeredAndClosing, rawErrorResponse, refusedHead, type ParserError } from '../security/raw-error.js';
+import { clientAskedToClose, drainBeforeClosing } from '../security/drain-body.js';
 import { closeAfterUpgradeRequest } from '../security/upgrade-requests.js';
 import { errorBody } from './envelope.js';
 import { asApiError } from './error-mapping.js';
@@ -54,6 +55,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     serverFactory: (fastifyHandler) => {
       const handler = (request: IncomingMessage, response: ServerResponse) => {
         closeAfterUpgradeRequest(request, response);
+        // Rare (a body on a connection the client closes): the refusal waits until the body is read.
+        if (clientAskedToClose(request)) drainBeforeClosing(request, response);
         fastifyHandler(request, response);
       };
       const server = createServer(
@@ -241,7 +244,7 @@ function installFormParser(app: FastifyInstance): void {
 /** Malformed HTTP and request timeouts still get an envelope with the security headers. */
 function clientErrorHandler(log: Logger) {
   return function onClientError(error: Error & { code?: string }, socket: Socket): void {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (error.code === 'ECONNRESET' || socket.destroyed || answeredAndClosing(socket)) return;
     const refusal = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new ApiError('AGENTD_REQUEST_TIMEOUT')
       : error.code === 'HPE_HEADER_OVERFLOW' ? new ApiError('AGENTD_HEADERS_TOO_LARGE')
         : badRequest('Malformed HTTP request');

@@ -55,8 +55,22 @@ export function refusedHead(error: ParserError): boolean {
  */
 const LINGER_MS = 2000;
 
+/** Sockets answered by `answerAndClose`: their answer is out, the connection is closing. */
+const answered = new WeakSet<Socket>();
+
+/**
+ * Whether the socket had its raw answer. The rest of a refused request that keeps arriving makes
+ * Node's parser report an error for each piece; answered by destroying the socket, that would
+ * reset the connection under a client still uploading, and it would lose the answer.
+ */
+export function answeredAndClosing(socket: Socket): boolean {
+  return answered.has(socket);
+}
+
 /** Send `response` and close the socket; destroyed after a short linger at the latest. */
 export function answerAndClose(socket: Socket, response: string): void {
+  if (answered.has(socket)) return;
+  answered.add(socket);
   if (!socket.writable) {
     socket.destroy();
     return;

@@ -43,6 +43,12 @@ function bodyViolations(listener: Listener, request: WireRequest, response: Wire
   if (/^(text\/css|text\/javascript|application\/javascript)/.test(type)) {
     return status === 200 && decodedPath(request.target).startsWith('/assets/') ? [] : [`${type} ${status} for ${request.target}`];
   }
+  if (type.startsWith('text/plain')) {
+    // The Prometheus exposition of /metrics: a 200 whose lines are comments or samples.
+    const text = response.body.toString('utf8');
+    return status === 200 && listener === 'rest' && decodedPath(request.target) === '/metrics' && /^# (HELP|TYPE) agentd_/m.test(text)
+      ? [] : [`text/plain ${status} for ${request.target}`];
+  }
   if (!type.startsWith('application/json')) return [`content-type ${JSON.stringify(type)}`];
   let body: Record<string, unknown>;
   try {

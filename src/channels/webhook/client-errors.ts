@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { clientIp } from '../../security/client-ip.js';
 import type { WebhookAudit } from './audit.js';
 import { ApiError } from '../../http/errors.js';
-import { answerAndClose, rawErrorResponse, refusedHead, type ParserError } from '../../security/raw-error.js';
+import { answerAndClose, answeredAndClosing, rawErrorResponse, refusedHead, type ParserError } from '../../security/raw-error.js';
 
 interface ClientErrorDeps {
   audit: WebhookAudit;
@@ -19,6 +19,7 @@ interface ClientErrorDeps {
 export function createClientErrorHandler(deps: ClientErrorDeps) {
   return function onClientError(error: Error & { code?: string }, socket: Duplex): void {
     const tcp = socket as Socket;
+    if (answeredAndClosing(tcp)) return;
     if (error.code === 'ECONNRESET' || tcp.destroyed || !tcp.writable) return void tcp.destroy();
     const refusal = describe(error.code, failedLine(error as ParserError));
     const answer = () => {

@@ -19,6 +19,7 @@ import { sendError, sendQueued } from './respond.js';
 import type { RingBuffer } from './ring-buffer.js';
 import { signatureMatches } from './signature.js';
 import type { WebhookIntake, WebhookMessage } from './types.js';
+import { afterBodyDrained } from '../../security/drain-body.js';
 import { closeAfterUpgradeRequest } from '../../security/upgrade-requests.js';
 
 export interface HandlerDeps {
@@ -103,10 +104,14 @@ async function handle(
   expectContinue: boolean,
 ): Promise<void> {
   let bodyRead = false;
+  let bodyStarted = false;
   const refuse = (error: ApiError) => {
     // Keeping the connection would mean reading and discarding a body we just refused (up to any
     // size for a 413): close it after the answer instead.
-    sendError(res, error, !bodyRead && hasRequestBody(req.headers));
+    const close = !bodyRead && hasRequestBody(req.headers);
+    // A client told to wait (Expect: 100-continue, never continued) sends no body: answer at once.
+    if (close && !expectContinue && !bodyStarted) afterBodyDrained(req, () => sendError(res, error, true));
+    else sendError(res, error, close);
     deps.audit.rejected(ip, error);
   };
 
@@ -135,6 +140,8 @@ async function handle(
     return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Too many request bodies in flight, retry later', { 'retry-after': '1' }));
   }
   if (expectContinue) res.writeContinue();
+  // From here a refusal does not wait for the body: it was being read (and timed) already.
+  bodyStarted = true;
   const body = await readBody(req, declared.bytes, deps.deadlines);
   deps.bodyBytes.release(declared.bytes);
   if (body.kind === 'aborted') {
