@@ -43,7 +43,8 @@ describe('a refused upload gets its answer before the connection closes', () => 
     t = await startTestApp();
     const port = Number(new URL(t.url).port);
     const length = { 'content-type': 'application/json', 'content-length': String(UPLOAD) };
-    for (const closing of [{ connection: 'close' }, { connection: 'close, upgrade', upgrade: 'websocket' }]) {
+    const closings: Record<string, string>[] = [{ connection: 'close' }, { connection: 'close, upgrade', upgrade: 'websocket' }];
+    for (const closing of closings) {
       const unauthenticated = await upload(port, request('/api/v1/chat', { ...length, ...closing }));
       expect(unauthenticated).toMatchObject({ status: 401 });
       expect((unauthenticated as { body: string }).body).toContain('"code":"AGENTD_UNAUTHORIZED"');
