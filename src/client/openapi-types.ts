@@ -220,7 +220,7 @@ export interface paths {
         };
         /**
          * Readiness without a key
-         * @description Needs no API key (a key that is offered must be right) and reveals nothing but readiness: 200 while the database answers, 503 AGENTD_NOT_READY while it does not.
+         * @description Needs no API key (a key that is offered must be right) and reveals nothing but readiness: 200 while the database and Redis (when configured) answer, 503 AGENTD_NOT_READY naming which of them is unreachable while one is not. Answered also while Redis is down, when other routes answer AGENTD_COORDINATION_UNAVAILABLE.
          */
         get: {
             parameters: {
