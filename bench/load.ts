@@ -13,6 +13,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** Requests each connection sends in turn (different bodies and headers); `body`/`headers` then only default them. */
+  requests?: { body: string; headers: Record<string, string> }[];
   connections?: number;
   durationSeconds?: number;
 }
@@ -24,6 +26,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
+    ...(options.requests ? { requests: options.requests.map((r) => ({ method: options.method ?? 'GET', ...r })) } : {}),
     connections: options.connections ?? 50,
     duration: options.durationSeconds ?? 5,
   });

@@ -45,7 +45,10 @@ async function main(): Promise<void> {
   const results: ScenarioResult[] = [];
   for (const name of names) {
     process.stdout.write(`running ${name} …\n`);
-    const outcome = await SCENARIOS[name]!();
+    const outcome = await SCENARIOS[name]!().catch((error: unknown): ScenarioResult => ({
+      // One scenario that fails to run is reported as such; the others still run and the report is written.
+      scenario: `${name}: failed to run`, figures: { error: (error as Error).message }, goal: 'runs to the end', met: false,
+    }));
     for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
       results.push(result);
       print(result);

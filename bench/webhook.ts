@@ -47,7 +47,12 @@ export function webhookScenario(): Promise<ScenarioResult> {
  * (signature, JSON parse, the same two rows committed per event-loop turn; see server-child.ts).
  */
 export function durableWebhookScenario(): Promise<ScenarioResult> {
-  const headers = { 'content-type': 'application/json', 'x-service-signature': computeSignature(SECRET, BODY) };
+  // Many senders: the intake runs one message at a time per sender, so a single sender posting
+  // thousands a second would only fill its queue (503 at capacity, as it should).
+  const requests = Array.from({ length: SENDERS }, (_, i) => {
+    const body = oneKibBody(`sender-${i}`);
+    return { body, headers: { 'content-type': 'application/json', 'x-service-signature': computeSignature(SECRET, body) } };
+  });
   return ratioScenario({
     scenario: 'webhook (serve): signed 1 KiB POST stored before 202 vs node:http verifying and committing the same rows',
     label: 'webhook_durable',
@@ -55,16 +60,18 @@ export function durableWebhookScenario(): Promise<ScenarioResult> {
     subject: () => startWebhookChild(DURABLE_CHILD_ARG),
     baseline: () => startChildServer('bare-durable', { secret: SECRET }),
     requests: (webhook, bare) => [
-      { url: `${webhook.url}/`, method: 'POST', headers, body: BODY },
-      { url: `${bare.url}/`, method: 'POST', headers, body: BODY },
+      { url: `${webhook.url}/`, method: 'POST', requests },
+      { url: `${bare.url}/`, method: 'POST', requests },
     ],
   });
 }
 
-/** `{"prompt":"…"}` of exactly 1,024 bytes. */
-function oneKibBody(): string {
-  const empty = JSON.stringify({ prompt: '' });
-  return JSON.stringify({ prompt: 'p'.repeat(1024 - empty.length) });
+const SENDERS = 512;
+
+/** `{"prompt":"…"}` (with `sender` when given) of exactly 1,024 bytes. */
+function oneKibBody(sender?: string): string {
+  const empty = JSON.stringify({ prompt: '', ...(sender ? { sender } : {}) });
+  return JSON.stringify({ prompt: 'p'.repeat(1024 - empty.length), ...(sender ? { sender } : {}) });
 }
 
 async function startWebhookChild(mode: string): Promise<Served> {
@@ -103,7 +110,11 @@ async function serveDurableWebhook(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-webhook-'));
   const storage = new SqliteStorage(join(home, 'agentd.db'), { checkpointer: true });
   const log = createMemoryLogger();
-  const inbox = new DurableInbox({ channel: 'webhook', store: storage.inbox, owner: storage.owner, runExists: async () => false, log });
+  // The queue's bound (1,000 waiting) is lifted: the scenario measures the intake's rate, and the
+  // consumer below takes a sender's next message only after a claim cycle, as the dispatcher does.
+  const inbox = new DurableInbox({
+    channel: 'webhook', store: storage.inbox, owner: storage.owner, runExists: async () => false, log, capacity: 1_000_000,
+  });
   const channel = new WebhookChannel({
     port: 0, secret: SECRET, rateLimitPerMinute: 1e9, log, intake: inbox, audit: new AuditLog(storage.audit),
   });
