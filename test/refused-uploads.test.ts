@@ -11,7 +11,7 @@ import { startChannel, stopChannels } from './helpers/webhook.js';
  */
 const UPLOAD = 3 * 1024 * 1024;
 
-/** Writes the head and the whole body, and reads only once all of it is written. */
+/** Writes the head and the whole body, paced, and reads only once all of it is written. */
 function upload(port: number, head: string): Promise<{ status: number; body: string } | { error: string }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -24,7 +24,16 @@ function upload(port: number, head: string): Promise<{ status: number; body: str
       resolve(status ? { status: Number(status), body: text.slice(text.indexOf('\r\n\r\n') + 4) } : { error: 'no answer' });
     });
     socket.write(head);
-    socket.write(Buffer.alloc(UPLOAD, 'a'), () => socket.resume());
+    // A chunk every few milliseconds, as over a real uplink: the refusal comes while it is still sending.
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    const pump = (): void => {
+      if (socket.destroyed) return;
+      if (sent >= UPLOAD) return void socket.resume();
+      sent += chunk.length;
+      socket.write(chunk, () => setTimeout(pump, 2));
+    };
+    pump();
   });
 }
 
