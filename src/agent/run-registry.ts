@@ -80,6 +80,8 @@ export interface RunRegistryOptions {
   leases?: SessionLeases;
   /** Counts each run this process ends, by final status. */
   metrics?: Pick<ServiceMetrics, 'runFinished'>;
+  /** Whether a run has an approval pending: for a run of another replica, which reads as `running` from the store. */
+  runWaiting?(runId: string): Promise<boolean>;
 }
 
 /**
@@ -192,7 +194,10 @@ export class RunRegistry {
   async get(runId: string): Promise<RunRecord | null> {
     const live = this.live.get(runId);
     if (live) return copy(live.record);
-    return this.options.store.get(runId);
+    // A live run's status is kept here (approvalRequested/approvalResolved); only a stored one is asked about.
+    const run = await this.options.store.get(runId);
+    if (run?.status === 'running' && (await this.options.runWaiting?.(runId))) run.status = 'waiting_approval';
+    return run;
   }
 
   list(sessionId: string, limit: number): Promise<RunRecord[]> {
@@ -231,18 +236,19 @@ export class RunRegistry {
    * with what is asked. A run that is not live here (or has finished) is left alone.
    */
   approvalRequested(runId: string, payload: Record<string, unknown>): void {
-    const live = this.live.get(runId);
-    if (!live || live.finished) return;
-    live.record.status = 'waiting_approval';
-    this.append(live, 'approval.request', { run_id: runId, ...payload });
+    this.setApprovalState(runId, 'waiting_approval', 'approval.request', payload);
   }
 
   /** The decision came (or the request was closed without one): `running` again, and `approval.result`. */
   approvalResolved(runId: string, payload: Record<string, unknown>): void {
+    this.setApprovalState(runId, 'running', 'approval.result', payload);
+  }
+
+  private setApprovalState(runId: string, status: 'waiting_approval' | 'running', event: RunEventName, payload: Record<string, unknown>): void {
     const live = this.live.get(runId);
     if (!live || live.finished) return;
-    live.record.status = 'running';
-    this.append(live, 'approval.result', { run_id: runId, ...payload });
+    live.record.status = status;
+    this.append(live, event, { run_id: runId, ...payload });
   }
 
   /**

@@ -133,6 +133,7 @@ export class AgentRuntime {
       bus: options.bus,
       leases: this.leases,
       metrics: options.metrics,
+      runWaiting: options.approvals?.runWaiting,
     });
     // Every replica hears every cancel request; the one whose chat it names ends it.
     options.bus?.onCancelRequest((id) => this.chats.get(id)?.controller.abort(chatSessionEnded()));
@@ -245,11 +246,8 @@ export class AgentRuntime {
     return this.runs.cancel(runId);
   }
 
-  /** A run executing on another replica reads as `running` from the store; its pending approval says it waits. */
-  async getRun(runId: string): Promise<RunRecord | null> {
-    const run = await this.runs.get(runId);
-    if (run?.status === 'running' && (await this.options.approvals?.runWaiting(runId))) run.status = 'waiting_approval';
-    return run;
+  getRun(runId: string): Promise<RunRecord | null> {
+    return this.runs.get(runId);
   }
 
   listRuns(sessionId: string, limit: number): Promise<RunRecord[]> {

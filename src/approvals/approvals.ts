@@ -183,17 +183,15 @@ export class Approvals {
       expires_at: new Date(createdAt + this.options.timeoutMs).toISOString(), decided_at: null,
     };
     await store.create(record);
+    // What is asked: in the audit event and on the run's stream alike.
+    const asked = { approval_id: record.id, kind, request: record.request, request_hash: record.request_hash, expires_at: record.expires_at };
     await this.options.audit.emit({
       event_type: 'approval.request', category: 'policy', result: 'deny', severity: 'warning', subsystem: 'approval',
       action: kind, session_id: work.sessionId, task_id: work.runId,
-      detail: { approval_id: record.id, kind, request: record.request, request_hash: record.request_hash, expires_at: record.expires_at },
+      detail: asked,
       request_id: work.requestId,
     });
-    if (record.run_id !== null) {
-      this.options.runs.approvalRequested(record.run_id, {
-        approval_id: record.id, kind, request: record.request, request_hash: record.request_hash, expires_at: record.expires_at,
-      });
-    }
+    if (record.run_id !== null) this.options.runs.approvalRequested(record.run_id, asked);
     const outcome = await this.wait(record, work.signal);
     if (record.run_id !== null) {
       this.options.runs.approvalResolved(record.run_id, {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, networkRequest, toolRequest } from './request-text.js';
+import { canonicalJson } from '../security/canonical-json.js';
+import { networkRequest, toolRequest } from './request-text.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { canonicalJson, sha256Hex as sha256 } from '../security/canonical-json.js';
 import { redact } from '../security/redact.js';
 import { redactUrl } from '../security/redact-url.js';
 import { censor } from '../security/secrets.js';
@@ -11,18 +11,6 @@ export interface ExactRequest {
   hash: string;
   /** What `allow_session` remembers: the host, or the tool name. */
   scope: string;
-}
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-/** JSON with object keys sorted at every level, so equal arguments always give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** A gateway request: method and normalised URL (no credentials, no fragment). */

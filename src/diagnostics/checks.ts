@@ -6,7 +6,7 @@ import type { SchedulerState } from './scheduler-checks.js';
 import type { AuditHealth } from './audit.js';
 import { redisCheck } from './redis.js';
 import type { Check } from './types.js';
-import type { McpServerStatus } from '../mcp/index.js';
+import { mcpServerOf, type McpServerStatus } from '../mcp/index.js';
 import { mcpChecks } from './mcp-checks.js';
 
 /** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
@@ -101,7 +101,7 @@ export function toolChecks(input: DiagnosticsInput): Check[] {
   // An MCP server's tools are registered only while it is connected; its own check reports that.
   const mcpServers = new Set(input.config.mcp.servers.map((server) => server.name));
   const unknown = input.config.tools.require_approval
-    .filter((name) => !input.tools.includes(name) && !mcpServers.has(/^mcp\.([^.]+)\./.exec(name)?.[1] ?? ''));
+    .filter((name) => !input.tools.includes(name) && !mcpServers.has(mcpServerOf(name) ?? ''));
   if (unknown.length > 0) {
     out.push(check('require_approval', 'warn', `tools.require_approval names tools that are not registered: ${unknown.join(', ')}`, `registered tools: ${input.tools.join(', ')}`));
   }

@@ -54,9 +54,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // the slow-client deadline hold to about a second.
     serverFactory: (fastifyHandler) => {
       const handler = (request: IncomingMessage, response: ServerResponse) => {
-        closeAfterUpgradeRequest(request, response);
-        // Rare (a body on a connection the client closes): the refusal waits until the body is read.
-        if (clientAskedToClose(request)) drainBeforeClosing(request, response);
+        // Rare (a connection the client closes, or asks to upgrade): the answer waits until the body is read.
+        if (clientAskedToClose(request)) {
+          closeAfterUpgradeRequest(request, response);
+          drainBeforeClosing(request, response);
+        }
         fastifyHandler(request, response);
       };
       const server = createServer(

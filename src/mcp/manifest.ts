@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { canonicalJson, sha256Hex as sha256 } from '../security/canonical-json.js';
 
 /** What a server says about one tool: what the model is told and what arguments it may pass. */
 export interface ManifestTool {
@@ -19,18 +19,6 @@ export interface ManifestDiff {
   removed: string[];
   changed: string[];
 }
-
-/** JSON with object keys sorted, so that the same schema always gives the same digest. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The digest of names, descriptions and schemas; the order the server lists the tools in does not count. */
 export function manifestOf(tools: readonly ManifestTool[]): Manifest {

@@ -4,6 +4,9 @@ import type { ManifestTool } from './manifest.js';
 /** The registered name of a server's tool; providers see it as `mcp__<server>__<tool>`. */
 export const mcpToolName = (server: string, tool: string): string => `mcp.${server}.${tool}`;
 
+/** The server a registered tool name belongs to (`mcpToolName` read back), or null for other tools. */
+export const mcpServerOf = (tool: string): string | null => /^mcp\.([^.]+)\./.exec(tool)?.[1] ?? null;
+
 /** What a `tools/call` answered, as far as the agent uses it. */
 export interface McpCallResult {
   content?: unknown;

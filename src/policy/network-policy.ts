@@ -24,6 +24,9 @@ interface CidrEntry {
   rule: string;
 }
 
+/** The `network` section, also in its older spelling (`interactive_approval: true`), as embedders pass it. */
+export type PolicyConfig = Omit<NetworkConfig, 'interactive_approval'> & { interactive_approval: ApprovalMode | boolean };
+
 /**
  * The network policy, compiled once from `network` config into lookup tables so that a request's
  * decision costs a few map lookups. Rules:
@@ -39,9 +42,6 @@ interface CidrEntry {
  * - `allowed_cidrs` never makes an unlisted *name* allowed under `default_deny`: deciding that
  *   would need a DNS query for a name nobody approved, and the query itself can leak data.
  */
-/** The `network` section, also in its older spelling (`interactive_approval: true`), as embedders pass it. */
-export type PolicyConfig = Omit<NetworkConfig, 'interactive_approval'> & { interactive_approval: ApprovalMode | boolean };
-
 export class NetworkPolicy {
   readonly defaultDeny: boolean;
   readonly interactiveApproval: boolean;

@@ -97,7 +97,7 @@ export class ToolRegistry {
 
   /** `list()` with the names as providers see them (see `wireToolName`). */
   listForProviders(): ToolSpec[] {
-    return this.list().map((spec) => ({ ...spec, name: wireToolName(spec.name) }));
+    return [...this.tools.values()].map(({ name, description, schema }) => ({ name: wireToolName(name), description, schema }));
   }
 
   /** `list()` with each tool's MCP server, for `GET /tools`. */
