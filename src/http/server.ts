@@ -9,7 +9,7 @@ import { errorBody } from './envelope.js';
 import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
-import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type PipelineOptions } from './pipeline.js';
+import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type Pipeline, type PipelineOptions } from './pipeline.js';
 import { RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
 
@@ -32,6 +32,8 @@ export interface HttpServerOptions extends PipelineOptions {
 export interface HttpServer {
   app: FastifyInstance;
   openapi: OpenApiCollector;
+  /** For routes that authenticate themselves and count their own attempts (the login form). */
+  countAttempt: Pipeline['countAttempt'];
 }
 
 /**
@@ -141,7 +143,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     return sendError(reply, unexpected(log, request, error));
   });
 
-  return { app, openapi };
+  return { app, openapi, countAttempt: pipeline.countAttempt };
 }
 
 function unexpected(log: Logger, request: FastifyRequest, error: unknown): ApiError {
