@@ -7,9 +7,10 @@ import type { ServiceMetrics } from '../metrics/index.js';
 import { clientIp } from '../security/client-ip.js';
 import { constantTimeEqual } from '../security/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
+import { NUL_REFUSED, nulField } from '../security/nul.js';
 import type { RateDecision, RateLimiter } from '../security/rate-limiter.js';
 import { apiKeyChecker, offeredApiKey, UNUSABLE_CREDENTIAL } from './auth.js';
-import { ApiError, coordinationUnavailable, expectationFailed, forbidden, rateLimited, shuttingDown, unauthorized } from './errors.js';
+import { ApiError, coordinationUnavailable, expectationFailed, forbidden, invalidField, rateLimited, shuttingDown, unauthorized } from './errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
 
@@ -136,7 +137,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return null;
   };
   const afterAuthentication = (request: FastifyRequest, verdict: Verdict): ApiError | null | Promise<ApiError | null> => {
-    const next = (): ApiError | null => verdict.refusal ?? listenerRefusal(request);
+    const next = (): ApiError | null => verdict.refusal ?? listenerRefusal(request) ?? nulInUrl(request);
     if (verdict.window === null) return next();
     const limited = rateLimit(request, options, verdict.window);
     if (limited === null) return next();
@@ -171,6 +172,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     },
     countAttempt: async (request, succeeded) => rateLimit(request, options, succeeded ? 'operator' : 'failed-auth'),
   };
+}
+
+/**
+ * A path or query parameter holding NUL (`%00`), refused before any handler or store sees it (see
+ * security/nul.ts; bodies are checked by their parsers). Only a URL with `%00` is looked into.
+ */
+function nulInUrl(request: FastifyRequest): ApiError | null {
+  if (!(request.raw.url ?? '').includes('%00')) return null;
+  const param = nulField(request.params);
+  if (param !== null) return invalidField(`path parameter "${param}" ${NUL_REFUSED}`);
+  const query = nulField(request.query);
+  return query === null ? null : invalidField(`query parameter "${query}" ${NUL_REFUSED}`);
 }
 
 function rateLimit(request: FastifyRequest, options: PipelineOptions, window: RateWindow): ApiError | null | Promise<ApiError | null> {

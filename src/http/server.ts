@@ -12,6 +12,7 @@ import { OpenApiCollector } from './openapi.js';
 import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type Pipeline, type PipelineOptions } from './pipeline.js';
 import { RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
+import { NUL_REFUSED, nulField } from '../security/nul.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -193,6 +194,9 @@ function installJsonParser(app: FastifyInstance): void {
     } catch (error) {
       return done(error instanceof ApiError ? error : badRequest('Request body is not valid JSON'), undefined);
     }
+    // JSON can only carry NUL escaped, so the walk runs only for bodies that hold the escape.
+    const field = text.includes('\\u0000') ? nulField(value) : null;
+    if (field !== null) return done(invalidField(`field "${field}" ${NUL_REFUSED}`), undefined);
     done(null, value);
   });
 }
@@ -239,6 +243,8 @@ function installFormParser(app: FastifyInstance): void {
         return done(badRequest('Request body is not valid form encoding'), undefined);
       }
       if (fields.has(name)) return done(invalidField(`field "${name.slice(0, 64)}" is repeated`), undefined);
+      const nul = nulField({ [name]: value });
+      if (nul !== null) return done(invalidField(`field "${nul}" ${NUL_REFUSED}`), undefined);
       fields.set(name, value);
     }
     done(null, Object.fromEntries(fields));
