@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, postJson } from './helpers/agent.js';
+import { finishedRun, json, postJson, readEvents, startAppWithFakeOpenAI, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 
@@ -11,7 +11,7 @@ import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helper
  */
 const SECRET = 'nul-webhook-secret-0123456789abcdef';
 const NUL = '\u0000';
-const backends = [['SQLite', false], ...(postgresTestUrl === null ? [] : [['PostgreSQL', true]])] as const;
+const backends: [string, boolean][] = [['SQLite', false], ...(postgresTestUrl === null ? [] : [['PostgreSQL', true] as [string, boolean]])];
 
 describe.each(backends)('NUL in inputs on %s', (_name, onPostgres) => {
   let t: TestApp;
@@ -93,6 +93,48 @@ describe.each(backends)('NUL in inputs on %s', (_name, onPostgres) => {
     expect(await hook.json()).toMatchObject({ code: 'AGENTD_VALIDATION', error: 'field "prompt" must not contain the NUL character (U+0000)' });
     // A literal backslash-u0000 in text is six characters, not NUL: accepted.
     expect((await post('/api/v1/sessions', { name: 'say \\u0000' })).status).toBe(201);
+    expect(t.log.lines.filter((line) => line.includes('unhandled error'))).toEqual([]);
+  });
+});
+
+/**
+ * NUL the service did not accept from a client — a model's answer, a tool's result (a web page can
+ * hold one) — is stored with U+FFFD in its place, on both backends alike: the run completes and is
+ * kept instead of failing on PostgreSQL.
+ */
+describe.each(backends)('NUL in what the agent produces on %s', (_name, onPostgres) => {
+  let database: TestDatabase | undefined;
+  let close: (() => Promise<void>) | undefined;
+  afterAll(async () => {
+    await close?.();
+    await database?.drop();
+  });
+
+  it('stores a model answer and a tool result holding NUL with U+FFFD instead, and the run completes', async () => {
+    database = onPostgres ? await createTestDatabase() : undefined;
+    const started = await startAppWithFakeOpenAI({ config: database ? { storage: { backend: 'postgres', postgres_url: database.url } } : {} });
+    close = started.close;
+    const { t, server } = started;
+    t.app.tools.register({
+      name: 'page', description: 'a page with a NUL in it', schema: { type: 'object', properties: {} },
+      run: async () => `before${NUL}after`,
+    });
+    server.enqueue({ toolCalls: [{ name: 'page', arguments: {} }] }, { text: `the page says x${NUL}y` });
+    const run = await startRun(t, { message: 'read the page' });
+    const finished = await finishedRun(t, run.run_id);
+    expect({ status: finished.status, response: finished.response }).toEqual({ status: 'complete', response: 'the page says x\uFFFDy' });
+    // The tool's result went to the model as it was (JSON carries NUL escaped); the run went on.
+    const { events } = await readEvents(t, run.run_id);
+    expect(events.map((event) => event.event)).toEqual(['run.start', 'tool.request', 'tool.result', 'run.complete']);
+    expect(server.requests.at(-1)!.raw).toContain('before\\u0000after');
+    const history = (await json(await t.request(`/api/v1/sessions/${run.session_id}/history`))).data.turns as { role: string; content: string }[];
+    expect(history.map((turn) => turn.content)).toContain('the page says x\uFFFDy');
+    expect(history.some((turn) => turn.content.includes(NUL))).toBe(false);
+
+    server.enqueue({ text: `chat ${NUL}answer` });
+    const chat = await postJson(t, '/api/v1/chat', { session_id: run.session_id, message: 'again' });
+    expect(chat.status).toBe(200);
+    expect((await json(chat)).data.response).toBe('chat \uFFFDanswer');
     expect(t.log.lines.filter((line) => line.includes('unhandled error'))).toEqual([]);
   });
 });
