@@ -12,7 +12,7 @@ import { diagnose, type DiagnosticsReport } from './diagnostics/index.js';
 import { ConfigError } from './config/errors.js';
 import { applyStorageEnv, ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
-import { API_PREFIX, apiRoutes, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
+import { API_PREFIX, apiRoutes, isLoginForm, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
 import type { Dependency } from './http/routes/context.js';
 import { Gateway } from './gateway/index.js';
 import { metricsRoutes } from './http/routes/metrics.js';
@@ -257,7 +257,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
 
   const webSessions = storage.webSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
   const auditSampler = new AuditSampler(3, 60_000, 10_000, now);
-  const { app: http, openapi } = createHttpServer({
+  const { app: http, openapi, countAttempt } = createHttpServer({
     log,
     version: VERSION,
     apiKey: config.api.api_key,
@@ -268,6 +268,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     webSessions,
     cookieName: config.api.cookie_name,
     isPublicPath: (path) => WEB_PUBLIC_PATHS.has(path),
+    countsItself: isLoginForm,
     requestTimeoutMs: options.requestTimeoutMs,
     metrics,
   });
@@ -313,7 +314,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     controls,
     approvals,
     auditTrail: audit,
-    web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy },
+    web: { apiKey: config.api.api_key, sessions: webSessions, cookieName: config.api.cookie_name, trustProxy: config.api.trust_proxy, countAttempt },
     consoleAssets: consoleAssets.assets,
     pingIntervalMs: options.ssePingIntervalMs,
     metrics,

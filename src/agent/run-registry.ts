@@ -1,3 +1,4 @@
+import { withoutNul } from '../security/nul.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
@@ -415,7 +416,8 @@ export class RunRegistry {
     record.status = outcome.status;
     record.finished_at = isoNow(this.now);
     record.response = outcome.response ?? null;
-    record.error = outcome.error ?? null;
+    // An upstream's error message may hold NUL, which PostgreSQL cannot store (security/nul.ts).
+    record.error = outcome.error === undefined ? null : withoutNul(outcome.error);
     const cost: RunCost = { ...record.cost };
     // Every terminal event carries the run's summary (the spec's rule), failures included: a run
     // that failed after spending shows what it spent.

@@ -761,7 +761,7 @@ export interface paths {
         post?: never;
         /**
          * End an API session
-         * @description Cancels its run or chat in flight. Its stored turns stay in memory (search still finds them).
+         * @description Cancels its run or chat in flight. Its stored turns stay in memory (search still finds them). Audited as web.session with who ended it.
          */
         delete: {
             parameters: {

@@ -24,6 +24,8 @@ export interface ControlRequest {
   confirm: string | undefined;
   /** The client address, for the audit trail. */
   source: string | null;
+  /** Who asked (`api_key` or `web_session:<id>`), recorded as the event's actor. */
+  actor: string | null;
   /** The HTTP request that asked, named on the audit event. */
   requestId?: string;
 }
@@ -80,7 +82,7 @@ export class OperatorControls {
 
   private async record(request: ControlRequest, result: 'allow' | 'deny' | 'error', reason: string, change?: ControlResult): Promise<void> {
     await this.audit.emit({
-      event_type: 'web.control', category: 'web', result, subsystem: 'controls', action: request.control.slice(0, 64),
+      event_type: 'web.control', category: 'web', result, subsystem: 'controls', action: request.control.slice(0, 64), actor: request.actor,
       // Job controls carry the job id as task id, like the scheduler's own events of the job.
       source: request.source, task_id: request.control.startsWith('scheduler.') ? request.target.slice(0, 256) : null,
       detail: {

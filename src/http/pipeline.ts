@@ -7,9 +7,10 @@ import type { ServiceMetrics } from '../metrics/index.js';
 import { clientIp } from '../security/client-ip.js';
 import { constantTimeEqual } from '../security/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
+import { NUL_REFUSED, nulField } from '../security/nul.js';
 import type { RateDecision, RateLimiter } from '../security/rate-limiter.js';
 import { apiKeyChecker, offeredApiKey, UNUSABLE_CREDENTIAL } from './auth.js';
-import { ApiError, coordinationUnavailable, expectationFailed, forbidden, rateLimited, shuttingDown, unauthorized } from './errors.js';
+import { ApiError, coordinationUnavailable, expectationFailed, forbidden, invalidField, rateLimited, shuttingDown, unauthorized } from './errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
 
@@ -47,7 +48,40 @@ export interface PipelineOptions {
    * login form cannot send the header, and its own credential is the key in the form.
    */
   isPublicPath?: (path: string) => boolean;
+  /**
+   * Requests that carry their credential in the body (the login form): the pipeline counts them in
+   * no window, and the route does once it has compared the credential (`Pipeline.countAttempt`).
+   */
+  countsItself?: (method: string, path: string) => boolean;
 }
+
+/**
+ * The per-client-IP windows a request is counted in, all of `api.rate_limit_rpm`. A request is
+ * counted after its credential has been compared (in constant time), in the window of what it
+ * turned out to be, so a stranger's failures and anonymous requests from the operator's address
+ * never use up the operator's own window:
+ *   - `operator`: requests that authenticated (right key, live session cookie, a login that matched);
+ *   - `anonymous`: requests without a credential to the paths served without one (probes, login page);
+ *   - `failed-auth`: every refused credential (wrong, missing or malformed key; unknown cookie; CSRF
+ *     mismatch; a login form with the wrong key). Past the limit these get 429 instead of 401.
+ */
+export type RateWindow = 'operator' | 'anonymous' | 'failed-auth';
+
+/** The limiter key of a client's window; the operator's is the bare address, as before the windows were split. */
+export function rateKey(window: RateWindow, ip: string): string {
+  return window === 'operator' ? ip : window === 'anonymous' ? `anon:${ip}` : `auth-fail:${ip}`;
+}
+
+/** What authentication decided: the window the request counts in (null: the route counts it), and its refusal if any. */
+interface Verdict {
+  window: RateWindow | null;
+  refusal: ApiError | null;
+}
+
+const AUTHENTICATED: Verdict = Object.freeze({ window: 'operator', refusal: null });
+const ANONYMOUS: Verdict = Object.freeze({ window: 'anonymous', refusal: null });
+const COUNTED_BY_ROUTE: Verdict = Object.freeze({ window: null, refusal: null });
+const failed = (refusal: ApiError): Verdict => ({ window: 'failed-auth', refusal });
 
 /** Set by the listener on a request whose `Expect` header is not `100-continue` (see server.ts). */
 export const UNMET_EXPECTATION = Symbol('agentd.unmetExpectation');
@@ -71,17 +105,25 @@ export interface Pipeline {
    * The request pipeline, in the order decisions.md fixes:
    *   1. security headers and X-Request-Id (first, so every answer carries them, refusals included;
    *      what the request does afterwards is given `request.id` by its handler)
-   *   2. rate limit per client IP (before authentication: key guessing is rate limited too)
-   *   3. authentication: every offered credential must be right, else the session cookie
-   *      (before the body is read: an anonymous client cannot make us parse 1 MiB)
-   *   4. CSRF for unsafe methods authenticated by the cookie
-   *   5. what the listener itself refuses: an unmet `Expect`, a request arriving while closing
+   *   2. authentication: every offered credential must be right, else the session cookie
+   *      (before the body is read: an anonymous client cannot make us parse 1 MiB), and CSRF for
+   *      unsafe methods authenticated by the cookie
+   *   3. rate limit per client IP, in the window of what step 2 found (see `RateWindow`): a 429
+   *      takes the place of the refusal or the answer. Comparing first is what keeps the right key
+   *      usable while a stranger on the same address fails; guesses past the limit are still
+   *      refused, and what makes guessing hopeless is the key's length, not the limit.
+   *   4. what the listener itself refuses: an unmet `Expect`, a request arriving while closing
    * then Fastify parses and validates the body against the route schema, and the handler runs.
    * Also run for requests Fastify refuses before routing (see `frameworkErrors` in server.ts).
    */
   gate: Gate;
   /** Install `gate` as the one onRequest hook (each extra hook is a measurable cost on every request). */
   install(app: FastifyInstance): void;
+  /**
+   * Counts a request the route authenticates itself (`countsItself`): in the operator's window when
+   * its credential matched, else in the failed-authentication window; the 429 to answer, or null.
+   */
+  countAttempt(request: FastifyRequest, succeeded: boolean): Promise<ApiError | null>;
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {
@@ -94,20 +136,22 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     return null;
   };
-  const afterRateLimit = (request: FastifyRequest): ApiError | null | Promise<ApiError | null> => {
-    const refusal = authenticate(request, options, keyMatches);
-    if (refusal === null) return listenerRefusal(request);
-    // Only a cookie has to be looked up in the session store; a key is decided synchronously.
-    if (refusal instanceof Promise) return refusal.then((error) => error ?? listenerRefusal(request));
-    return refusal;
+  const afterAuthentication = (request: FastifyRequest, verdict: Verdict): ApiError | null | Promise<ApiError | null> => {
+    const next = (): ApiError | null => verdict.refusal ?? listenerRefusal(request) ?? nulInUrl(request);
+    if (verdict.window === null) return next();
+    const limited = rateLimit(request, options, verdict.window);
+    if (limited === null) return next();
+    // Only shared windows answer later; the in-memory limiter keeps this path synchronous.
+    if (limited instanceof Promise) return limited.then((error) => error ?? next());
+    return limited;
   };
   const gate: Gate = (request, reply) => {
     reply.headers(SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
-    const limited = rateLimit(request, options);
-    if (limited === null) return afterRateLimit(request);
-    // Only shared windows answer later; the in-memory limiter keeps this path synchronous.
-    if (limited instanceof Promise) return limited.then((error) => error ?? afterRateLimit(request));
-    return limited;
+    request.clientAddress = clientIp(request.raw.socket.remoteAddress, request.headers['x-forwarded-for'], options.trustProxy);
+    const verdict = authenticate(request, options, keyMatches);
+    // Only a cookie has to be looked up in the session store; a key is decided synchronously.
+    if (verdict instanceof Promise) return verdict.then((decided) => afterAuthentication(request, decided));
+    return afterAuthentication(request, verdict);
   };
   return {
     gate,
@@ -126,31 +170,43 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         done();
       });
     },
+    countAttempt: async (request, succeeded) => rateLimit(request, options, succeeded ? 'operator' : 'failed-auth'),
   };
 }
 
-function rateLimit(request: FastifyRequest, options: PipelineOptions): ApiError | null | Promise<ApiError | null> {
-  const ip = clientIp(request.raw.socket.remoteAddress, request.headers['x-forwarded-for'], options.trustProxy);
-  request.clientAddress = ip;
-  const decision = options.rateLimiter.hit(ip);
+/**
+ * A path or query parameter holding NUL (`%00`), refused before any handler or store sees it (see
+ * security/nul.ts; bodies are checked by their parsers). Only a URL with `%00` is looked into.
+ */
+function nulInUrl(request: FastifyRequest): ApiError | null {
+  if (!(request.raw.url ?? '').includes('%00')) return null;
+  const param = nulField(request.params);
+  if (param !== null) return invalidField(`path parameter "${param}" ${NUL_REFUSED}`);
+  const query = nulField(request.query);
+  return query === null ? null : invalidField(`query parameter "${query}" ${NUL_REFUSED}`);
+}
+
+function rateLimit(request: FastifyRequest, options: PipelineOptions, window: RateWindow): ApiError | null | Promise<ApiError | null> {
+  const ip = request.clientAddress;
+  const decision = options.rateLimiter.hit(rateKey(window, ip));
   if (decision instanceof Promise) {
     // Fail closed: a window that cannot be read is never taken as room to spare.
     return decision.then(
-      (shared) => overLimit(request, options, ip, shared),
+      (shared) => overLimit(request, options, ip, window, shared),
       () => (PROBE_PATHS.has(pathOf(request)) ? null : coordinationUnavailable()),
     );
   }
-  return overLimit(request, options, ip, decision);
+  return overLimit(request, options, ip, window, decision);
 }
 
-function overLimit(request: FastifyRequest, options: PipelineOptions, ip: string, decision: RateDecision): ApiError | null {
+function overLimit(request: FastifyRequest, options: PipelineOptions, ip: string, window: RateWindow, decision: RateDecision): ApiError | null {
   if (decision.allowed) return null;
   options.metrics?.rateLimited('api');
-  const sample = options.auditSampler.take(`rate:${ip}`);
+  const sample = options.auditSampler.take(`rate:${rateKey(window, ip)}`);
   if (sample) {
     refusal(options, {
       event_type: 'web.rate_limit', category: 'web', result: 'deny', subsystem: 'http', source: ip,
-      action: `${request.method} ${pathOf(request)}`, detail: { ip, suppressed_since_last: sample.suppressed },
+      action: `${request.method} ${pathOf(request)}`, detail: { ip, window, suppressed_since_last: sample.suppressed },
       request_id: request.id,
     });
   }
@@ -161,24 +217,27 @@ function authenticate(
   request: FastifyRequest,
   options: PipelineOptions,
   keyMatches: (offered: string | null) => boolean,
-): ApiError | null | Promise<ApiError | null> {
+): Verdict | Promise<Verdict> {
   const offered = offeredApiKey(request.headers);
   // A valid key decides (no cookie parsing, no CSRF): the hot path stays one header compare.
-  if (keyMatches(offered)) return null;
+  if (keyMatches(offered)) return AUTHENTICATED;
   const path = pathOf(request);
   // An unset key refuses everything, the login page and existing cookies included (spec).
-  if (options.apiKey === '') return offered !== null ? wrongKey(request, options, path, offered) : unauthorized();
+  if (options.apiKey === '') return failed(offered !== null ? wrongKey(request, options, path, offered) : unauthorized());
   // Any credential that is offered and wrong refuses the request, whatever else it carries: a
   // live cookie next to it, or a public path. The cookie is only the credential of requests that
   // offer no key (the browser's).
-  if (offered !== null) return wrongKey(request, options, path, offered);
-  if (path === HEALTHZ_PATH || path === READY_PATH || options.isPublicPath?.(path)) return null;
+  if (offered !== null) return failed(wrongKey(request, options, path, offered));
+  if (path === HEALTHZ_PATH || path === READY_PATH || options.isPublicPath?.(path)) {
+    return options.countsItself?.(request.method, path) === true ? COUNTED_BY_ROUTE : ANONYMOUS;
+  }
   const token = options.webSessions ? readCookie(request.headers.cookie, options.cookieName ?? 'service_operator_session') : null;
-  if (token === null || !options.webSessions) return unauthorized();
+  if (token === null || !options.webSessions) return failed(unauthorized());
   return options.webSessions.lookup(token).then((session) => {
-    if (session === null) return unauthorized();
+    if (session === null) return failed(unauthorized());
     request.webSession = session;
-    return UNSAFE_METHODS.has(request.method) ? checkCsrf(request, session, options, path) : null;
+    const csrf = UNSAFE_METHODS.has(request.method) ? checkCsrf(request, session, options, path) : null;
+    return csrf === null ? AUTHENTICATED : failed(csrf);
   });
 }
 

@@ -9,9 +9,10 @@ import { errorBody } from './envelope.js';
 import { asApiError } from './error-mapping.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
 import { OpenApiCollector } from './openapi.js';
-import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type PipelineOptions } from './pipeline.js';
+import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type Pipeline, type PipelineOptions } from './pipeline.js';
 import { RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
+import { NUL_REFUSED, nulField } from '../security/nul.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -32,6 +33,8 @@ export interface HttpServerOptions extends PipelineOptions {
 export interface HttpServer {
   app: FastifyInstance;
   openapi: OpenApiCollector;
+  /** For routes that authenticate themselves and count their own attempts (the login form). */
+  countAttempt: Pipeline['countAttempt'];
 }
 
 /**
@@ -141,7 +144,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     return sendError(reply, unexpected(log, request, error));
   });
 
-  return { app, openapi };
+  return { app, openapi, countAttempt: pipeline.countAttempt };
 }
 
 function unexpected(log: Logger, request: FastifyRequest, error: unknown): ApiError {
@@ -191,6 +194,9 @@ function installJsonParser(app: FastifyInstance): void {
     } catch (error) {
       return done(error instanceof ApiError ? error : badRequest('Request body is not valid JSON'), undefined);
     }
+    // JSON can only carry NUL escaped, so the walk runs only for bodies that hold the escape.
+    const field = text.includes('\\u0000') ? nulField(value) : null;
+    if (field !== null) return done(invalidField(`field "${field}" ${NUL_REFUSED}`), undefined);
     done(null, value);
   });
 }
@@ -237,6 +243,8 @@ function installFormParser(app: FastifyInstance): void {
         return done(badRequest('Request body is not valid form encoding'), undefined);
       }
       if (fields.has(name)) return done(invalidField(`field "${name.slice(0, 64)}" is repeated`), undefined);
+      const nul = nulField({ [name]: value });
+      if (nul !== null) return done(invalidField(`field "${nul}" ${NUL_REFUSED}`), undefined);
       fields.set(name, value);
     }
     done(null, Object.fromEntries(fields));

@@ -53,7 +53,7 @@ export class JobAudit {
     try {
       await this.sink.emit({
         event_type: `scheduler.job.${action}`, category: 'scheduler', result, severity, subsystem: 'scheduler', action,
-        source: origin.source ?? null, session_id: jobSessionId(job.id), task_id: job.id,
+        source: origin.source ?? null, actor: origin.actor ?? null, session_id: jobSessionId(job.id), task_id: job.id,
         detail: { job_id: job.id, job_name: job.name, ...detail }, request_id: origin.requestId,
       });
     } catch (error) {

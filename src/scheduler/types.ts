@@ -17,9 +17,10 @@ export const UNSETTLED_STATUSES: ReadonlySet<FireStatus> = new Set(['starting', 
 export type SkipReason = 'in_flight' | 'active_hours' | 'budget';
 
 /** A scheduled job as the API returns it (decisions.md "job", plus what a fire left behind). */
-/** Who created a job: the client address and the HTTP request id, for its audit event. */
+/** Who created a job: the client address, the operator (`api_key` or `web_session:<id>`) and the HTTP request id, for its audit event. */
 export interface JobOrigin {
   source?: string | null;
+  actor?: string | null;
   requestId?: string;
 }
 

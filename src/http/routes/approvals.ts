@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import { actorOf } from '../actor.js';
 import { errorSchema, ok, okSchema } from '../envelope.js';
 import { ApiError } from '../errors.js';
 import { limitParam, parseLimit } from '../query.js';
@@ -8,11 +8,6 @@ import type { RouteContext, RouteInstance } from './context.js';
 
 const LIST_DEFAULT = 50;
 const LIST_MAX = 200;
-
-/** Who decides, as the audit log names them: the console's browser session, or the API key. */
-function decider(request: FastifyRequest): string {
-  return request.webSession !== null ? `web_session:${request.webSession.id}` : 'api_key';
-}
 
 /** Approvals: requests that wait for an operator's decision (issue 16). */
 export function approvalRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'approvals'>): void {
@@ -57,7 +52,7 @@ export function approvalRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'appr
   }, async (request) => {
     const { body } = request;
     return ok(await ctx.approvals.decide({
-      id: request.params.id, decision: body.decision, confirm: body.confirm, decidedBy: decider(request), requestId: request.id,
+      id: request.params.id, decision: body.decision, confirm: body.confirm, decidedBy: actorOf(request), requestId: request.id,
     }));
   });
 }

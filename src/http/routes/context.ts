@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import type { FastifyRequest } from 'fastify';
 import type { AgentRuntime } from '../../agent/runtime.js';
 import type { Approvals } from '../../approvals/index.js';
 import type { ConsoleAsset } from '../../console/assets.js';
@@ -10,6 +11,7 @@ import type { ServiceMetrics } from '../../metrics/index.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { Scheduler } from '../../scheduler/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
+import type { ApiError } from '../errors.js';
 import type { OpenApiCollector } from '../openapi.js';
 import type { WebSessionStore } from '../web-sessions.js';
 import type { StatusSnapshot } from './status-snapshot.js';
@@ -26,6 +28,8 @@ export interface WebLogin {
   sessions: WebSessionStore;
   cookieName: string;
   trustProxy: boolean;
+  /** Counts a login attempt in the operator's window (key matched) or the failed-authentication one; the 429 or null. */
+  countAttempt(request: FastifyRequest, succeeded: boolean): Promise<ApiError | null>;
 }
 
 /**

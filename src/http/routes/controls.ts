@@ -1,3 +1,4 @@
+import { actorOf } from '../actor.js';
 import { ok, okSchema } from '../envelope.js';
 import type { RouteContext, RouteInstance } from './context.js';
 import { confirmField, controlListSchema, controlResultSchema } from './scheduler-schemas.js';
@@ -33,7 +34,7 @@ export function controlRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'contr
   }, async (request) => {
     const { body } = request;
     return ok(await ctx.controls.execute({
-      control: request.params.id, target: body.target, confirm: body.confirm, source: request.clientAddress || null, requestId: request.id,
+      control: request.params.id, target: body.target, confirm: body.confirm, source: request.clientAddress || null, actor: actorOf(request), requestId: request.id,
     }));
   });
 }

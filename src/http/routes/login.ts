@@ -18,12 +18,26 @@ import type { RoutePlugin } from './context.js';
 export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login', CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH]);
 
 /**
+ * The login form's POST carries its credential in the body: the pipeline lets it through uncounted
+ * and the route counts it once the key is compared, so a stranger's failed logins never use up the
+ * window of the operator who logs in with the right key from the same address.
+ */
+export function isLoginForm(method: string, path: string): boolean {
+  return method === 'POST' && path === '/login';
+}
+
+/**
  * The browser's way in: the login form, the session cookie it sets, logout, and the console at
  * `/` with its assets. Registered without the API prefix: these are the browser's addresses.
  */
 export const webRoutes: RoutePlugin = async (app, { context }) => {
   const ctx = { ...context.web, audit: context.audit };
   const keyMatches = apiKeyChecker(ctx.apiKey);
+  // Logins already counted by the handler; any other that fails (a body that does not parse or
+  // validate) is counted as a failed authentication by the error handler below, so malformed
+  // posts are limited too.
+  const counted = new WeakSet<FastifyRequest>();
+  const answerError = app.errorHandler;
 
   app.get('/login', {
     schema: { hide: true, querystring: { type: 'object', properties: { error: { type: 'string' } } } },
@@ -35,10 +49,18 @@ export const webRoutes: RoutePlugin = async (app, { context }) => {
       hide: true,
       body: { type: 'object', properties: { api_key: { type: 'string', maxLength: 4096 } } },
     },
+    errorHandler: async (error, request, reply) => {
+      const limited = counted.has(request) ? null : await ctx.countAttempt(request, false);
+      return answerError.call(app, limited ?? error, request, reply);
+    },
   }, async (request, reply) => {
     const offered = request.body.api_key ?? null;
-    if (!keyMatches(offered)) {
-      // Every failed login is recorded (the spec's rule); the per-IP rate limit bounds the volume.
+    const matched = keyMatches(offered);
+    counted.add(request);
+    const limited = await ctx.countAttempt(request, matched);
+    if (limited !== null) throw limited;
+    if (!matched) {
+      // Every failed login within the limit is recorded (the spec's rule); past it the 429 is (sampled).
       await ctx.audit.emit({
         event_type: 'web.login', category: 'web', result: 'deny', severity: 'warning', subsystem: 'http',
         source: request.clientAddress, action: 'POST /login',

@@ -1,4 +1,5 @@
 import { MAX_QUERY_WORDS, queryWords } from '../../memory/query.js';
+import { actorOf } from '../actor.js';
 import { errorSchema, ok, okSchema } from '../envelope.js';
 import { ApiError, invalidField } from '../errors.js';
 import { limitParam, parseLimit } from '../query.js';
@@ -91,7 +92,7 @@ export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory
     if (!turn) throw turnNotFound();
     await ctx.audit.emit({
       event_type: 'web.memory', category: 'web', result: 'allow', subsystem: 'memory',
-      action: pinned ? 'pin' : 'unpin', source: request.clientAddress || null,
+      action: pinned ? 'pin' : 'unpin', source: request.clientAddress || null, actor: actorOf(request),
       session_id: turn.session_id, detail: { turn_id: turn.id, pinned }, request_id: request.id,
     });
     return ok({ id: turn.id, pinned: turn.pinned });
@@ -118,7 +119,7 @@ export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory
     if (!turn) throw turnNotFound();
     await ctx.audit.emit({
       event_type: 'web.memory', category: 'web', result: 'allow', subsystem: 'memory',
-      action: 'delete', source: request.clientAddress || null,
+      action: 'delete', source: request.clientAddress || null, actor: actorOf(request),
       session_id: turn.session_id, detail: { turn_id: id }, request_id: request.id,
     });
     return ok({ id, deleted: true });

@@ -1,3 +1,4 @@
+import { actorOf } from '../actor.js';
 import { ok, okSchema } from '../envelope.js';
 import { invalidField } from '../errors.js';
 import { idParams } from './agent-schemas.js';
@@ -28,7 +29,7 @@ export function schedulerRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'sch
       response: { 201: okSchema(jobSchema) },
     },
   }, async (request, reply) => {
-    const job = await ctx.scheduler.create(request.body, { source: request.clientAddress || null, requestId: request.id });
+    const job = await ctx.scheduler.create(request.body, { source: request.clientAddress || null, actor: actorOf(request), requestId: request.id });
     return reply.code(201).send(ok(job));
   });
 
@@ -51,7 +52,7 @@ export function schedulerRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'sch
       throw invalidField('confirm is given in both the body and the query, with different values; give it once');
     }
     const result = await ctx.controls.execute({
-      control: 'scheduler.remove_job', target: request.params.id, confirm: fromBody ?? fromQuery, source: request.clientAddress || null, requestId: request.id,
+      control: 'scheduler.remove_job', target: request.params.id, confirm: fromBody ?? fromQuery, source: request.clientAddress || null, actor: actorOf(request), requestId: request.id,
     });
     return ok(result);
   });

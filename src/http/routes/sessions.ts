@@ -1,3 +1,4 @@
+import { actorOf } from '../actor.js';
 import { ok, okSchema } from '../envelope.js';
 import { ApiError } from '../errors.js';
 import { limitParam, parseLimit } from '../query.js';
@@ -10,7 +11,7 @@ const HISTORY_DEFAULT = 50;
 const HISTORY_MAX = 500;
 
 /** API sessions: in-memory conversation handles (spec: Sessions). */
-export function sessionRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'memory'>): void {
+export function sessionRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'memory' | 'audit'>): void {
   const { agent } = ctx;
   const sessionNotFound = () => new ApiError('AGENTD_SESSION_NOT_FOUND');
   const sessionFound = async (id: string) => {
@@ -62,7 +63,7 @@ export function sessionRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent
   app.delete('/sessions/:id', {
     schema: {
       summary: 'End an API session',
-      description: 'Cancels its run or chat in flight. Its stored turns stay in memory (search still finds them).',
+      description: 'Cancels its run or chat in flight. Its stored turns stay in memory (search still finds them). Audited as web.session with who ended it.',
       tags: ['sessions'],
       params: idParams,
       response: {
@@ -76,6 +77,11 @@ export function sessionRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent
   }, async (request) => {
     const { id } = request.params;
     if (!(await agent.endSession(id))) throw sessionNotFound();
+    // An operator action like the others: recorded with who ended the session.
+    await ctx.audit.emit({
+      event_type: 'web.session', category: 'web', result: 'allow', subsystem: 'agent', action: 'delete',
+      actor: actorOf(request), source: request.clientAddress || null, session_id: id, detail: { session_id: id }, request_id: request.id,
+    });
     return ok({ id, ended: true });
   });
 
