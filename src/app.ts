@@ -447,7 +447,7 @@ function retentionRules(config: Config, storage: Storage, audit: AuditLog, now: 
     // expired ones as it goes, this catches what a quiet channel left behind. The margin covers
     // replicas whose clocks run behind this one's.
     {
-      what: 'webhook replay records', days: DUPLICATE_WINDOW_DAYS,
+      what: 'webhook replay records', days: DUPLICATE_WINDOW_DAYS, age: 'past their timestamp window',
       prune: (_days, signal) => storage.inbox.pruneSignaturesBefore(new Date(now() - SIGNATURE_PRUNE_MARGIN_MS).toISOString(), { signal }),
     },
   ];
