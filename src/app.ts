@@ -6,7 +6,7 @@ import { AuditLog } from './audit/log.js';
 import { ChainStatus } from './audit/chain-status.js';
 import { AuditSampler } from './audit/sampler.js';
 import { controlCatalogue, OperatorControls } from './controls/index.js';
-import { DUPLICATE_WINDOW_DAYS } from './channels/inbox/durable-inbox.js';
+import { DUPLICATE_WINDOW_DAYS, SIGNATURE_PRUNE_MARGIN_MS } from './channels/inbox/durable-inbox.js';
 import { WebhookService } from './channels/webhook-service.js';
 import { diagnose, type DiagnosticsReport } from './diagnostics/index.js';
 import { ConfigError } from './config/errors.js';
@@ -444,5 +444,12 @@ function retentionRules(config: Config, storage: Storage, audit: AuditLog, now: 
     { what: 'audit events', days: config.retention.audit_days, prune: (days, signal) => audit.prune(days, { signal }) },
     // Started webhook messages are kept (text erased) only while their X-Request-Id catches repeats.
     { what: 'webhook messages', days: DUPLICATE_WINDOW_DAYS, prune: (days, signal) => storage.inbox.pruneStartedBefore(cutoff(now, days), { signal }) },
+    // Replay records matter only until their timestamp leaves the tolerance window; `accept` removes
+    // expired ones as it goes, this catches what a quiet channel left behind. The margin covers
+    // replicas whose clocks run behind this one's.
+    {
+      what: 'webhook replay records', days: DUPLICATE_WINDOW_DAYS, age: 'past their timestamp window',
+      prune: (_days, signal) => storage.inbox.pruneSignaturesBefore(new Date(now() - SIGNATURE_PRUNE_MARGIN_MS).toISOString(), { signal }),
+    },
   ];
 }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,5 +74,37 @@ describe('retention of the tables that only grow', () => {
     expect((await forever.request(`/api/v1/runs/${runId}`)).status).toBe(200);
     expect((await json(await forever.request('/api/v1/costs/summary'))).data.totals.calls).toBeGreaterThan(0);
     expect(count(forever, `SELECT count(*) AS n FROM audit_events WHERE event_type = '${PRUNED_EVENT_TYPE}'`)).toBe(0);
+  });
+
+  it('prunes webhook replay records once their timestamp window (and a margin for other clocks) has passed, not before', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentd-retention-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const webhook = { enabled: true, port: 0, secret: 'retention-secret', require_timestamp: true };
+    const first = await startTestApp({ home, config: { webhook } });
+    const now = Math.floor(Date.now() / 1000);
+    // Two accepted requests: records expiring at now - 250 + 301 and now + 301.
+    for (const [timestamp, prompt] of [[now - 250, 'what is 1+2?'], [now, 'what is 2+2?']] as const) {
+      const body = JSON.stringify({ prompt, sender: 'ci' });
+      const response = await fetch(`http://127.0.0.1:${first.app.webhook!.channel.port}/`, {
+        method: 'POST', body, headers: {
+          'content-type': 'application/json', 'x-service-timestamp': String(timestamp),
+          'x-service-signature': `sha256=${createHmac('sha256', 'retention-secret').update(`${timestamp}.${body}`).digest('hex')}`,
+        },
+      });
+      expect(response.status).toBe(202);
+    }
+    await eventually(async () => (await first.app.agent.listRuns('webhook:ci', 5)).filter((r) => r.status === 'complete').length === 2);
+    await first.close();
+
+    // 500 s after the newer one expired: still within the 10-minute margin, kept; the older one
+    // expired 750 s ago and goes.
+    const soon = await app({ home, config: { webhook }, now: () => (now + 301 + 500) * 1000 });
+    await eventually(() => soon.log.lines.some((line) => line.includes('retention: removed 1 webhook replay records past their timestamp window')));
+    expect(sqliteOf(soon.app).prepare('SELECT expires_at FROM channel_signatures').all()).toEqual([{ expires_at: new Date((now + 301) * 1000).toISOString() }]);
+    await cleanups.pop()!();
+
+    const later = await app({ home, config: { webhook }, now: () => (now + 301 + 601) * 1000 });
+    await eventually(() => later.log.lines.some((line) => line.includes('retention: removed 1 webhook replay records past their timestamp window')));
+    expect(count(later, 'SELECT count(*) AS n FROM channel_signatures')).toBe(0);
   });
 });

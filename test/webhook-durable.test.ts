@@ -143,4 +143,80 @@ describe('durable webhook intake in agentd serve', () => {
     const replay = await post(t, { prompt: 'what is 1+1?', sender: 'ci' }, {}, now);
     expect(replay.status).toBe(409);
   });
+
+  it('refuses the same signed request after a restart within the tolerance, and runs it once', async () => {
+    const home = tempHome();
+    const first = await app(home, { require_timestamp: true });
+    const now = Math.floor(Date.now() / 1000);
+    const payload = { prompt: 'what is 5+5?', sender: 'ci' };
+    expect((await post(first, payload, {}, now)).status).toBe(202);
+    await completedRuns(first, 'ci');
+    await first.close();
+
+    const second = await app(home, { require_timestamp: true });
+    const replay = await post(second, payload, {}, now);
+    expect(replay.status).toBe(409);
+    expect(await replay.json()).toEqual({ status: 'error', error: 'Request already received (replayed signature)', code: 'AGENTD_WEBHOOK_REPLAY' });
+    // Hex case makes no difference to the signature, nor to the replay check.
+    const body = JSON.stringify(payload);
+    const upper = `sha256=${createHmac('sha256', SECRET).update(`${now}.${body}`).digest('hex').toUpperCase()}`;
+    const shouted = await fetch(`http://127.0.0.1:${second.app.webhook!.channel.port}/`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-service-timestamp': String(now), 'x-service-signature': upper }, body,
+    });
+    expect(shouted.status).toBe(409);
+    // A fresh timestamp is a new request.
+    expect((await post(second, { prompt: 'what is 6+6?', sender: 'ci' }, {}, now + 1)).status).toBe(202);
+    const runs = await eventually(async () => {
+      const list = await second.app.agent.listRuns('webhook:ci', 10);
+      return list.length === 2 && list.every((r) => r.status === 'complete') ? list : undefined;
+    });
+    expect(runs.map((r) => r.message)).toEqual(['what is 6+6?', 'what is 5+5?']);
+    const rows = sqliteOf(second.app).prepare('SELECT signature, expires_at FROM channel_signatures ORDER BY id').all();
+    expect(rows).toEqual([
+      { signature: upper.toLowerCase(), expires_at: new Date((now + 301) * 1000).toISOString() },
+      { signature: expect.stringMatching(/^sha256=[0-9a-f]{64}$/), expires_at: new Date((now + 302) * 1000).toISOString() },
+    ]);
+  });
+
+  it('runs two senders\' messages that share an X-Request-Id, each once', async () => {
+    const t = await app(tempHome());
+    const id = { 'x-request-id': 'deploy-42' };
+    expect((await post(t, { prompt: 'what is 2+3?', sender: 'alice' }, id)).status).toBe(202);
+    expect((await post(t, { prompt: 'what is 4+5?', sender: 'bob' }, id)).status).toBe(202);
+    // "аlice" with a Cyrillic а is sanitised to "lice": neither alice nor a collision with her.
+    expect((await post(t, { prompt: 'what is 1+9?', sender: '\u0430lice' }, id)).status).toBe(202);
+    // Ids are compared exactly: another case is another id.
+    expect((await post(t, { prompt: 'what is 7+7?', sender: 'alice' }, { 'x-request-id': 'Deploy-42' })).status).toBe(202);
+    const alice = await eventually(async () => {
+      const list = await t.app.agent.listRuns('webhook:alice', 10);
+      return list.length === 2 && list.every((r) => r.status === 'complete') ? list : undefined;
+    });
+    expect(alice.map((r) => r.message)).toEqual(['what is 7+7?', 'what is 2+3?']);
+    expect((await completedRuns(t, 'bob')).map((r) => r.message)).toEqual(['what is 4+5?']);
+    expect((await completedRuns(t, 'lice')).map((r) => r.message)).toEqual(['what is 1+9?']);
+  });
+
+  it('answers a sender\'s repeated X-Request-Id with another prompt 409 AGENTD_IDEMPOTENCY_CONFLICT, also after a restart', async () => {
+    const home = tempHome();
+    const first = await app(home);
+    const id = { 'x-request-id': 'deploy-42' };
+    expect((await post(first, { prompt: 'what is 2+3?', sender: 'alice' }, id)).status).toBe(202);
+    const conflict = await post(first, { prompt: 'what is 9+9?', sender: 'alice' }, id);
+    expect(conflict.status).toBe(409);
+    expect(await conflict.json()).toEqual({
+      status: 'error', error: 'X-Request-Id was already used by this sender with a different prompt', code: 'AGENTD_IDEMPOTENCY_CONFLICT',
+    });
+    await completedRuns(first, 'alice');
+    await first.close();
+
+    // The prompt's text is erased once its run exists; its digest still tells a retry from a conflict.
+    const second = await app(home);
+    expect((await post(second, { prompt: 'what is 9+9?', sender: 'alice' }, id)).status).toBe(409);
+    expect((await post(second, { sender: 'alice', prompt: 'what is 2+3?' }, id)).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await second.app.agent.listRuns('webhook:alice', 10)).map((r) => r.message)).toEqual(['what is 2+3?']);
+    const rejected = (sqliteOf(second.app).prepare("SELECT detail FROM audit_events WHERE event_type = 'webhook.reject'").all() as { detail: string }[])
+      .map((row) => JSON.parse(row.detail) as { status: number; reason: string });
+    expect(rejected.map((d) => [d.status, d.reason])).toEqual(Array(2).fill([409, 'X-Request-Id was already used by this sender with a different prompt']));
+  });
 });

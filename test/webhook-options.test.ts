@@ -35,6 +35,36 @@ describe('webhook idempotency (X-Request-Id)', () => {
     expect(channel.pending).toBe(2);
   });
 
+  it('keeps each sender\'s ids its own: another sender\'s message under the same id is queued', async () => {
+    const channel = await startChannel({ idempotency: true });
+    const id = { 'x-request-id': 'deploy-42' };
+    expect(await post(channel.port, '{"prompt":"deploy api","sender":"alice"}', id)).toBe(202);
+    expect(await post(channel.port, '{"prompt":"restart db","sender":"bob"}', id)).toBe(202);
+    // A Cyrillic "а" is stripped from the sender ("lice"), so it is not alice either.
+    expect(await post(channel.port, '{"prompt":"look-alike","sender":"\u0430lice"}', id)).toBe(202);
+    // Ids are compared exactly.
+    expect(await post(channel.port, '{"prompt":"deploy api","sender":"alice"}', { 'x-request-id': 'Deploy-42' })).toBe(202);
+    expect([channel.receive(), channel.receive(), channel.receive(), channel.receive()].map((m) => [m?.sender, m?.content])).toEqual([
+      ['alice', 'deploy api'], ['bob', 'restart db'], ['lice', 'look-alike'], ['alice', 'deploy api'],
+    ]);
+  });
+
+  it('answers a sender\'s repeated id with another prompt 409 AGENTD_IDEMPOTENCY_CONFLICT, and queues nothing for it', async () => {
+    const channel = await startChannel({ idempotency: true });
+    const id = { 'x-request-id': 'deploy-42' };
+    expect(await post(channel.port, '{"prompt":"deploy api","sender":"alice"}', id)).toBe(202);
+    const conflict = await fetch(`http://127.0.0.1:${channel.port}/`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...id }, body: '{"prompt":"drop the database","sender":"alice"}',
+    });
+    expect(conflict.status).toBe(409);
+    expect(await conflict.json()).toEqual({
+      status: 'error', error: 'X-Request-Id was already used by this sender with a different prompt', code: 'AGENTD_IDEMPOTENCY_CONFLICT',
+    });
+    // The same prompt again (JSON spelled differently) is a retry.
+    expect(await post(channel.port, '{ "sender": "alice", "prompt": "deploy api" }', id)).toBe(202);
+    expect(channel.pending).toBe(1);
+  });
+
   it('does not remember an id whose request was refused', async () => {
     const channel = await startChannel({ idempotency: true });
     expect(await post(channel.port, '{"prompt":""}', { 'x-request-id': 'r1' })).toBe(400);

@@ -25,7 +25,8 @@ export interface WebhookServiceDeps {
 
 /**
  * The webhook channel run inside `agentd serve` (config section `webhook:`): a message is stored
- * before it is answered 202 (and deduplicated by X-Request-Id for 24 hours), then run from the
+ * before it is answered 202 (and deduplicated by sender and X-Request-Id for 24 hours; with
+ * `require_timestamp` its signature recorded in the same commit), then run from the
  * store in order per sender, on the session `webhook:<sender>`.
  */
 export class WebhookService {

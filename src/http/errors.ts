@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = {
   AGENTD_BUDGET_EXCEEDED: { status: 409, message: 'The session has reached its spending cap' },
   AGENTD_UNPRICED_MODEL: { status: 409, message: 'The model has no known price' },
   AGENTD_WEBHOOK_REPLAY: { status: 409, message: 'Request already received' },
+  AGENTD_IDEMPOTENCY_CONFLICT: { status: 409, message: 'The request id was already used with a different body' },
   AGENTD_CONFIRM_MISMATCH: { status: 409, message: 'The confirm string does not match the control\'s template' },
   AGENTD_APPROVAL_DECIDED: { status: 409, message: 'The approval was already decided' },
   AGENTD_STATE_CONFLICT: { status: 409, message: 'The target is not in a state the control applies to' },

@@ -12,6 +12,8 @@ export interface RetentionRule {
   what: string;
   /** Age limit; 0 or less keeps everything (the rule never runs). */
   days: number;
+  /** How the log says what went, when not "older than `days` days" (records pruned by their own expiry). */
+  age?: string;
   /** Deletes what is older than `days`, in slices that stop when `signal` aborts; resolves with how many went. */
   prune(days: number, signal: AbortSignal): Promise<number>;
 }
@@ -38,7 +40,7 @@ export function startRetention(rules: readonly RetentionRule[], log?: RetentionL
       if (controller.signal.aborted) return;
       try {
         const removed = await rule.prune(rule.days, controller.signal);
-        if (removed > 0) log?.info(`retention: removed ${removed} ${rule.what} older than ${rule.days} days`);
+        if (removed > 0) log?.info(`retention: removed ${removed} ${rule.what} ${rule.age ?? `older than ${rule.days} days`}`);
       } catch (error) {
         log?.error(`${rule.what} retention failed: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -1,12 +1,18 @@
 import type { ChannelInbox } from '../../agent/channel-dispatcher.js';
 import type { Logger } from '../../log.js';
 import { newId } from '../../security/tokens.js';
-import { QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
+import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
 import type { InboxStore } from './types.js';
 
 /** How long a sender's X-Request-Id catches a repeat of the same message. */
 export const DUPLICATE_WINDOW_DAYS = 1;
 const DUPLICATE_WINDOW_MS = DUPLICATE_WINDOW_DAYS * 86_400_000;
+/**
+ * Replay records are pruned only this long after they expired by this process's clock: a replica
+ * whose clock is behind still counts them as live for that long (clocks of replicas are expected
+ * to agree far better than this).
+ */
+export const SIGNATURE_PRUNE_MARGIN_MS = 10 * 60_000;
 
 /** A stored message on its way to a run. */
 export interface QueuedMessage {
@@ -108,8 +114,9 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     });
   }
 
-  async accept(message: WebhookMessage, requestId: string | undefined): Promise<IntakeOutcome> {
+  async accept(message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord): Promise<IntakeOutcome> {
     const runId = newId('run');
+    const now = this.now();
     const stored = this.options.store.accept({
       channel: this.options.channel,
       sender: message.sender,
@@ -117,8 +124,18 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
       metadata: message.metadata as unknown as Record<string, unknown>,
       received_at: message.received_at,
       request_id: requestId === undefined ? null : requestIdKey(requestId),
+      body_digest: requestId === undefined ? null : contentDigest(message.content),
       run_id: runId,
-    }, { duplicatesSince: new Date(this.now() - DUPLICATE_WINDOW_MS).toISOString(), capacity: this.capacity });
+    }, {
+      duplicatesSince: new Date(now - DUPLICATE_WINDOW_MS).toISOString(),
+      capacity: this.capacity,
+      signature: signature && {
+        signature: signature.signature,
+        expiresAt: new Date(signature.expiresAtMs).toISOString(),
+        now: new Date(now).toISOString(),
+        pruneBefore: new Date(now - SIGNATURE_PRUNE_MARGIN_MS).toISOString(),
+      },
+    });
     this.accepting.add(stored);
     try {
       const outcome = await stored;

@@ -14,22 +14,58 @@ export interface NewInboxMessage {
    * null without one.
    */
   request_id: string | null;
+  /**
+   * SHA-256 of the content (hex): a repeat of the sender's `request_id` with the same digest is a
+   * retry (`duplicate`), with another one a `conflict`. Absent or null: any repeat is a retry.
+   * Only written, never read back with the message.
+   */
+  body_digest?: string | null;
   /** The id its run gets: chosen at acceptance, so a restart can tell whether the run was created. */
   run_id: string;
 }
 
-export interface InboxMessage extends NewInboxMessage {
+export interface InboxMessage extends Omit<NewInboxMessage, 'body_digest'> {
   /** Position in arrival order (ascending). */
   id: number;
 }
 
-export type InboxAcceptOutcome = 'queued' | 'duplicate' | 'full';
+/**
+ * - `queued`: stored (and its signature recorded).
+ * - `duplicate`: the sender's `request_id` was accepted before with the same content; nothing stored.
+ * - `conflict`: the sender's `request_id` was accepted before with other content; nothing stored.
+ * - `replay`: the signature was accepted before and has not expired; nothing stored.
+ * - `full`: the channel has `capacity` messages waiting; nothing stored.
+ */
+export type InboxAcceptOutcome = 'queued' | 'duplicate' | 'conflict' | 'replay' | 'full';
+
+/** A signed request's signature, kept so the same signed request is accepted once. */
+export interface SignatureRecord {
+  /** The signature as the channel compares it (lower case). */
+  signature: string;
+  /** ISO 8601: from then on the channel's timestamp check refuses the request anyway. */
+  expiresAt: string;
+  /** Now, ISO 8601: a recorded signature whose `expiresAt` is not after it no longer counts. */
+  now: string;
+  /**
+   * ISO 8601: records that expired before it may be removed as this one is written (a margin
+   * before `now`, for replicas whose clocks run behind).
+   */
+  pruneBefore: string;
+}
 
 export interface InboxAcceptRules {
-  /** A message with the same `request_id` received at or after this time makes this one a duplicate. */
+  /**
+   * A message of the same sender with the same `request_id` received at or after this time makes
+   * this one a duplicate (or a conflict). Request ids of different senders never meet.
+   */
   duplicatesSince: string;
   /** Most messages of the channel that may wait for their run; past it `full`. */
   capacity: number;
+  /**
+   * Recorded in the same commit as the message, and checked before anything else: a message is
+   * stored exactly when its signature is recorded, whatever number of replicas receive it at once.
+   */
+  signature?: SignatureRecord;
 }
 
 /** A runner taking messages to run: which runner, and until when its claim holds. */
@@ -75,4 +111,10 @@ export interface InboxStore {
   release(owner: string): Promise<void>;
   /** Deletes started messages received before `cutoff` (their keys no longer catch duplicates). */
   pruneStartedBefore(cutoff: string, options?: { signal?: AbortSignal }): Promise<number>;
+  /**
+   * Deletes signature records that expired before `cutoff` (the caller leaves a margin for replicas'
+   * clocks). `accept` also removes a few expired ones with each record it writes, so the table stays
+   * about the size of the live window between passes.
+   */
+  pruneSignaturesBefore(cutoff: string, options?: { signal?: AbortSignal }): Promise<number>;
 }

@@ -1,12 +1,12 @@
 /**
- * A bounded set of keys that each expire at their own time: remembered X-Request-Ids and replay
- * signatures. A Map keeps insertion order, which is close to expiry order, so pruning from the
+ * A bounded set of keys that each expire at their own time, each with a value (the prompt's digest
+ * of a remembered X-Request-Id; nothing for a replay signature). A Map keeps insertion order, which is close to expiry order, so pruning from the
  * front is amortised O(1). When it is full of live keys, `whenFull` decides: `evict-oldest`
  * forgets the oldest (fine for idempotency, where forgetting costs a duplicate at worst), `refuse`
  * keeps them and refuses the new key (replay protection, where forgetting would reopen a replay).
  */
-export class ExpiringKeys {
-  private readonly entries = new Map<string, number>();
+export class ExpiringKeys<V = true> {
+  private readonly entries = new Map<string, { expiresAt: number; value: V }>();
 
   constructor(
     private readonly maxKeys: number,
@@ -18,15 +18,20 @@ export class ExpiringKeys {
   }
 
   has(key: string, now: number): boolean {
-    const expiresAt = this.entries.get(key);
-    if (expiresAt === undefined) return false;
-    if (expiresAt > now) return true;
-    this.entries.delete(key);
-    return false;
+    return this.get(key, now) !== undefined;
   }
 
-  /** Remember `key` until `expiresAt`; `false` when full and configured to refuse. */
-  add(key: string, expiresAt: number, now: number): boolean {
+  /** The value of `key` while it lives, else undefined. */
+  get(key: string, now: number): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt > now) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  /** Remember `key` (with `value`) until `expiresAt`; `false` when full and configured to refuse. */
+  add(key: string, expiresAt: number, now: number, value: V = true as V): boolean {
     this.pruneFront(now);
     if (this.entries.has(key)) {
       this.entries.delete(key);
@@ -40,7 +45,7 @@ export class ExpiringKeys {
         if (oldest !== undefined) this.entries.delete(oldest);
       }
     }
-    this.entries.set(key, expiresAt);
+    this.entries.set(key, { expiresAt, value });
     return true;
   }
 
@@ -49,14 +54,14 @@ export class ExpiringKeys {
   }
 
   private pruneFront(now: number): void {
-    for (const [key, expiresAt] of this.entries) {
+    for (const [key, { expiresAt }] of this.entries) {
       if (expiresAt > now) return;
       this.entries.delete(key);
     }
   }
 
   private pruneAll(now: number): void {
-    for (const [key, expiresAt] of this.entries) {
+    for (const [key, { expiresAt }] of this.entries) {
       if (expiresAt <= now) this.entries.delete(key);
     }
   }

@@ -18,7 +18,7 @@ import type { RequestIdMemory } from './request-ids.js';
 import { sendError, sendQueued } from './respond.js';
 import type { RingBuffer } from './ring-buffer.js';
 import { signatureMatches } from './signature.js';
-import type { WebhookIntake, WebhookMessage } from './types.js';
+import type { SignatureToRecord, WebhookIntake, WebhookMessage } from './types.js';
 import { afterBodyDrained } from '../../security/drain-body.js';
 import { closeAfterUpgradeRequest } from '../../security/upgrade-requests.js';
 
@@ -34,9 +34,9 @@ export interface HandlerDeps {
   /** Body-read timeouts (the channel starts and stops their sweep with the listener). */
   deadlines: Deadlines;
   now: () => number;
-  /** Set with `requireTimestamp`. */
+  /** Set with `requireTimestamp`; with an `intake`, only its timestamp check and records are used. */
   replay: ReplayGuard | null;
-  /** Set with `idempotency`. */
+  /** Set with `idempotency` (without an intake). */
   requestIds: RequestIdMemory | null;
   /** Set when accepted messages are stored instead of queued in memory. */
   intake: WebhookIntake | null;
@@ -162,7 +162,8 @@ async function handle(
   }
   bodyRead = true;
   // Everything from here on is synchronous: no other request can slip in between a replay or
-  // idempotency check and the matching remember.
+  // idempotency check and the matching remember. (A durable intake checks and records in one
+  // commit of its own.)
   const now = deps.now();
 
   let freshness: { timestamp: string; seconds: number } | undefined;
@@ -177,41 +178,53 @@ async function handle(
     if (!signatureMatches(deps.secret, body.bytes, signature, freshness?.timestamp)) {
       return refuse(unauthorized('Invalid X-Service-Signature'));
     }
-    if (deps.replay !== null && deps.replay.isReplay(signature, now)) {
-      return refuse(new ApiError('AGENTD_WEBHOOK_REPLAY', 'Request already received (replayed signature)'));
-    }
+    // With a durable intake the intake checks (and records) the signature, where every process
+    // sharing its store sees it; the memory here would forget it at the next restart.
+    if (deps.intake === null && deps.replay !== null && deps.replay.isReplay(signature, now)) return refuse(replayed());
   }
 
   const payload = parsePayload(body.bytes);
   if (!payload.ok) return refuse(payload.error);
 
   const requestId = headerValue(req, 'x-request-id');
-  if (deps.requestIds !== null && requestId !== undefined && deps.requestIds.seen(requestId, now)) {
-    deps.audit.accepted(ip, payload.sender, payload.prompt, true);
-    return sendQueued(res);
-  }
-  if (deps.intake === null && deps.queue.isFull) return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
-  if (freshness !== undefined && signature !== undefined && !deps.replay?.remember(signature, freshness.seconds, now)) {
-    return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Replay protection memory full, retry later'));
-  }
-
   const message: WebhookMessage = {
     content: payload.prompt,
     sender: payload.sender,
     metadata: { webhook_headers: pickWebhookHeaders(req.headers) },
     received_at: isoTime(now),
   };
-  if (deps.intake !== null) return admitDurably(deps, deps.intake, res, ip, message, requestId, freshness && signature);
+  if (deps.intake !== null) {
+    const record = freshness !== undefined && signature !== undefined ? deps.replay?.recordOf(signature, freshness.seconds) : undefined;
+    return admitDurably(deps, deps.intake, res, ip, message, requestId, record);
+  }
+
+  if (deps.requestIds !== null && requestId !== undefined) {
+    const repeat = deps.requestIds.check(payload.sender, requestId, payload.prompt, now);
+    if (repeat === 'conflict') return refuse(idempotencyConflict());
+    if (repeat === 'duplicate') {
+      deps.audit.accepted(ip, payload.sender, payload.prompt, true);
+      return sendQueued(res);
+    }
+  }
+  if (deps.queue.isFull) return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
+  if (freshness !== undefined && signature !== undefined && !deps.replay?.remember(signature, freshness.seconds, now)) {
+    return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Replay protection memory full, retry later'));
+  }
   deps.queue.push(message);
-  if (deps.requestIds !== null && requestId !== undefined) deps.requestIds.remember(requestId, now);
+  if (deps.requestIds !== null && requestId !== undefined) deps.requestIds.remember(payload.sender, requestId, payload.prompt, now);
   deps.audit.accepted(ip, payload.sender, payload.prompt);
   sendQueued(res);
 }
 
+const replayed = () => new ApiError('AGENTD_WEBHOOK_REPLAY', 'Request already received (replayed signature)');
+const idempotencyConflict = () =>
+  new ApiError('AGENTD_IDEMPOTENCY_CONFLICT', 'X-Request-Id was already used by this sender with a different prompt');
+
 /**
- * The durable path: 202 only once the message (and the audit event saying so) is committed. A
- * signature remembered for replay protection is forgotten again when the message was not kept,
- * so the sender's retry of the same request is not mistaken for a replay.
+ * The durable path: 202 only once the message (and the audit event saying so) is committed. The
+ * intake records the signature in the same commit as the message, and only then: a message not
+ * kept (full, failed) leaves no record, so the sender's retry of the same request is not taken for
+ * a replay, and of two processes receiving the same signed request exactly one keeps it.
  */
 async function admitDurably(
   deps: HandlerDeps,
@@ -220,20 +233,15 @@ async function admitDurably(
   ip: string,
   message: WebhookMessage,
   requestId: string | undefined,
-  rememberedSignature: string | undefined,
+  signature: SignatureToRecord | undefined,
 ): Promise<void> {
-  let outcome;
-  try {
-    outcome = await intake.accept(message, requestId);
-  } catch (error) {
-    if (rememberedSignature !== undefined) deps.replay?.forget(rememberedSignature);
-    throw error;
-  }
-  if (outcome === 'full') {
-    if (rememberedSignature !== undefined) deps.replay?.forget(rememberedSignature);
-    const full = new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later');
-    sendError(res, full);
-    deps.audit.rejected(ip, full);
+  const outcome = await intake.accept(message, requestId, signature);
+  if (outcome === 'full' || outcome === 'replay' || outcome === 'conflict') {
+    const refusal = outcome === 'replay' ? replayed()
+      : outcome === 'conflict' ? idempotencyConflict()
+        : new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later');
+    sendError(res, refusal);
+    deps.audit.rejected(ip, refusal);
     return;
   }
   await deps.audit.accepted(ip, message.sender, message.content, outcome === 'duplicate');

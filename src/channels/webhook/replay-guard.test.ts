@@ -38,3 +38,10 @@ describe('ReplayGuard replay memory', () => {
     expect(guard.isReplay('sig', ms(T + 301) + 1)).toBe(false);
   });
 });
+
+describe('ReplayGuard.recordOf', () => {
+  it('keeps the lower-case signature until one second past the last moment its timestamp passes the skew check', () => {
+    const guard = new ReplayGuard(60);
+    expect(guard.recordOf('sha256=ABcd', T)).toEqual({ signature: 'sha256=abcd', expiresAtMs: ms(T + 61) });
+  });
+});

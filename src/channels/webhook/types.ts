@@ -18,8 +18,20 @@ export interface WebhookMessage {
   readonly received_at: string;
 }
 
-/** What a durable intake decided about an accepted request. */
-export type IntakeOutcome = 'queued' | 'duplicate' | 'full';
+/**
+ * What a durable intake decided about an accepted request: `queued` and `duplicate` are answered
+ * 202, `conflict` (the sender's X-Request-Id came before with another prompt) 409
+ * AGENTD_IDEMPOTENCY_CONFLICT, `replay` (the signature was accepted before) 409
+ * AGENTD_WEBHOOK_REPLAY, `full` 503.
+ */
+export type IntakeOutcome = 'queued' | 'duplicate' | 'conflict' | 'replay' | 'full';
+
+/** A verified, timestamped signature: accepted once until `expiresAtMs`. */
+export interface SignatureToRecord {
+  /** As the replay guard compares it (lower case). */
+  signature: string;
+  expiresAtMs: number;
+}
 
 /**
  * Where accepted messages go instead of the channel's in-memory queue (`agentd serve` stores them):
@@ -27,10 +39,13 @@ export type IntakeOutcome = 'queued' | 'duplicate' | 'full';
  */
 export interface WebhookIntake {
   /**
-   * Keeps `message` unless `requestId` (the sender's X-Request-Id) was accepted before within the
-   * intake's window (`duplicate`: answered 202, not run again) or the intake is full (`full`: 503).
+   * Keeps `message` unless `requestId` (X-Request-Id) was accepted before from the same sender
+   * within the intake's window (`duplicate` with the same prompt: answered 202, not run again;
+   * `conflict` with another), `signature` was accepted before (`replay`), or the intake is full
+   * (`full`). The signature is recorded where the message is, in the same commit, so the replay
+   * check holds across restarts and for every process sharing the intake's store.
    */
-  accept(message: WebhookMessage, requestId: string | undefined): Promise<IntakeOutcome>;
+  accept(message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord): Promise<IntakeOutcome>;
 }
 
 export interface WebhookChannelOptions {
@@ -55,15 +70,22 @@ export interface WebhookChannelOptions {
   log?: Logger;
   /** Counts refusals by error code and rate-limited requests (the service's `/metrics`). */
   metrics?: Pick<ServiceMetrics, 'webhookRejected' | 'rateLimited'>;
-  /** Sign `<X-Service-Timestamp>.<body>`, refuse skew and replays (needs `secret`). */
+  /**
+   * Sign `<X-Service-Timestamp>.<body>`, refuse skew and replays (needs `secret`). Seen signatures
+   * are remembered in memory, or, with an `intake`, by the intake (durably, in `agentd serve`).
+   */
   requireTimestamp?: boolean;
   /** `requireTimestamp`: accepted clock difference between sender and channel. Default 300 s. */
   timestampToleranceSeconds?: number;
-  /** A repeated X-Request-Id within 10 minutes is answered 202 without queuing a second copy. */
+  /**
+   * A sender's repeated X-Request-Id within 10 minutes is answered 202 without queuing a second
+   * copy, or 409 AGENTD_IDEMPOTENCY_CONFLICT when its prompt differs.
+   */
   idempotency?: boolean;
   /**
    * Accepted messages are handed to this instead of the in-memory queue (`receive()` then returns
-   * nothing); it deduplicates by X-Request-Id itself, so `idempotency` is not needed with it.
+   * nothing); it deduplicates by X-Request-Id and records replay signatures itself, so
+   * `idempotency` is not needed with it.
    */
   intake?: WebhookIntake;
   /** Clock in epoch milliseconds (tests). */

@@ -90,6 +90,84 @@ export function describeInboxStore(backend: string, open: OpenInboxStore): void 
       expect(await inbox.pruneStartedBefore('2026-01-01T00:00:03.500Z')).toBe(0);
     });
 
+    it('keeps each sender\'s request ids apart, compared exactly', async () => {
+      expect(await inbox.accept(message(1, { sender: 'alice', request_id: 'deploy-42' }), RULES)).toBe('queued');
+      expect(await inbox.accept(message(2, { sender: 'bob', request_id: 'deploy-42' }), RULES)).toBe('queued');
+      expect(await second.accept(message(3, { sender: 'Alice', request_id: 'deploy-42' }), RULES)).toBe('queued');
+      expect(await second.accept(message(4, { sender: 'alice', request_id: 'Deploy-42' }), RULES)).toBe('queued');
+      expect(await second.accept(message(5, { sender: 'alice', request_id: 'deploy-42 ' }), RULES)).toBe('queued');
+      expect(await second.accept(message(6, { sender: 'alice', request_id: 'deploy-42' }), RULES)).toBe('duplicate');
+      expect((await inbox.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(['run_1', 'run_2', 'run_3', 'run_4', 'run_5']);
+    });
+
+    it('answers conflict for a repeated key whose content digest differs, duplicate when it is the same or unknown', async () => {
+      await inbox.accept(message(1, { body_digest: 'aaa' }), RULES);
+      expect(await second.accept(message(2, { request_id: 'req-1', body_digest: 'bbb' }), RULES)).toBe('conflict');
+      expect(await second.accept(message(3, { request_id: 'req-1', body_digest: 'aaa' }), RULES)).toBe('duplicate');
+      // Stored before digests were kept: a repeat is taken for a retry.
+      await inbox.accept(message(4, { body_digest: null }), RULES);
+      expect(await inbox.accept(message(5, { request_id: 'req-4', body_digest: 'ccc' }), RULES)).toBe('duplicate');
+      // The digest outlives the text: a started message still tells a conflict from a retry.
+      await inbox.markStarted('run_1');
+      expect(await inbox.accept(message(6, { request_id: 'req-1', body_digest: 'bbb' }), RULES)).toBe('conflict');
+      expect((await inbox.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(['run_4']);
+    });
+
+    describe('signatures', () => {
+      const at = (s: number) => new Date(Date.parse('2026-01-01T00:10:00.000Z') + s * 1000).toISOString();
+      const signed = (signature: string, now: number, expires = now + 301, pruneBefore = now) =>
+        ({ ...RULES, signature: { signature, expiresAt: at(expires), now: at(now), pruneBefore: at(pruneBefore) } });
+
+      it('stores a message with a live signature once, on any handle, until the signature expires', async () => {
+        expect(await inbox.accept(message(1, { request_id: null }), signed('sha256=aa', 0))).toBe('queued');
+        expect(await second.accept(message(2, { request_id: null }), signed('sha256=aa', 10))).toBe('replay');
+        expect(await inbox.accept(message(3, { request_id: null }), signed('sha256=aa', 300))).toBe('replay');
+        expect(await inbox.accept(message(4, { request_id: null }), signed('sha256=bb', 10))).toBe('queued');
+        // Expired (at 301): accepted again and recorded anew.
+        expect(await second.accept(message(5, { request_id: null }), signed('sha256=aa', 301, 700))).toBe('queued');
+        expect(await inbox.accept(message(6, { request_id: null }), signed('sha256=aa', 650))).toBe('replay');
+        expect((await inbox.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(['run_1', 'run_4', 'run_5']);
+      });
+
+      it('checks the signature before the request id, and records nothing for a message it does not store', async () => {
+        await inbox.accept(message(1), signed('sha256=aa', 0));
+        expect(await inbox.accept(message(2, { request_id: 'req-1' }), signed('sha256=aa', 1))).toBe('replay');
+        // A duplicate or a full channel keeps no record: the same signature may still be accepted.
+        expect(await inbox.accept(message(3, { request_id: 'req-1' }), signed('sha256=dup', 1))).toBe('duplicate');
+        expect(await inbox.accept(message(4, { request_id: null }), { ...signed('sha256=full', 1), capacity: 1 })).toBe('full');
+        expect(await inbox.accept(message(5, { request_id: null }), signed('sha256=dup', 2))).toBe('queued');
+        expect(await inbox.accept(message(6, { request_id: null }), signed('sha256=full', 2))).toBe('queued');
+        expect((await inbox.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(['run_1', 'run_5', 'run_6']);
+      });
+
+      it('compares signatures exactly and keeps channels apart', async () => {
+        await inbox.accept(message(1, { request_id: null }), signed('sha256=aa', 0));
+        expect(await inbox.accept(message(2, { request_id: null }), signed('sha256=aa ', 0))).toBe('queued');
+        expect(await inbox.accept(message(3, { request_id: null, channel: 'other' }), signed('sha256=aa', 0))).toBe('queued');
+      });
+
+      it('stores exactly one of many messages with the same signature arriving at once on two handles', async () => {
+        const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? second : inbox).accept(message(i, { request_id: null }), signed('sha256=race', 0))));
+        expect(outcomes.filter((o) => o === 'queued')).toHaveLength(1);
+        expect(outcomes.filter((o) => o === 'replay')).toHaveLength(19);
+        expect(await inbox.waiting('webhook', 100)).toHaveLength(1);
+      });
+
+      it('prunes records that expired before the cutoff, and a few expired ones with each new record', async () => {
+        for (let i = 1; i <= 5; i++) await inbox.accept(message(i, { request_id: null }), signed(`sha256=${i}`, 0, i * 100));
+        // Expired at 100 and 200; the one at 300 is not before the cutoff.
+        expect(await inbox.pruneSignaturesBefore(at(300))).toBe(2);
+        expect(await inbox.pruneSignaturesBefore(at(300))).toBe(0);
+        // Pruned ones no longer count (they had expired anyway); live ones still do.
+        expect(await inbox.accept(message(6, { request_id: null }), signed('sha256=5', 450))).toBe('replay');
+        // A new record takes up to two records that expired before its prune point with it.
+        expect(await inbox.accept(message(7, { request_id: null }), signed('sha256=new', 460, 900, 460))).toBe('queued');
+        expect(await inbox.pruneSignaturesBefore(at(460))).toBe(0);
+        expect(await inbox.pruneSignaturesBefore(at(10_000))).toBe(2);
+      });
+    });
+
     describe('claim', () => {
       const T = (s: number) => new Date(Date.parse('2026-01-01T00:01:00.000Z') + s * 1000).toISOString();
       const claim = (store: InboxStore, owner: string, at: number, limit = 10) =>

@@ -20,7 +20,7 @@ import { PostgresStorage, type PostgresStorageOptions } from './index.js';
  * pool) on the same database, as a second replica would.
  */
 const TABLES = ['audit_events', 'turns', 'run_events', 'runs', 'costs', 'cost_sessions', 'cost_holds', 'channel_inbox', 'jobs', 'settings', 'api_sessions', 'web_sessions',
-  'session_claims', 'approvals'];
+  'session_claims', 'approvals', 'channel_signatures'];
 
 describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   let database: TestDatabase;

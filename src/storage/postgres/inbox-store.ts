@@ -1,37 +1,66 @@
 import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
-import { inboxMessageOf, type InboxRow } from '../inbox-rows.js';
+import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../inbox-rows.js';
 import { removeInSlices } from '../slices.js';
 import type { PgDatabase } from './database.js';
 import { INBOX_LOCK_CLASS } from './locks.js';
 
 
+/** Thrown inside the transaction to roll it back: another transaction recorded the signature first. */
+class SignatureTaken extends Error {}
+
 /**
- * Channel messages on PostgreSQL, accepted by any replica. The duplicate check, the capacity check
- * and the insert run in one transaction under the channel's advisory lock, so two requests with
- * the same key (on any replicas) can never both be stored, and the capacity is exact.
+ * Channel messages on PostgreSQL, accepted by any replica. The replay check, the duplicate check,
+ * the capacity check, the insert and the signature's record run in one transaction under the
+ * channel's advisory lock, so two requests with the same key or signature (on any replicas) can
+ * never both be stored, and the capacity is exact. The signature's unique key holds on its own
+ * too: a record that cannot be written rolls the message back and answers `replay`.
  */
 export class PgInboxStore implements InboxStore {
   readonly sharedByReplicas = true;
 
   constructor(private readonly db: PgDatabase) {}
 
-  accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
-    return this.db.transaction(async (tx): Promise<InboxAcceptOutcome> => {
-      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INBOX_LOCK_CLASS, message.channel]);
-      if (message.request_id !== null) {
-        const { rowCount } = await tx.query(`SELECT 1 FROM channel_inbox
-          WHERE channel = $1 AND request_id = $2 AND received_at >= $3 LIMIT 1`, [message.channel, message.request_id, rules.duplicatesSince]);
-        if (rowCount) return 'duplicate';
-      }
-      const { rows: [waiting] } = await tx.query<{ n: number }>(
-        'SELECT count(*) AS n FROM channel_inbox WHERE channel = $1 AND waiting', [message.channel]);
-      if (waiting!.n >= rules.capacity) return 'full';
-      await tx.query(`INSERT INTO channel_inbox (channel, sender, content, metadata, received_at, request_id, run_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-        message.channel, message.sender, message.content, JSON.stringify(message.metadata), message.received_at, message.request_id, message.run_id,
-      ]);
-      return 'queued';
-    });
+  async accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
+    const { signature } = rules;
+    try {
+      return await this.db.transaction(async (tx): Promise<InboxAcceptOutcome> => {
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INBOX_LOCK_CLASS, message.channel]);
+        if (signature) {
+          const { rowCount } = await tx.query(`SELECT 1 FROM channel_signatures WHERE channel = $1 AND signature = $2 AND expires_at > $3`,
+            [message.channel, signature.signature, signature.now]);
+          if (rowCount) return 'replay';
+        }
+        if (message.request_id !== null) {
+          // text = text is bytewise under a deterministic collation: ids and senders match exactly.
+          const { rows: [earlier] } = await tx.query<{ digest: string | null }>(`SELECT body_digest AS digest FROM channel_inbox
+            WHERE channel = $1 AND sender = $2 AND request_id = $3 AND received_at >= $4 LIMIT 1`,
+          [message.channel, message.sender, message.request_id, rules.duplicatesSince]);
+          if (earlier) return sameContent(earlier.digest, message.body_digest) ? 'duplicate' : 'conflict';
+        }
+        const { rows: [waiting] } = await tx.query<{ n: number }>(
+          'SELECT count(*) AS n FROM channel_inbox WHERE channel = $1 AND waiting', [message.channel]);
+        if (waiting!.n >= rules.capacity) return 'full';
+        await tx.query(`INSERT INTO channel_inbox (channel, sender, content, metadata, received_at, request_id, run_id, body_digest)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+          message.channel, message.sender, message.content, JSON.stringify(message.metadata), message.received_at, message.request_id, message.run_id,
+          message.body_digest ?? null,
+        ]);
+        if (signature) {
+          // An expired record is renewed; a live one (written by a transaction the lock did not
+          // order before this one) is left alone, and this message is rolled back.
+          const { rowCount } = await tx.query(`INSERT INTO channel_signatures (channel, signature, expires_at) VALUES ($1, $2, $3)
+            ON CONFLICT (channel, signature) DO UPDATE SET expires_at = excluded.expires_at WHERE channel_signatures.expires_at <= $4`,
+          [message.channel, signature.signature, signature.expiresAt, signature.now]);
+          if (!rowCount) throw new SignatureTaken();
+          await tx.query(`DELETE FROM channel_signatures WHERE id IN (
+            SELECT id FROM channel_signatures WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)`, [signature.pruneBefore, EXPIRED_PER_RECORD]);
+        }
+        return 'queued';
+      });
+    } catch (error) {
+      if (error instanceof SignatureTaken) return 'replay';
+      throw error;
+    }
   }
 
   async waiting(channel: string, limit: number): Promise<InboxMessage[]> {
@@ -78,6 +107,14 @@ export class PgInboxStore implements InboxStore {
     return removeInSlices(
       async (limit) => (await this.db.query(`DELETE FROM channel_inbox WHERE id IN (
           SELECT id FROM channel_inbox WHERE NOT waiting AND received_at < $1 ORDER BY id LIMIT $2)`, [cutoff, limit])).rowCount ?? 0,
+      { signal: options.signal, isOpen: () => this.db.open },
+    );
+  }
+
+  pruneSignaturesBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+    return removeInSlices(
+      async (limit) => (await this.db.query(`DELETE FROM channel_signatures WHERE id IN (
+          SELECT id FROM channel_signatures WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)`, [cutoff, limit])).rowCount ?? 0,
       { signal: options.signal, isOpen: () => this.db.open },
     );
   }

@@ -1,14 +1,14 @@
 import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
 import type { Database } from './database.js';
-import { inboxMessageOf, type InboxRow } from '../inbox-rows.js';
+import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../inbox-rows.js';
 import { removeInSlices } from '../slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 
 /**
- * Channel messages on the service's SQLite file. The duplicate check, the capacity check and the
- * insert run in one write of the unit of work, so two requests with the same key can never both
- * be stored, and the capacity is exact.
+ * Channel messages on the service's SQLite file. The replay check, the duplicate check, the
+ * capacity check, the insert and the signature's record run in one write of the unit of work, so
+ * two requests with the same key or signature can never both be stored, and the capacity is exact.
  */
 export class SqliteInboxStore implements InboxStore {
   /** One process owns the file: its dispatcher runs a sender's messages one at a time. */
@@ -27,12 +27,19 @@ export class SqliteInboxStore implements InboxStore {
   ) {
     const db = database.db;
     this.stmt = {
-      duplicate: db.prepare(`SELECT 1 FROM channel_inbox
-        WHERE channel = ? AND request_id = ? AND received_at >= ? LIMIT 1`).pluck(),
+      // TEXT compares bytewise here: request ids and senders match exactly (case and all).
+      earlier: db.prepare(`SELECT body_digest AS digest FROM channel_inbox
+        WHERE channel = ? AND sender = ? AND request_id = ? AND received_at >= ? LIMIT 1`),
+      signatureLive: db.prepare('SELECT 1 FROM channel_signatures WHERE channel = ? AND signature = ? AND expires_at > ?').pluck(),
+      // The live check ran in this same write: an existing row here has expired and is renewed.
+      recordSignature: db.prepare(`INSERT INTO channel_signatures (channel, signature, expires_at) VALUES (?, ?, ?)
+        ON CONFLICT (channel, signature) DO UPDATE SET expires_at = excluded.expires_at`),
+      pruneSignatures: db.prepare(`DELETE FROM channel_signatures WHERE id IN (
+          SELECT id FROM channel_signatures WHERE expires_at < ? ORDER BY expires_at LIMIT ?)`),
       waitingCount: db.prepare('SELECT count(*) FROM channel_inbox WHERE channel = ? AND waiting = 1').pluck(),
       insert: db.prepare(`INSERT INTO channel_inbox
-        (channel, sender, content, metadata, received_at, request_id, run_id)
-        VALUES (@channel, @sender, @content, @metadata, @received_at, @request_id, @run_id)`),
+        (channel, sender, content, metadata, received_at, request_id, run_id, body_digest)
+        VALUES (@channel, @sender, @content, @metadata, @received_at, @request_id, @run_id, @body_digest)`),
       waiting: db.prepare(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id
         FROM channel_inbox WHERE channel = ? AND waiting = 1 ORDER BY id LIMIT ?`),
       // The run keeps its own (censored) copy of the text; this one is no longer needed.
@@ -55,13 +62,21 @@ export class SqliteInboxStore implements InboxStore {
   }
 
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
+    const { signature } = rules;
     return this.uow.run((): InboxAcceptOutcome => {
-      if (message.request_id !== null && this.stmt.duplicate.get(message.channel, message.request_id, rules.duplicatesSince)) {
-        return 'duplicate';
+      if (signature && this.stmt.signatureLive.get(message.channel, signature.signature, signature.now)) return 'replay';
+      if (message.request_id !== null) {
+        const earlier = this.stmt.earlier.get(message.channel, message.sender, message.request_id, rules.duplicatesSince) as { digest: string | null } | undefined;
+        if (earlier) return sameContent(earlier.digest, message.body_digest) ? 'duplicate' : 'conflict';
       }
       const waiting = this.waitingCounts.get(message.channel) ?? (this.stmt.waitingCount.get(message.channel) as number);
       if (waiting >= rules.capacity) return 'full';
-      this.stmt.insert.run({ ...message, metadata: JSON.stringify(message.metadata) });
+      this.stmt.insert.run({ ...message, body_digest: message.body_digest ?? null, metadata: JSON.stringify(message.metadata) });
+      if (signature) {
+        this.stmt.recordSignature.run(message.channel, signature.signature, signature.expiresAt);
+        // Two expired records go with each new one: the table stays about the size of the live window.
+        this.stmt.pruneSignatures.run(signature.pruneBefore, EXPIRED_PER_RECORD);
+      }
       this.waitingCounts.set(message.channel, waiting + 1);
       return 'queued';
     });
@@ -91,6 +106,13 @@ export class SqliteInboxStore implements InboxStore {
   pruneStartedBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {
     return removeInSlices(
       (limit) => this.stmt.pruneBatch.run(cutoff, limit).changes,
+      { signal: options.signal, isOpen: () => this.database.open },
+    );
+  }
+
+  pruneSignaturesBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+    return removeInSlices(
+      (limit) => this.stmt.pruneSignatures.run(cutoff, limit).changes,
       { signal: options.signal, isOpen: () => this.database.open },
     );
   }
