@@ -55,7 +55,7 @@ function toolDiff(before: RecordedTool | string | null, after: RecordedTool | st
     const side = (value: RecordedTool | string | null, sign: string): string[] | null => {
       if (value === null) return [];
       if (typeof value === 'string') {
-        lines.push(`  ${sign} ${sign === '-' ? 'old' : 'new'}: ${value}`);
+        lines.push(`    ${sign} ${sign === '-' ? 'old' : 'new'}: ${value}`);
         return null;
       }
       return value[part].split('\n');

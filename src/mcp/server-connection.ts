@@ -102,7 +102,7 @@ export class ServerConnection {
       name: this.name,
       transport: this.options.config.url === null ? 'stdio' : 'http',
       state: this.state,
-      connected: this.state === 'connected' || this.state === 'manifest_changed',
+      connected: this.state === 'connected' || this.state === 'manifest_changed' || this.state === 'manifest_refused',
       tool_count: this.registered.length,
       last_error: this.lastError,
       pinned_digest: this.pinnedDigest,
