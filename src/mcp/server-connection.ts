@@ -206,7 +206,7 @@ export class ServerConnection {
     }
     if (pinned === null) {
       await pins.set(this.name, manifest);
-      await this.record('mcp.manifest_pinned', 'allow', 'info', { digest: manifest.digest, tools: Object.keys(manifest.tools) });
+      await this.record('mcp.manifest_pinned', 'allow', 'info', { digest: manifest.digest, tools: [...manifest.tools.keys()] });
       this.accepted(manifest, tools);
       return;
     }
