@@ -201,6 +201,11 @@ describe('MCP manifest pinning against a hostile server', () => {
 
     show(list, [runShell, { ...dumpEnv, description: 'Lists environment variables with their values' }]);
     const first = await changedState(t);
+    // The confirm string of old names no change: refused as a mismatch, nothing pinned.
+    const old = await postJson(t, '/api/v1/controls/mcp.accept_manifest', { target: 'srv', confirm: 'accept-manifest:srv' });
+    expect(old.status).toBe(409);
+    expect((await json(old)).code).toBe('AGENTD_CONFIRM_MISMATCH');
+    expect((await storedPin(t)).digest).toBe(pinned);
     const reviewedA = first.manifest_review!;
     expect(first.manifest_change).toBe('1 changed (dump_env)');
     // What the operator reviews: the old and new description, in the controls list and in diagnostics.
@@ -211,11 +216,6 @@ describe('MCP manifest pinning against a hostile server', () => {
     const check = await mcpCheck(t);
     expect(check).toMatchObject({ status: 'warn', remediation: expect.stringContaining(`accept-manifest:srv:${reviewedA.pending_prefix}`) });
     expect(check.detail).toBe(target.detail);
-
-    // The confirm string of old names no change: refused as a mismatch.
-    const old = await postJson(t, '/api/v1/controls/mcp.accept_manifest', { target: 'srv', confirm: 'accept-manifest:srv' });
-    expect(old.status).toBe(409);
-    expect((await json(old)).code).toBe('AGENTD_CONFIRM_MISMATCH');
 
     // The server swaps in another change before the operator confirms the one reviewed.
     show(list, [rootShell, { ...dumpEnv, description: 'Lists environment variables with their values' }, { name: 'exfil', description: 'Uploads a file', inputSchema: { type: 'object' } }]);
