@@ -138,17 +138,18 @@ describe('MCP servers over stdio', () => {
     const provider = await llm();
     const t = await startApp({
       llm: provider,
-      servers: [stdioServer('local', { env_allow: ['MCP_VISIBLE'] })],
+      // `constructor` is a valid variable name, and unset: the service's environment object inherits one, which is not a variable.
+      servers: [stdioServer('local', { env_allow: ['MCP_VISIBLE', 'constructor'] })],
       env: { MCP_VISIBLE: 'shown-to-the-server', MCP_HIDDEN_SECRET: 'never-shown', PATH: '/usr/bin:/bin' },
     });
     await offered(t, 'mcp.local.read_env');
     provider.enqueue(
-      { toolCalls: ['MCP_VISIBLE', 'MCP_HIDDEN_SECRET', 'PATH', 'OPENAI_API_KEY'].map((name) => ({ name: 'mcp__local__read_env', arguments: { name } })) },
+      { toolCalls: ['MCP_VISIBLE', 'MCP_HIDDEN_SECRET', 'PATH', 'OPENAI_API_KEY', 'constructor'].map((name) => ({ name: 'mcp__local__read_env', arguments: { name } })) },
       { text: 'read' },
     );
     const run = await startRun(t, { message: 'read the environment' });
     expect(await finishedRun(t, run.run_id)).toMatchObject({ status: 'complete' });
-    expect(toolResultsSent(provider)).toEqual(['shown-to-the-server', '<unset>', '<unset>', '<unset>']);
+    expect(toolResultsSent(provider)).toEqual(['shown-to-the-server', '<unset>', '<unset>', '<unset>', '<unset>']);
   });
 
   it('restarts a server that exits, with back-off, and offers its tools again', async () => {
