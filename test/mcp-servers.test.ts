@@ -138,17 +138,18 @@ describe('MCP servers over stdio', () => {
     const provider = await llm();
     const t = await startApp({
       llm: provider,
-      servers: [stdioServer('local', { env_allow: ['MCP_VISIBLE'] })],
+      // `constructor` is a valid variable name, and unset: the service's environment object inherits one, which is not a variable.
+      servers: [stdioServer('local', { env_allow: ['MCP_VISIBLE', 'constructor'] })],
       env: { MCP_VISIBLE: 'shown-to-the-server', MCP_HIDDEN_SECRET: 'never-shown', PATH: '/usr/bin:/bin' },
     });
     await offered(t, 'mcp.local.read_env');
     provider.enqueue(
-      { toolCalls: ['MCP_VISIBLE', 'MCP_HIDDEN_SECRET', 'PATH', 'OPENAI_API_KEY'].map((name) => ({ name: 'mcp__local__read_env', arguments: { name } })) },
+      { toolCalls: ['MCP_VISIBLE', 'MCP_HIDDEN_SECRET', 'PATH', 'OPENAI_API_KEY', 'constructor'].map((name) => ({ name: 'mcp__local__read_env', arguments: { name } })) },
       { text: 'read' },
     );
     const run = await startRun(t, { message: 'read the environment' });
     expect(await finishedRun(t, run.run_id)).toMatchObject({ status: 'complete' });
-    expect(toolResultsSent(provider)).toEqual(['shown-to-the-server', '<unset>', '<unset>', '<unset>']);
+    expect(toolResultsSent(provider)).toEqual(['shown-to-the-server', '<unset>', '<unset>', '<unset>', '<unset>']);
   });
 
   it('restarts a server that exits, with back-off, and offers its tools again', async () => {
@@ -256,7 +257,9 @@ describe('pinned manifests', () => {
     expect(audited).toMatchObject({ result: 'deny', severity: 'warning', detail: { server: 'remote', pinned_digest: pinnedDigest, changed: ['add'], added: [], removed: [] } });
     const diagnostics = (await json(await second.request('/api/v1/diagnostics'))).data;
     const check = diagnostics.sections.find((section: { key: string }) => section.key === 'tools').checks.find((c: { name: string }) => c.name === 'mcp:remote');
-    expect(check).toMatchObject({ status: 'warn', summary: expect.stringContaining('1 changed (add)'), remediation: expect.stringContaining('accept-manifest:remote') });
+    const prefix = changed!.manifest_review!.pending_digest.slice(0, 12);
+    expect(check).toMatchObject({ status: 'warn', summary: expect.stringContaining('1 changed (add)'), remediation: expect.stringContaining(`accept-manifest:remote:${prefix}`) });
+    expect(check.detail).toContain('    - Adds two numbers\n    + Adds two numbers and reports them to a collector');
     // A model asking for the withdrawn tool gets an error, and nothing reaches the server.
     const before = mcp.requests.length;
     provider.enqueue({ toolCalls: [{ name: 'mcp__remote__add', arguments: { a: 1, b: 2 } }] }, { text: 'no' });
@@ -265,11 +268,14 @@ describe('pinned manifests', () => {
     expect(mcp.requests.length).toBe(before);
 
     const control = (await json(await second.request('/api/v1/controls'))).data.controls.find((c: { id: string }) => c.id === 'mcp.accept_manifest');
-    expect(control).toMatchObject({ confirm_template: 'accept-manifest:<server>', targets: [{ target: 'remote', state: 'manifest_changed', available: true }] });
+    expect(control).toMatchObject({
+      confirm_template: 'accept-manifest:<server>:<first 12 hex of the pending digest>',
+      targets: [{ target: 'remote', state: 'manifest_changed', available: true, confirm: `accept-manifest:remote:${prefix}`, detail: check.detail }],
+    });
     const wrong = await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'remote', confirm: 'accept-manifest:other' });
     expect(wrong.status).toBe(409);
     expect((await toolList(second)).some((tool) => tool.server === 'remote')).toBe(false);
-    const accepted = await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'remote', confirm: 'accept-manifest:remote' });
+    const accepted = await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'remote', confirm: `accept-manifest:remote:${prefix}` });
     expect(accepted.status).toBe(200);
     const newDigest = second.app.mcp.status('remote')!.pinned_digest;
     expect((await json(accepted)).data).toMatchObject({ control: 'mcp.accept_manifest', target: 'remote', previous: pinnedDigest, current: newDigest });
@@ -280,7 +286,7 @@ describe('pinned manifests', () => {
       expect.arrayContaining([['deny', 'mcp.accept_manifest', 'remote'], ['allow', 'mcp.accept_manifest', 'remote']]),
     );
     // Accepting again has nothing to accept.
-    expect((await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'remote', confirm: 'accept-manifest:remote' })).status).toBe(409);
+    expect((await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'remote', confirm: `accept-manifest:remote:${prefix}` })).status).toBe(409);
     await second.close();
 
     // The accepted list is the pin from now on.
@@ -324,7 +330,8 @@ describe('pinned manifests', () => {
       // A third replica sees the same change; the operator accepts it on the second one only.
       const third = await startApp({ llm: provider, servers: [stdioServer('local', { args: [STDIO_SERVER, 'v2'] })], storage });
       await eventually(() => third.app.mcp.status('local')?.state === 'manifest_changed');
-      const accepted = await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'local', confirm: 'accept-manifest:local' });
+      const confirm = `accept-manifest:local:${changed!.manifest_review!.pending_digest.slice(0, 12)}`;
+      const accepted = await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'local', confirm });
       expect(accepted.status).toBe(200);
       await offered(second, 'mcp.local.add');
       const newDigest = second.app.mcp.status('local')!.pinned_digest;

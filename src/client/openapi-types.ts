@@ -434,6 +434,8 @@ export interface paths {
                                         summary: string;
                                         /** @description what to do, on checks that warn or fail */
                                         remediation?: string;
+                                        /** @description longer text to review as is, e.g. a pending MCP manifest change as a per-tool diff */
+                                        detail?: string;
                                     }[];
                                 }[];
                             };
@@ -1925,6 +1927,8 @@ export interface paths {
                                         available: boolean;
                                         /** @description the confirm string this target needs */
                                         confirm: string;
+                                        /** @description what to review before applying, in full: a pending MCP manifest change as a per-tool diff of old and new description and schema */
+                                        detail?: string;
                                     }[];
                                 }[];
                             };
@@ -1961,7 +1965,7 @@ export interface paths {
         put?: never;
         /**
          * Execute an operator control
-         * @description confirm must be exactly the target's confirm string (set-default:<provider>, pause-job:<job id>, resume-job:<job id>, remove-job:<job id>); otherwise 409 and nothing changes. Unknown control or target: 404; a target already in the state (or a provider that cannot be used): 409. Every execution, allowed or denied, is audited as web.control.
+         * @description confirm must be exactly the target's confirm string (set-default:<provider>, pause-job:<job id>, resume-job:<job id>, remove-job:<job id>, accept-manifest:<server>:<first 12 hex of the pending digest>); otherwise 409 and nothing changes. Unknown control or target: 404; a target already in the state (or a provider that cannot be used): 409. Every execution, allowed or denied, is audited as web.control.
          */
         post: {
             parameters: {

@@ -62,7 +62,7 @@ function setDefaultProvider({ providers, defaultProvider }: ControlDomains): Con
       if (!target) throw new ControlError('target_not_found', `no provider ${quote(name)}: the providers are ${providers.names().join(', ')}`);
       return target;
     },
-    apply: (name) => defaultProvider.set(name),
+    apply: ({ target }) => defaultProvider.set(target),
   };
 }
 
@@ -101,6 +101,6 @@ function jobControl(scheduler: Scheduler, spec: JobControlSpec): Control {
       if (!job) throw jobNotFound(id);
       return describe(job);
     },
-    apply: spec.apply,
+    apply: ({ target }) => spec.apply(target),
   };
 }

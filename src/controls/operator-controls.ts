@@ -14,7 +14,7 @@ export interface ControlListing {
   description: string;
   destructive: boolean;
   confirm_template: string;
-  targets: (Omit<ControlTarget, 'reason'> & { confirm: string })[];
+  targets: (Pick<ControlTarget, 'target' | 'label' | 'state' | 'available'> & { confirm: string; detail?: string })[];
 }
 
 export interface ControlRequest {
@@ -52,7 +52,10 @@ export class OperatorControls {
       description: control.description,
       destructive: control.destructive,
       confirm_template: confirmTemplate(control),
-      targets: (await control.targets()).map(({ reason: _reason, ...target }) => ({ ...target, confirm: confirmFor(control, target.target) })),
+      targets: (await control.targets()).map((target) => ({
+        target: target.target, label: target.label, state: target.state, available: target.available, confirm: confirmFor(control, target),
+        ...(target.detail != null ? { detail: target.detail } : {}),
+      })),
     })));
   }
 
@@ -63,14 +66,12 @@ export class OperatorControls {
       const control = this.byId.get(request.control);
       if (!control) throw new ControlError('control_not_found', `no control ${quote(request.control)}: the controls are ${[...this.byId.keys()].join(', ')}`);
       const target = await control.find(request.target);
-      if (request.confirm !== confirmFor(control, target.target)) {
-        throw new ControlError(
-          'confirm_mismatch',
-          `${control.id} needs confirm set to exactly "${confirmTemplate(control)}" with <${control.placeholder}> replaced by the target`,
-        );
+      if (request.confirm !== confirmFor(control, target)) {
+        const replaced = control.suffixPlaceholder === undefined ? `<${control.placeholder}> replaced by the target` : `<${control.placeholder}> and <${control.suffixPlaceholder}> replaced as GET /controls lists it for the target`;
+        throw new ControlError('confirm_mismatch', `${control.id} needs confirm set to exactly "${confirmTemplate(control)}" with ${replaced}`);
       }
       if (!target.available) throw new ControlError('conflict', target.reason ?? `${control.id} cannot be applied to ${quote(target.target)} now`);
-      result = { control: control.id, target: target.target, ...(await control.apply(target.target)) };
+      result = { control: control.id, target: target.target, ...(await control.apply(target)) };
     } catch (error) {
       const refused = REFUSALS.some((type) => error instanceof type);
       await this.record(request, refused ? 'deny' : 'error', refused ? (error as Error).message : 'internal error (details in the service log)');

@@ -13,6 +13,15 @@ export interface ControlTarget {
   available: boolean;
   /** Why it cannot, when it cannot (the 409's message). */
   reason: string | null;
+  /**
+   * What the operator confirms beyond the target, appended to the confirm string
+   * (`<verb>:<target>:<suffix>`): an MCP manifest change names the digest of the change reviewed.
+   */
+  confirmSuffix?: string;
+  /** The exact state the confirm string names; `apply` acts only while the target is still in it. */
+  version?: string;
+  /** What the operator reviews before applying it, in full (a manifest change as a diff); listed. */
+  detail?: string | null;
 }
 
 /** What an applied control changed: the target's state before and after. */
@@ -37,11 +46,16 @@ export interface Control {
   destructive: boolean;
   verb: string;
   placeholder: string;
+  /** The placeholder of the confirm string's suffix, for a control whose targets carry one. */
+  suffixPlaceholder?: string;
   targets(): Promise<ControlTarget[]>;
   /** The target, or throws the 404 error of its kind. */
   find(target: string): Promise<ControlTarget>;
-  apply(target: string): Promise<ControlChange>;
+  /** Applies the control to the target `find` gave and the confirm string matched. */
+  apply(target: ControlTarget): Promise<ControlChange>;
 }
 
-export const confirmTemplate = (control: Control): string => `${control.verb}:<${control.placeholder}>`;
-export const confirmFor = (control: Control, target: string): string => `${control.verb}:${target}`;
+export const confirmTemplate = (control: Control): string =>
+  `${control.verb}:<${control.placeholder}>${control.suffixPlaceholder === undefined ? '' : `:<${control.suffixPlaceholder}>`}`;
+export const confirmFor = (control: Control, target: ControlTarget): string =>
+  `${control.verb}:${target.target}${target.confirmSuffix === undefined ? '' : `:${target.confirmSuffix}`}`;

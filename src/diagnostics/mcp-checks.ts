@@ -1,5 +1,5 @@
 import type { McpServerConfig } from '../config/schema.js';
-import type { McpServerStatus } from '../mcp/index.js';
+import { reviewText, type McpServerStatus } from '../mcp/index.js';
 import type { Check } from './types.js';
 
 /**
@@ -19,11 +19,20 @@ function serverCheck(status: McpServerStatus): Check {
   const name = `mcp:${status.name}`;
   const pin = status.pinned_digest === null ? 'not pinned' : `pinned digest ${status.pinned_digest}`;
   const error = status.last_error === null ? '' : `; last error: ${status.last_error}`;
-  if (status.state === 'manifest_changed') {
+  if (status.state === 'manifest_changed' && status.manifest_review !== null) {
+    const review = status.manifest_review;
     return {
       name, status: 'warn',
-      summary: `${status.transport} server connected, its tools are disabled: the tool list changed from the pinned one (${status.manifest_change}); ${pin}`,
-      remediation: `review the change, then apply the control mcp.accept_manifest with confirm accept-manifest:${status.name}`,
+      summary: `${status.transport} server connected, its tools are disabled: the tool list changed from the pinned one (${status.manifest_change}); ${pin}; pending digest ${review.pending_digest}`,
+      remediation: `review the change (detail), then apply the control mcp.accept_manifest with confirm accept-manifest:${status.name}:${review.pending_prefix}`,
+      detail: reviewText(review),
+    };
+  }
+  if (status.state === 'manifest_refused') {
+    return {
+      name, status: 'error',
+      summary: `${status.transport} server connected, its tools are disabled: its tool list was refused whole (${status.manifest_refusal}); ${pin}`,
+      remediation: 'fix the server so that it lists each tool once, named with 1-128 of A-Z a-z 0-9 _ - . (and no two names alike once dots read as __); it is judged again when it lists its tools next',
     };
   }
   if (status.connected) {

@@ -6,6 +6,8 @@ export interface Check {
   summary: string;
   /** What the operator can do about a warn or error. */
   remediation?: string;
+  /** Longer text to review, shown as is (a pending MCP manifest change as a diff). */
+  detail?: string;
 }
 
 export interface Section {

@@ -4,7 +4,7 @@ import type { GatewayClientFactory } from '../contracts/gateway-port.js';
 import type { SettingsStore } from '../storage/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ManifestPins } from './manifest-pins.js';
-import { ServerConnection, type BackoffLimits, type McpServerStatus } from './server-connection.js';
+import { ServerConnection, type AcceptOutcome, type BackoffLimits, type McpServerStatus } from './server-connection.js';
 import { httpTransport, stdioTransport } from './transports.js';
 
 export interface McpServersOptions {
@@ -52,11 +52,12 @@ export class McpServers {
   }
 
   /**
-   * Pins the tool list the server now shows and offers its tools (control `mcp.accept_manifest`);
-   * null when the server is unknown or has no change pending.
+   * Pins the change the operator reviewed, named by its full pending digest, and offers its tools
+   * (control `mcp.accept_manifest`); `stale` when another change is pending now, null when the
+   * server is unknown or has no change pending.
    */
-  async acceptManifest(name: string): Promise<{ previous: string; current: string } | null> {
-    return (await this.connections.get(name)?.accept()) ?? null;
+  async acceptManifest(name: string, reviewedDigest: string): Promise<AcceptOutcome> {
+    return (await this.connections.get(name)?.accept(reviewedDigest)) ?? null;
   }
 
   async close(): Promise<void> {

@@ -7,11 +7,12 @@ import { findGatewayError } from '../contracts/gateway-port.js';
 import { censor } from '../security/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { VERSION } from '../version.js';
-import { diffManifests, manifestOf, summarizeDiff, type Manifest, type ManifestTool } from './manifest.js';
+import { diffManifests, manifestOf, refusalOf, summarizeDiff, type Manifest, type ManifestTool } from './manifest.js';
+import { reviewOf, type ManifestReview } from './manifest-review.js';
 import type { ManifestPins } from './manifest-pins.js';
 import { mcpToolDefinition, mcpToolName, type McpCallResult } from './mcp-tools.js';
 
-export type McpServerState = 'connecting' | 'connected' | 'manifest_changed' | 'disconnected' | 'stopped';
+export type McpServerState = 'connecting' | 'connected' | 'manifest_changed' | 'manifest_refused' | 'disconnected' | 'stopped';
 
 /** What diagnostics and the accept control show of one server. */
 export interface McpServerStatus {
@@ -26,7 +27,14 @@ export interface McpServerStatus {
   pinned_digest: string | null;
   /** How the tool list seen differs from the pinned one, while it awaits acceptance. */
   manifest_change: string | null;
+  /** That change in full, tool by tool (old and new description and schema), with its digest. */
+  manifest_review: ManifestReview | null;
+  /** Why the tool list seen was refused whole (a duplicate or malformed name), while it is. */
+  manifest_refusal: string | null;
 }
+
+/** What accepting a pending change did; `stale` when the change pending is not the one reviewed. */
+export type AcceptOutcome = { previous: string; current: string } | 'stale' | null;
 
 /** A fresh transport per attempt; `stderrTail` says what a dying child wrote last. */
 export interface OpenedTransport {
@@ -52,6 +60,8 @@ export interface BackoffLimits {
 /** A server has to list at most this many tools (over at most this many pages) to be used. */
 const MAX_TOOLS = 256;
 const MAX_PAGES = 16;
+/** Names judged for duplicates and form, allowed or not; a server listing more is not used. */
+const MAX_LISTED = 4_096;
 /** Each tool call waits at most this long for the server (the run's cancel signal ends it earlier). */
 const CALL_TIMEOUT_MS = 120_000;
 const MAX_ERROR_CHARS = 500;
@@ -69,7 +79,9 @@ export class ServerConnection {
   private lastError: string | null = null;
   private pinnedDigest: string | null = null;
   /** The tool list seen and not yet accepted. */
-  private pending: { manifest: Manifest; tools: ManifestTool[]; summary: string } | null = null;
+  private pending: { manifest: Manifest; tools: ManifestTool[]; summary: string; review: ManifestReview } | null = null;
+  /** Why the tool list seen was refused, while it is. */
+  private refusal: string | null = null;
   /** Connections lost in a row without one that lasted; the back-off doubles with each. */
   private failures = 0;
   private connectedAt: number | null = null;
@@ -90,11 +102,13 @@ export class ServerConnection {
       name: this.name,
       transport: this.options.config.url === null ? 'stdio' : 'http',
       state: this.state,
-      connected: this.state === 'connected' || this.state === 'manifest_changed',
+      connected: this.state === 'connected' || this.state === 'manifest_changed' || this.state === 'manifest_refused',
       tool_count: this.registered.length,
       last_error: this.lastError,
       pinned_digest: this.pinnedDigest,
       manifest_change: this.pending?.summary ?? null,
+      manifest_review: this.pending?.review ?? null,
+      manifest_refusal: this.refusal,
     };
   }
 
@@ -130,6 +144,7 @@ export class ServerConnection {
     this.withdraw();
     // A pending change is judged again on the next connection, against the list seen then.
     this.pending = null;
+    this.refusal = null;
     if (this.recheck) clearTimeout(this.recheck);
     if (this.stopping) return;
     const tail = this.opened?.stderrTail?.().trim().split('\n').at(-1);
@@ -165,17 +180,33 @@ export class ServerConnection {
   private async judge(): Promise<void> {
     const client = this.client;
     if (!client) return;
-    const tools = await this.listTools(client);
-    const manifest = manifestOf(tools);
+    const { listed, tools } = await this.listTools(client);
     const { config, pins } = this.options;
+    // A list that cannot mean one thing is refused whole, before any pin is read or written.
+    const refused = refusalOf(listed);
+    if (refused !== null) {
+      this.withdraw();
+      this.pending = null;
+      this.refusal = refused;
+      this.lastError = clip(`tool list refused: ${refused}`);
+      this.state = 'manifest_refused';
+      if (this.recheck) clearTimeout(this.recheck);
+      await this.record('mcp.manifest_refused', 'deny', 'warning', { reason: refused, pinned_digest: this.pinnedDigest });
+      return;
+    }
+    this.refusal = null;
+    const manifest = manifestOf(tools);
     const pinned = config.pin ? await pins.get(this.name) : null;
     if (!config.pin || pinned?.digest === manifest.digest) {
+      // A pin stored before tools were recorded gets their texts now: the same digest says they
+      // are what was accepted, and the next change can then show them as the old side.
+      if (pinned !== null && pinned.recorded === null) await pins.set(this.name, manifest);
       this.accepted(manifest, tools);
       return;
     }
     if (pinned === null) {
       await pins.set(this.name, manifest);
-      await this.record('mcp.manifest_pinned', 'allow', 'info', { digest: manifest.digest, tools: Object.keys(manifest.tools) });
+      await this.record('mcp.manifest_pinned', 'allow', 'info', { digest: manifest.digest, tools: [...manifest.tools.keys()] });
       this.accepted(manifest, tools);
       return;
     }
@@ -185,7 +216,7 @@ export class ServerConnection {
     const summary = summarizeDiff(diff);
     this.withdraw();
     this.pinnedDigest = pinned.digest;
-    this.pending = { manifest, tools, summary };
+    this.pending = { manifest, tools, summary, review: reviewOf(pinned, manifest, diff) };
     this.state = 'manifest_changed';
     this.scheduleRecheck();
     await this.record('mcp.manifest_changed', 'deny', 'warning', { pinned_digest: pinned.digest, seen_digest: manifest.digest, ...diff, summary });
@@ -215,16 +246,24 @@ export class ServerConnection {
   }
 
   /**
-   * The operator accepts the tool list seen: it becomes the pin and its tools are offered. Null
-   * when no change is pending (any more: the connection may have ended since it was listed).
+   * The operator accepts the change they reviewed, named by its digest: it becomes the pin and its
+   * tools are offered. `stale` when the change pending now is another one (the server changed its
+   * list again since the review: that one needs its own review); null when none is pending (the
+   * connection may have ended since). Serialised with the refreshes, so a list arriving meanwhile
+   * is judged before or after, never between the check and the pin.
    */
-  async accept(): Promise<{ previous: string; current: string } | null> {
-    const pending = this.pending;
-    if (!pending) return null;
-    await this.options.pins.set(this.name, pending.manifest);
-    const previous = this.pinnedDigest ?? 'none';
-    this.accepted(pending.manifest, pending.tools);
-    return { previous, current: pending.manifest.digest };
+  accept(reviewedDigest: string): Promise<AcceptOutcome> {
+    const next = this.refreshing.then(async (): Promise<AcceptOutcome> => {
+      const pending = this.pending;
+      if (!pending) return null;
+      if (pending.manifest.digest !== reviewedDigest) return 'stale';
+      await this.options.pins.set(this.name, pending.manifest);
+      const previous = this.pinnedDigest ?? 'none';
+      this.accepted(pending.manifest, pending.tools);
+      return { previous, current: pending.manifest.digest };
+    });
+    this.refreshing = next.then(() => undefined, () => undefined);
+    return next;
   }
 
   private accepted(manifest: Manifest, tools: ManifestTool[]): void {
@@ -256,19 +295,23 @@ export class ServerConnection {
     return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS })) as McpCallResult;
   }
 
-  private async listTools(client: Client): Promise<ManifestTool[]> {
+  /** Every tool the server lists (`listed`, judged whole) and those of them allowed (`tools`). */
+  private async listTools(client: Client): Promise<{ listed: { name: string }[]; tools: ManifestTool[] }> {
     const allowed = this.options.config.allowed_tools;
+    const listed: { name: string }[] = [];
     const tools: ManifestTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const listed = await client.listTools(cursor === undefined ? undefined : { cursor });
-      for (const tool of listed.tools) {
+      const result = await client.listTools(cursor === undefined ? undefined : { cursor });
+      for (const tool of result.tools) {
+        listed.push({ name: tool.name });
+        if (listed.length > MAX_LISTED) throw new Error(`the server lists more than ${MAX_LISTED} tools`);
         if (allowed.length > 0 && !allowed.includes(tool.name)) continue;
         tools.push({ name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema as Record<string, unknown> });
         if (tools.length > MAX_TOOLS) throw new Error(`the server lists more than ${MAX_TOOLS} tools; name the ones to use in allowed_tools`);
       }
-      cursor = listed.nextCursor;
-      if (cursor === undefined) return tools;
+      cursor = result.nextCursor;
+      if (cursor === undefined) return { listed, tools };
     }
     throw new Error(`the server's tool list runs over more than ${MAX_PAGES} pages`);
   }

@@ -31,11 +31,11 @@ export function httpTransport(config: McpServerConfig & { url: string }, clientF
 
 /** The child gets only the `env_allow` variables that are set in the service's environment. */
 export function stdioTransport(config: McpServerConfig & { command: string }, env: NodeJS.ProcessEnv): OpenedTransport {
-  const allowed: Record<string, string> = {};
-  for (const name of config.env_allow) {
-    const value = env[name];
-    if (value !== undefined) allowed[name] = value;
-  }
+  // `Object.fromEntries` defines each name as an own property; `env_allow: [__proto__]` (a valid
+  // variable name) would otherwise be assigned through the prototype setter and silently dropped.
+  const allowed: Record<string, string> = Object.fromEntries(
+    config.env_allow.flatMap((name) => (Object.hasOwn(env, name) && env[name] !== undefined ? [[name, env[name]!]] : [])),
+  );
   const transport = new ScrubbedStdioTransport({ command: config.command, args: config.args, env: allowed });
   return { transport, stderrTail: () => transport.stderrTail };
 }

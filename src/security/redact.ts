@@ -28,13 +28,11 @@ export function redact(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-    if (isSensitiveKey(key) && v !== null && typeof v !== 'number' && typeof v !== 'boolean') {
-      out[key] = REDACTED;
-    } else {
-      out[key] = redact(v, depth + 1);
-    }
-  }
-  return out;
+  // Built with `Object.fromEntries`, which defines each key as an own property: assigning
+  // `out['__proto__'] = …` would set the prototype instead, and a tool call's `__proto__`
+  // argument would vanish from the audit record.
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, v]) => [
+    key,
+    isSensitiveKey(key) && v !== null && typeof v !== 'number' && typeof v !== 'boolean' ? REDACTED : redact(v, depth + 1),
+  ]));
 }

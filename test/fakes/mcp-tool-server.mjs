@@ -19,7 +19,7 @@ export function buildMcpToolServer(variant = 'v1') {
     return { content: [{ type: 'text', text: 'reworded' }] };
   });
   server.registerTool('read_env', { description: 'Reads a variable of the server process environment', inputSchema: { name: z.string() } }, async ({ name }) => ({
-    content: [{ type: 'text', text: process.env[name] ?? '<unset>' }],
+    content: [{ type: 'text', text: Object.hasOwn(process.env, name) ? process.env[name] : '<unset>' }],
   }));
   server.registerTool('crash', { description: 'Answers with the process id, then the process exits', inputSchema: {} }, async () => {
     setTimeout(() => process.exit(3), 20);

@@ -36,6 +36,7 @@ export function diagnosticsRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'd
                       properties: {
                         name: { type: 'string' }, status: statusSchema, summary: { type: 'string' },
                         remediation: { type: 'string', description: 'what to do, on checks that warn or fail' },
+                        detail: { type: 'string', description: 'longer text to review as is, e.g. a pending MCP manifest change as a per-tool diff' },
                       },
                     },
                   },

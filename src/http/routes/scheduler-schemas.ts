@@ -97,6 +97,7 @@ export const controlListSchema = {
                 state: { type: 'string' },
                 available: { type: 'boolean', description: 'whether the control applies to the target in its current state' },
                 confirm: { type: 'string', description: 'the confirm string this target needs' },
+                detail: { type: 'string', description: 'what to review before applying, in full: a pending MCP manifest change as a per-tool diff of old and new description and schema' },
               },
             },
           },

@@ -53,6 +53,8 @@ export interface ControlTarget {
   state: string;
   available: boolean;
   confirm: string;
+  /** What to review before applying (a pending MCP manifest change as a diff). */
+  detail?: string;
 }
 
 export interface Control {

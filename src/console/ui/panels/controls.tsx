@@ -1,6 +1,7 @@
 import { api } from '../api/client.js';
 import { confirmAndRun } from '../api/controls.js';
 import type { Control } from '../api/types.js';
+import { DiffText } from '../components/diff-text.js';
 import { Loaded, Panel } from '../components/panel.js';
 import { ActionOutcome, useAction } from '../components/use-action.js';
 import { useResource } from '../use-resource.js';
@@ -29,11 +30,19 @@ export function ControlsPanel() {
               <ul class="targets">
                 {control.targets.map((target) => (
                   <li key={target.target}>
-                    <span>{target.label} <span class="muted">({target.state})</span></span>
-                    <button type="button" class={control.destructive ? 'danger' : undefined} disabled={!target.available}
-                      onClick={() => run(control, target)} aria-label={`Apply: ${control.label}, ${target.label}`}>
-                      Apply
-                    </button>
+                    <div class="target-row">
+                      <span>{target.label} <span class="muted">({target.state})</span></span>
+                      <button type="button" class={control.destructive ? 'danger' : undefined} disabled={!target.available}
+                        onClick={() => run(control, target)} aria-label={`Apply: ${control.label}, ${target.label}`}>
+                        Apply
+                      </button>
+                    </div>
+                    {target.detail && (
+                      <details open>
+                        <summary>Review before applying (confirm {target.confirm})</summary>
+                        <DiffText text={target.detail} label={`Change to review: ${target.label}`} />
+                      </details>
+                    )}
                   </li>
                 ))}
               </ul>

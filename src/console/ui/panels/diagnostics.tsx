@@ -1,5 +1,6 @@
 import { api } from '../api/client.js';
 import type { Diagnostics } from '../api/types.js';
+import { DiffText } from '../components/diff-text.js';
 import { Loaded, Panel, StatusBadge } from '../components/panel.js';
 import { useResource } from '../use-resource.js';
 
@@ -19,6 +20,7 @@ export function DiagnosticsPanel() {
                     <li key={check.name}>
                       <StatusBadge status={check.status} /> <strong>{check.name}</strong>: {check.summary}
                       {check.remediation && <p class="remedy">What to do: {check.remediation}</p>}
+                      {check.detail && <DiffText text={check.detail} label={`Detail of ${check.name}`} />}
                     </li>
                   ))}
                 </ul>
