@@ -283,7 +283,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       config: port === 0 ? config : { ...config, api: { ...config.api, port } },
       home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
       webhook: webhook?.state() ?? null,
-      scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
+      scheduler: { jobs: () => scheduler.all(), firing: scheduler.runner.firing, now: now() },
       runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: () => sessions.count(), runsInFlight: agent.inFlight },
       pendingApprovals: () => storage.approvals.list({ pendingOnly: true, limit: 100 }),
       audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
