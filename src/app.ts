@@ -207,7 +207,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const defaultSetting = new DefaultProviderSetting(providers, storage.settings, now);
   const restored = await defaultSetting.restore();
   if (restored) log[restored.level](restored.message);
-  const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
+  const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory, { channelScope: config.tools.memory_search_scope })] });
   // MCP servers add their tools to the registry once connected and their manifests accepted.
   const mcp = new McpServers({
     servers: config.mcp.servers, env, gatewayClientFactory, settings: storage.settings, tools, audit, now, backoff: options.mcpBackoff,

@@ -141,7 +141,7 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
     return await diagnose({
       config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, checkIntegrity: true,
       providers: createProviderRegistry({ config, env, gatewayClientFactory: noRequests }),
-      tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory)] }),
+      tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory, { channelScope: config.tools.memory_search_scope })] }),
       webhook: config.webhook.enabled
         ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
         : null,
