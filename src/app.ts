@@ -207,7 +207,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const defaultSetting = new DefaultProviderSetting(providers, storage.settings, now);
   const restored = await defaultSetting.restore();
   if (restored) log[restored.level](restored.message);
-  const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory)] });
+  const tools = createToolRegistry({ gatewayClientFactory, extraTools: [createMemorySearchTool(memory, { channelScope: config.tools.memory_search_scope })] });
   // MCP servers add their tools to the registry once connected and their manifests accepted.
   const mcp = new McpServers({
     servers: config.mcp.servers, env, gatewayClientFactory, settings: storage.settings, tools, audit, now, backoff: options.mcpBackoff,
@@ -284,7 +284,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       config: port === 0 ? config : { ...config, api: { ...config.api, port } },
       home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, providers, tools,
       webhook: webhook?.state() ?? null,
-      scheduler: { jobs: () => scheduler.list(), firing: scheduler.runner.firing, now: now() },
+      scheduler: { jobs: () => scheduler.all(), firing: scheduler.runner.firing, now: now() },
       runtime: { uptimeSeconds: Math.round((now() - startedAt) / 1000), sessions: () => sessions.count(), runsInFlight: agent.inFlight },
       pendingApprovals: () => storage.approvals.list({ pendingOnly: true, limit: 100 }),
       audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,

@@ -10,6 +10,7 @@ import { SECTION_KEYS } from './diagnostics/types.js';
 import { createClient } from './gateway/index.js';
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { NetworkPolicy } from './policy/index.js';
+import { jobSummary, MAX_JOBS } from './scheduler/index.js';
 import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
 import type { Storage } from './storage/types.js';
 import { createToolRegistry } from './tools/index.js';
@@ -140,11 +141,11 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
     return await diagnose({
       config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, checkIntegrity: true,
       providers: createProviderRegistry({ config, env, gatewayClientFactory: noRequests }),
-      tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory)] }),
+      tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory, { channelScope: config.tools.memory_search_scope })] }),
       webhook: config.webhook.enabled
         ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
         : null,
-      scheduler: { jobs: () => storage.jobs.list(), firing: null, now: Date.now() },
+      scheduler: { jobs: async () => (await storage.jobs.list({ limit: MAX_JOBS, offset: 0 })).jobs.map(jobSummary), firing: null, now: Date.now() },
       runtime: { uptimeSeconds: 0, sessions: async () => 0, runsInFlight: 0 },
       pendingApprovals: () => storage.approvals.list({ pendingOnly: true, limit: 100 }),
       // Offline there is time to walk the whole chain now.

@@ -183,7 +183,9 @@ describe('the typed client against a running service', () => {
     // Scheduler and controls.
     const job = await client.post('/api/v1/scheduler/jobs', { body: { name: 'tick', schedule: 'every 1 hours', task: 'what time is it?', provider: 'offline' } });
     expect(job.state).toBe('active');
-    expect((await client.get('/api/v1/scheduler/jobs')).jobs.map((j) => j.id)).toEqual([job.id]);
+    const listed = await client.get('/api/v1/scheduler/jobs', { params: { query: { limit: '10', offset: '0' } } });
+    expect(listed).toMatchObject({ total: 1, has_more: false, jobs: [{ id: job.id, task_preview: 'what time is it?', task_chars: 16 }] });
+    expect(await client.get('/api/v1/scheduler/jobs/{id}', { params: { path: { id: job.id } } })).toEqual(job);
     const pause = (await client.get('/api/v1/controls')).controls.find((c) => c.id === 'scheduler.pause_job')!;
     const target = pause.targets.find((candidate) => candidate.target === job.id)!;
     expect(await client.post('/api/v1/controls/{id}', { params: { path: { id: pause.id } }, body: { target: job.id, confirm: target.confirm } }))

@@ -245,6 +245,37 @@ describe('scheduled jobs', () => {
     await p.getByText('No scheduled jobs.').waitFor();
     expect((await apiData<{ jobs: unknown[] }>('/api/v1/scheduler/jobs')).jobs).toHaveLength(0);
   });
+
+  it('lists a page of jobs with a preview of each task, pages on with "More jobs", and opens a job for its whole task', async () => {
+    const long = `check the ${'very '.repeat(100)}long report, api_key=Zq9sLmN0pQ7rT2`;
+    const created: string[] = [];
+    for (let i = 0; i < 52; i++) created.push((await t.app.scheduler.create({ name: `bulk ${String(i).padStart(2, '0')}`, schedule: 'daily at 09:00', task: i === 0 ? long : `task ${i}` })).id);
+    try {
+      const p = await page();
+      await openPanel(p, 'Scheduled jobs');
+      await p.getByText('Jobs 1–50 of 52').waitFor();
+      const first = p.getByRole('row', { name: /bulk 00/ });
+      const preview = await first.locator('td.task-preview').textContent();
+      expect(preview).toContain(`check the ${'very '.repeat(38)}`);
+      expect(preview).toContain(`… (${long.length - 'Zq9sLmN0pQ7rT2'.length + '[REDACTED]'.length} characters in all)`);
+      expect(preview).not.toContain('long report');
+      expect(await p.getByRole('row', { name: /bulk 51/ }).count()).toBe(0);
+
+      await first.getByRole('button', { name: 'Whole task of job bulk 00' }).click();
+      const task = p.locator('pre.job-task');
+      await task.waitFor();
+      expect(await task.textContent()).toBe(long.replace('Zq9sLmN0pQ7rT2', '[REDACTED]'));
+      await p.getByRole('button', { name: 'Close task' }).click();
+
+      await p.getByRole('button', { name: 'More jobs' }).click();
+      await p.getByText('Jobs 51–52 of 52').waitFor();
+      expect(hashOf(p)).toContain('offset=50');
+      expect(await p.getByRole('row', { name: /bulk 51/ }).count()).toBe(1);
+      expect(await p.getByRole('button', { name: 'More jobs' }).isDisabled()).toBe(true);
+    } finally {
+      for (const id of created) await t.app.scheduler.remove(id);
+    }
+  });
 });
 
 describe('controls', () => {

@@ -27,7 +27,7 @@ describe('OpenAPI document', () => {
       'DELETE /api/v1/sessions/{id}', 'GET /api/v1/sessions/{id}/history', 'POST /api/v1/chat', 'POST /api/v1/runs',
       'GET /api/v1/runs', 'GET /api/v1/runs/{id}', 'GET /api/v1/runs/{id}/events', 'POST /api/v1/runs/{id}/cancel',
       'GET /api/v1/memory/search', 'POST /api/v1/memory/turns/{id}/pin', 'DELETE /api/v1/memory/turns/{id}',
-      'GET /api/v1/scheduler/jobs', 'POST /api/v1/scheduler/jobs', 'DELETE /api/v1/scheduler/jobs/{id}', 'GET /api/v1/controls',
+      'GET /api/v1/scheduler/jobs', 'POST /api/v1/scheduler/jobs', 'GET /api/v1/scheduler/jobs/{id}', 'DELETE /api/v1/scheduler/jobs/{id}', 'GET /api/v1/controls',
       'POST /api/v1/controls/{id}',
       'GET /api/v1/approvals', 'GET /api/v1/approvals/{id}', 'POST /api/v1/approvals/{id}',
       'GET /api/v1/audit', 'GET /metrics',

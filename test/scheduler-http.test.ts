@@ -45,7 +45,9 @@ describe('scheduled jobs over HTTP', () => {
       last_run_at: null, last_status: null, last_run_id: null, last_error: null, run_count: 0, skipped: 0, last_skipped_at: null,
       last_skip_reason: null, missed: 0, last_missed_at: null,
     });
-    expect(await jobs(t)).toEqual([job]);
+    const { task: _task, ...listed } = job;
+    expect(await jobs(t)).toEqual([{ ...listed, task_preview: 'what time is it?', task_chars: 16 }]);
+    expect((await json(await t.request(`/api/v1/scheduler/jobs/${job.id}`))).data).toEqual(job);
     // The creation is audited with the client and the request's id, so its log lines can be found.
     const [createdEvent] = storedEvents(t.app.storage as SqliteStorage, 'scheduler.job.create');
     expect(createdEvent).toMatchObject({ source: '127.0.0.1', task_id: job.id, detail: { request_id: created.headers.get('x-request-id') } });
@@ -92,7 +94,7 @@ describe('scheduled jobs over HTTP', () => {
     clock.set('2026-01-08T10:00:00.000Z'); // down through three mornings
     const second = await app({ home: dir, now: clock.now });
     await second.app.scheduler.runner.tick();
-    const [after] = await jobs(second);
+    const after = (await json(await second.request(`/api/v1/scheduler/jobs/${job.id}`))).data;
     expect(after).toMatchObject({ ...job, missed: 3, last_missed_at: '2026-01-08T08:00:00.000Z', next_run_at: '2026-01-09T08:00:00.000Z', run_count: 0 });
     expect(await runsOf(second, job.id)).toEqual([]);
     const section = (await json(await second.request('/api/v1/diagnostics'))).data.sections.find((s: any) => s.key === 'scheduler');
@@ -141,7 +143,7 @@ describe('scheduled jobs over HTTP', () => {
     await Promise.all(Array.from({ length: MAX_JOBS }, (_, i) => t.app.scheduler.create({ name: `job ${i}`, schedule: 'daily at 09:00', task: 'hello' })));
     expect(await refusal(await postJson(t, '/api/v1/scheduler/jobs', { name: 'one more', schedule: 'daily at 09:00', task: 'hello' })))
       .toEqual({ status: 409, body: envelope('AGENTD_JOB_LIMIT', `job limit reached: at most ${MAX_JOBS} jobs; remove one before adding another`) });
-    expect(await jobs(t)).toHaveLength(MAX_JOBS);
+    expect((await json(await t.request('/api/v1/scheduler/jobs'))).data).toMatchObject({ total: MAX_JOBS, has_more: true });
   });
 
   it('removes a job with DELETE only with its confirm string, in the body or the query, audited like the control', async () => {

@@ -42,7 +42,7 @@ function setup(options: { maxIterations?: number; contextTurns?: number; maxSpen
   const costs = new CostMeter({ costs: storage.costs, maxSpendUsd: options.maxSpendUsd ?? 0, providerConfig: () => ({ base_url: null, price }) });
   const loop = new AgentLoop({ memory, tools, costs, audit, maxIterations: options.maxIterations, contextTurns: options.contextTurns });
   const input = (provider: Provider, extra: Partial<AgentTurnInput> = {}): AgentTurnInput => ({
-    sessionId: 'ses_1', runId: 'run_1', message: 'hello', provider, signal: new AbortController().signal, ...extra,
+    sessionId: 'ses_1', origin: 'api', runId: 'run_1', message: 'hello', provider, signal: new AbortController().signal, ...extra,
   });
   return { storage, memory, loop, input, costs };
 }

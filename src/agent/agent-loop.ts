@@ -5,6 +5,7 @@ import type { ChatMessage, CompletionResult, Provider, ToolCall } from '../provi
 import { withoutNul } from '../security/nul.js';
 import { censor } from '../security/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { TurnOrigin } from '../tools/types.js';
 import type { CostMeter } from './cost-meter.js';
 import { AgentError, notStored } from './errors.js';
 import type { RunCost } from './types.js';
@@ -30,6 +31,8 @@ export interface ToolResultInfo {
 
 export interface AgentTurnInput {
   sessionId: string;
+  /** Who asked: tools that could read other sessions (memory_search) confine a channel's turn. */
+  origin: TurnOrigin;
   /** The run this turn belongs to; null for a synchronous chat. */
   runId: string | null;
   message: string;
@@ -183,6 +186,7 @@ export class AgentLoop {
       ? { output: refusal, isError: true, durationMs: 0 }
       : await this.options.tools.execute(name, call.arguments, {
         sessionId: input.sessionId,
+        origin: input.origin,
         runId: input.runId ?? undefined,
         requestId: input.requestId,
         signal: input.signal,

@@ -17,6 +17,7 @@ import { auditRunEnd } from './run-audit.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
+import type { TurnOrigin } from '../tools/types.js';
 import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
@@ -32,6 +33,8 @@ export type WatchResult =
 
 export interface StartRunInput {
   sessionId: string;
+  /** `api` for a run on an API session; `channel` for a webhook sender's or a job's run. */
+  origin: TurnOrigin;
   message: string;
   provider: Provider;
   /** The provider named by the request (recorded as the run's `provider`), or null. */
@@ -44,6 +47,7 @@ export interface StartRunInput {
 
 interface LiveRun {
   record: RunRecord;
+  origin: TurnOrigin;
   message: string;
   provider: Provider;
   requestId: string | undefined;
@@ -174,7 +178,7 @@ export class RunRegistry {
       this.options.log.warn(`dropped a viewer of run ${runId}: ${(err as Error)?.message ?? String(err)}`);
     });
     const live: LiveRun = {
-      record, message: input.message, provider: input.provider, requestId: input.requestId, controller,
+      record, origin: input.origin, message: input.message, provider: input.provider, requestId: input.requestId, controller,
       events: [], nextId: 1, fanOut, finished: false, broken: false, done, resolveDone,
     };
     this.live.set(runId, live);
@@ -329,6 +333,7 @@ export class RunRegistry {
       this.begin(live);
       const result = await this.options.loop.run({
         sessionId: record.session_id,
+        origin: live.origin,
         runId: record.run_id,
         message: live.message,
         provider: live.provider,

@@ -191,7 +191,7 @@ export class AgentRuntime {
     try {
       await this.sessions.touch(session.id);
       const result = await this.loop.run({
-        sessionId: session.id, runId: null, message: request.message, provider, signal: controller.signal, requestId: request.requestId,
+        sessionId: session.id, origin: 'api', runId: null, message: request.message, provider, signal: controller.signal, requestId: request.requestId,
       });
       await this.options.audit.emit({
         event_type: 'agent.run.complete', category: 'agent', result: 'allow', subsystem: 'agent', action: 'chat',
@@ -216,7 +216,7 @@ export class AgentRuntime {
   async startRun(request: TurnRequest): Promise<RunRecord> {
     const { session, provider } = await this.prepare(request);
     const run = await this.runs.start({
-      sessionId: session.id, message: request.message, provider, requestedProvider: request.provider ?? null, requestId: request.requestId,
+      sessionId: session.id, origin: 'api', message: request.message, provider, requestedProvider: request.provider ?? null, requestId: request.requestId,
     });
     await this.sessions.touch(session.id);
     return run;
@@ -230,7 +230,7 @@ export class AgentRuntime {
     if (this.closing) throw shuttingDown();
     const provider = this.options.providers.resolve(request.provider ?? null);
     return this.runs.start({
-      sessionId: request.sessionId, message: request.message, provider, requestedProvider: request.provider ?? null, runId: request.runId,
+      sessionId: request.sessionId, origin: 'channel', message: request.message, provider, requestedProvider: request.provider ?? null, runId: request.runId,
     });
   }
 

@@ -1635,12 +1635,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Scheduled jobs in full detail
-         * @description Oldest first, with the state of each job's fires (last run, skips, missed occurrences).
+         * Scheduled jobs, a page at a time
+         * @description Oldest first, with the state of each job's fires (last run, skips, missed occurrences). Each job carries a preview of its task (task_preview, task_chars); GET /api/v1/scheduler/jobs/{id} has the whole task. total counts every job; has_more says whether jobs follow this page (ask again with offset + limit).
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description integer, default 50, clamped to 1..200 */
+                    limit?: string;
+                    /** @description non-negative integer, default 0 */
+                    offset?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -1659,10 +1664,11 @@ export interface paths {
                             data: {
                                 jobs: {
                                     id: string;
+                                    /** @description secret-censored, like a chat message */
                                     name: string;
+                                    /** @description secret-censored */
                                     description: string | null;
                                     schedule: string;
-                                    task: string;
                                     /** @description null: the default provider at the time of each fire */
                                     provider: string | null;
                                     active_hours: string | null;
@@ -1694,7 +1700,14 @@ export interface paths {
                                     missed: number;
                                     /** @description ISO 8601 UTC with milliseconds */
                                     last_missed_at: string | null;
+                                    /** @description the task's first 200 characters (secret-censored); a longer task is cut there and followed by "… (<n> characters in all)"; the whole task is on GET /api/v1/scheduler/jobs/{id} */
+                                    task_preview: string;
+                                    /** @description the whole task's length in characters (Unicode code points) */
+                                    task_chars: number;
                                 }[];
+                                /** @description every job */
+                                total: number;
+                                has_more: boolean;
                             };
                         };
                     };
@@ -1753,9 +1766,12 @@ export interface paths {
                             status: "ok";
                             data: {
                                 id: string;
+                                /** @description secret-censored, like a chat message */
                                 name: string;
+                                /** @description secret-censored */
                                 description: string | null;
                                 schedule: string;
+                                /** @description what each run is asked, secret-censored when the job was created */
                                 task: string;
                                 /** @description null: the default provider at the time of each fire */
                                 provider: string | null;
@@ -1816,7 +1832,82 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** One scheduled job, with its whole task */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "ok";
+                            data: {
+                                id: string;
+                                /** @description secret-censored, like a chat message */
+                                name: string;
+                                /** @description secret-censored */
+                                description: string | null;
+                                schedule: string;
+                                /** @description what each run is asked, secret-censored when the job was created */
+                                task: string;
+                                /** @description null: the default provider at the time of each fire */
+                                provider: string | null;
+                                active_hours: string | null;
+                                timezone: string;
+                                /** @enum {string} */
+                                state: "active" | "paused";
+                                created_at: string;
+                                /** @description null when paused, or when a one-shot job has fired */
+                                next_run_at: string | null;
+                                /** @description when the most recent fire that started (or meant to start) a run was claimed */
+                                last_run_at: string | null;
+                                /**
+                                 * @description interrupted: the service stopped after claiming the fire and before its run started
+                                 * @enum {string|null}
+                                 */
+                                last_status: "starting" | "running" | "complete" | "error" | "cancelled" | "interrupted" | null;
+                                /** @description the run of that fire (GET /api/v1/runs/{id}) */
+                                last_run_id: string | null;
+                                last_error: string | null;
+                                /** @description fires that started a run */
+                                run_count: number;
+                                /** @description fires skipped (run in flight, outside active_hours, budget spent) */
+                                skipped: number;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                last_skipped_at: string | null;
+                                /** @enum {string|null} */
+                                last_skip_reason: "in_flight" | "active_hours" | "budget" | null;
+                                /** @description occurrences that passed while the service was down or stalled; never replayed */
+                                missed: number;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                last_missed_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error: the envelope, with its catalogue code */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         put?: never;
         post?: never;
         /**

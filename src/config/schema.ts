@@ -104,6 +104,13 @@ export const configSchema = z
       .object({
         /** Tools that wait for an operator's approval before each call (decided over the API). */
         require_approval: z.array(z.string().min(1).max(200)).max(1000).default([]),
+        /**
+         * What memory_search may read in a channel's run (a webhook sender's, a job's): `session`,
+         * only that run's own session, whatever the model asks; `all`, every session. A webhook
+         * sender writes the prompt, so `all` lets a sender read what API clients said. API runs
+         * may always search every session.
+         */
+        memory_search_scope: z.enum(['session', 'all']).default('session'),
       })
       .strict()
       .prefault({}),

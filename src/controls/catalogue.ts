@@ -1,5 +1,5 @@
 import type { DefaultProviderSetting, ProviderRegistry } from '../providers/index.js';
-import { jobNotFound, quote, type JobRecord, type JobState, type Scheduler } from '../scheduler/index.js';
+import { jobNotFound, quote, type JobState, type JobSummary, type Scheduler } from '../scheduler/index.js';
 import type { McpServers } from '../mcp/index.js';
 import { ControlError } from './errors.js';
 import { acceptManifestControl } from './mcp-control.js';
@@ -78,7 +78,8 @@ interface JobControlSpec {
 }
 
 function jobControl(scheduler: Scheduler, spec: JobControlSpec): Control {
-  const describe = (job: JobRecord): ControlTarget => {
+    // The label carries the operator's text: both getters hand it out censored.
+  const describe = (job: Pick<JobSummary, 'id' | 'name' | 'schedule' | 'state'>): ControlTarget => {
     const available = spec.from === null || job.state === spec.from;
     return {
       target: job.id,
@@ -95,7 +96,7 @@ function jobControl(scheduler: Scheduler, spec: JobControlSpec): Control {
     destructive: spec.destructive ?? false,
     verb: spec.verb,
     placeholder: 'job id',
-    targets: async () => (await scheduler.list()).map(describe),
+    targets: async () => (await scheduler.all()).map(describe),
     find: async (id) => {
       const job = await scheduler.get(id);
       if (!job) throw jobNotFound(id);

@@ -24,7 +24,7 @@ export interface DiagnosticsParts {
   tools: ToolRegistry;
   webhook: WebhookState | null;
   /** The stored jobs, and whether this process fires them (null: not a running service). */
-  scheduler: { jobs(): Promise<JobRecord[]>; firing: boolean | null; now: number };
+  scheduler: { jobs(): Promise<Omit<JobRecord, 'task'>[]>; firing: boolean | null; now: number };
   /** `sessions` is read with the rest, once the store is known to be readable. */
   runtime: { uptimeSeconds: number; sessions: () => Promise<number>; runsInFlight: number };
   /** The audit log's size and the state of its chain (verified now, or the latest background verdict). */

@@ -1,4 +1,7 @@
-import type { JobRecord } from '../scheduler/types.js';
+import type { JobRecord as StoredJob } from '../scheduler/types.js';
+
+/** A job as the checks read it: everything but the task, which they never need. */
+type JobRecord = Omit<StoredJob, 'task'>;
 import type { Check } from './types.js';
 
 /** The scheduler as the doctor sees it. */

@@ -4,7 +4,9 @@ import { createMemorySearchTool } from './memory-search-tool.js';
 import type { TurnStore } from './types.js';
 
 let store: TurnStore;
-const context = (sessionId: string) => ({ sessionId, signal: new AbortController().signal });
+/** An API run's context unless told otherwise; `null`: a context that does not say. */
+const context = (sessionId: string, origin: 'api' | 'channel' | null = 'api') =>
+  ({ sessionId, ...(origin === null ? {} : { origin }), signal: new AbortController().signal });
 
 beforeEach(() => {
   store = memoryStorage().turns;
@@ -43,6 +45,31 @@ it('lists matching turns as text, best first, optionally only this session', asy
   expect(own).toContain(mine!.id);
 
   expect(await tool.run({ query: 'NEAR(kumquat*)' }, context('sess_me'))).toBe('No stored turns match "NEAR(kumquat*)".');
+});
+
+it('confines a channel\'s run (or one of unknown origin) to its own session, whatever the model asks, unless the scope is all', async () => {
+  await store.addMany([{ session_id: 'ses_api', role: 'user', provider: 'offline', content: 'my bank PIN is 4711' }]);
+  await store.addMany([{ session_id: 'webhook:mallory', role: 'user', provider: 'offline', content: 'my locker PIN is 9182' }]);
+  const confined = createMemorySearchTool(store);
+  for (const origin of ['channel', null] as const) {
+    for (const args of [{ query: 'PIN' }, { query: 'PIN', session_only: false }, { query: 'PIN', session_only: true }]) {
+      const found = await confined.run(args, context('webhook:mallory', origin));
+      expect(found, JSON.stringify([origin, args])).toContain('9182');
+      expect(found, JSON.stringify([origin, args])).not.toContain('4711');
+      expect(found).toContain('in this session');
+    }
+    expect(await confined.run({ query: 'bank' }, context('job:job_1', origin))).toBe('No stored turns match "bank" in this session.');
+  }
+  // An API run searches every session unless it asks for its own.
+  expect(await confined.run({ query: 'PIN' }, context('ses_api', 'api'))).toContain('4711');
+  expect(await confined.run({ query: 'PIN' }, context('ses_api', 'api'))).toContain('9182');
+  expect(await confined.run({ query: 'PIN', session_only: true }, context('ses_api', 'api'))).not.toContain('9182');
+
+  const open = createMemorySearchTool(store, { channelScope: 'all' });
+  const everything = await open.run({ query: 'PIN', session_only: false }, context('webhook:mallory', 'channel'));
+  expect(everything).toContain('4711');
+  expect(everything).toContain('9182');
+  expect(await open.run({ query: 'PIN', session_only: true }, context('webhook:mallory', 'channel'))).not.toContain('4711');
 });
 
 it('refuses bad arguments with a message the model can act on', async () => {

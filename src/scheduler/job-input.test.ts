@@ -50,6 +50,10 @@ describe('validateJobInput', () => {
     [{ timezone: '+02:00' }, 'invalid', 'field "timezone" is not an IANA time zone name such as "UTC", "Europe/Paris" or "America/New_York"'],
     [{ active_hours: '9 to 5' }, 'invalid', 'field "active_hours" must be HH:MM-HH:MM in the job\'s time zone, for example "09:00-17:30", or "22:00-06:00" across midnight'],
     [{ provider: 'nope' }, 'invalid', 'field "provider" is refused: unknown provider \'nope\''],
+    // A NUL cannot be stored in PostgreSQL text, and SQLite stops counting a task's characters at one.
+    [{ task: 'run\u0000this' }, 'invalid', 'field "task" must not contain NUL characters (\\u0000)'],
+    [{ name: '\u0000' }, 'invalid', 'field "name" must not contain NUL characters (\\u0000)'],
+    [{ description: 'a\u0000' }, 'invalid', 'field "description" must not contain NUL characters (\\u0000)'],
   ])('refuses a bad field: %#', (input, code, message) => {
     expect(refusal(input)).toEqual({ code, message });
   });

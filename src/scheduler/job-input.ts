@@ -90,6 +90,8 @@ function optional(input: JobInput, field: Field & keyof JobInput): string | null
 
 function capped(field: Field, value: unknown): string {
   if (typeof value !== 'string') throw invalidField(field, 'must be a string');
+  // PostgreSQL cannot store a NUL in text, and SQLite stops counting a text's characters at one.
+  if (value.includes('\0')) throw invalidField(field, 'must not contain NUL characters (\\u0000)');
   const limit = JOB_FIELD_LIMITS[field];
   if (value.length > limit) {
     const message = `field "${field}" is longer than ${limit} characters`;

@@ -4,11 +4,12 @@ import { newId } from '../security/tokens.js';
 import { JobAudit } from './audit.js';
 import { jobNotFound, quote, SchedulerError } from './errors.js';
 import { validateJobInput, type JobInput } from './job-input.js';
+import { censorJobText, jobSummary, jobView } from './job-view.js';
 import { JobRunner } from './runner.js';
 import { jobTimeline } from './timeline.js';
-import type { JobOrigin, JobRecord, JobRunPort, JobState, JobStore } from './types.js';
+import type { JobOrigin, JobPage, JobPageRequest, JobRecord, JobRunPort, JobState, JobStore, JobSummary } from './types.js';
 
-/** Most jobs kept: each is polled, listed in full and offered as a control target. */
+/** Most jobs kept: each is polled and offered as a control target. */
 export const MAX_JOBS = 1_000;
 
 export interface SchedulerOptions {
@@ -50,19 +51,28 @@ export class Scheduler {
   /** Checks and stores a new job; `origin` (client address, HTTP request id) goes into its audit event. */
   async create(input: JobInput, origin: JobOrigin = {}): Promise<JobRecord> {
     const now = this.now();
-    const valid = validateJobInput(input, { now, checkProvider: this.options.checkProvider });
+    const valid = censorJobText(validateJobInput(input, { now, checkProvider: this.options.checkProvider }));
     const job = await this.store.create({ id: newId('job'), ...valid, created_at: new Date(now).toISOString() }, this.maxJobs);
     if (!job) throw new SchedulerError('job_limit', `job limit reached: at most ${this.maxJobs} jobs; remove one before adding another`);
     await this.audit.created(job, origin);
     return job;
   }
 
-  list(): Promise<JobRecord[]> {
-    return this.store.list();
+  /** One page of jobs, oldest first, each with a preview of its task (censored, bounded). */
+  async list(page: JobPageRequest): Promise<JobPage> {
+    const { jobs, total } = await this.store.list(page);
+    return { jobs: jobs.map(jobSummary), total, has_more: page.offset + jobs.length < total };
   }
 
-  get(id: string): Promise<JobRecord | null> {
-    return this.store.get(id);
+  /** Every job (at most the job limit), as listed: for control targets and diagnostics. */
+  async all(): Promise<JobSummary[]> {
+    return (await this.list({ limit: this.maxJobs, offset: 0 })).jobs;
+  }
+
+  /** The job in full, its text censored. */
+  async get(id: string): Promise<JobRecord | null> {
+    const job = await this.store.get(id);
+    return job === null ? null : jobView(job);
   }
 
   /** Stops the job's fires (a run in flight finishes). */

@@ -16,7 +16,6 @@ export const UNSETTLED_STATUSES: ReadonlySet<FireStatus> = new Set(['starting', 
 /** Why a fire was skipped: the previous run is still in flight, outside `active_hours`, or the session's budget is spent. */
 export type SkipReason = 'in_flight' | 'active_hours' | 'budget';
 
-/** A scheduled job as the API returns it (decisions.md "job", plus what a fire left behind). */
 /** Who created a job: the client address, the operator (`api_key` or `web_session:<id>`) and the HTTP request id, for its audit event. */
 export interface JobOrigin {
   source?: string | null;
@@ -24,6 +23,7 @@ export interface JobOrigin {
   requestId?: string;
 }
 
+/** A scheduled job as the API returns it (decisions.md "job", plus what a fire left behind). */
 export interface JobRecord {
   id: string;
   name: string;
@@ -57,6 +57,35 @@ export interface JobRecord {
   /** Occurrences that passed without a fire (the service was down or stalled); never replayed. */
   missed: number;
   last_missed_at: string | null;
+}
+
+/**
+ * How much of a task a store hands to a list: enough to censor and cut a preview from, never the
+ * whole task (a list of 1,000 jobs with 32,000-character tasks would be 32 MB).
+ */
+export const TASK_HEAD_CHARS = 400;
+
+/** A job as a store lists it: the task only as its first `TASK_HEAD_CHARS` characters, and its length. */
+export type JobListing = Omit<JobRecord, 'task'> & {
+  task_head: string;
+  /** The whole task's length in characters (Unicode code points). */
+  task_chars: number;
+};
+
+/** A job as GET /scheduler/jobs lists it: a bounded, censored preview in place of the task. */
+export type JobSummary = Omit<JobRecord, 'task'> & { task_preview: string; task_chars: number };
+
+/** A page of jobs as GET /scheduler/jobs answers it. */
+export interface JobPage {
+  jobs: JobSummary[];
+  /** Every job. */
+  total: number;
+  has_more: boolean;
+}
+
+export interface JobPageRequest {
+  limit: number;
+  offset: number;
 }
 
 /** What creating a job stores. */
@@ -104,8 +133,11 @@ export interface JobStore {
   /** Stores the job unless `limit` jobs exist (counted in the same transaction): then null. */
   create(job: NewJob, limit: number): Promise<JobRecord | null>;
   get(id: string): Promise<JobRecord | null>;
-  /** Every job, oldest first. */
-  list(): Promise<JobRecord[]>;
+  /**
+   * One page of jobs, oldest first, and how many there are in all. Paged in the query: the rows
+   * past the page and the tasks past their head are never read.
+   */
+  list(page: JobPageRequest): Promise<{ jobs: JobListing[]; total: number }>;
   /** Active jobs with `next_run_at` at or before `now` (ISO 8601), earliest first, at most `limit`. */
   due(now: string, limit: number): Promise<JobRecord[]>;
   /** The earliest `next_run_at` of an active job, or null. */

@@ -6,7 +6,7 @@ import type { ToolDefinition } from './types.js';
 import { createWebFetchTool, type WebFetchOptions } from './web-fetch.js';
 
 export { ToolRegistry, MAX_TOOL_OUTPUT_CHARS, type ToolListing, type ToolResult } from './registry.js';
-export type { ToolContext, ToolDefinition } from './types.js';
+export type { ToolContext, ToolDefinition, TurnOrigin } from './types.js';
 export { createCalculatorTool } from './calculator.js';
 export { createCurrentTimeTool, isValidTimeZone } from './current-time.js';
 export { createWebFetchTool, type WebFetchOptions } from './web-fetch.js';

@@ -1,7 +1,15 @@
 import type { ToolSpec } from '../contracts/tool-spec.js';
 
+/**
+ * Who asked for the turn: `api` — an API client on its own session (chat, runs); `channel` — a
+ * webhook sender, a scheduled job or another channel, whose prompt the operator did not write.
+ */
+export type TurnOrigin = 'api' | 'channel';
+
 export interface ToolContext {
   sessionId: string;
+  /** Absent counts as `channel`, the narrower: a tool widens what it reads only for `api`. */
+  origin?: TurnOrigin;
   runId?: string;
   /** The HTTP request the agent's turn was asked by (for the gateway's audit events). */
   requestId?: string;

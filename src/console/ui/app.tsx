@@ -28,7 +28,7 @@ function ActivePanel({ route }: { route: Route }) {
     tools: () => <ToolsPanel />,
     sessions: () => <SessionsPanel params={route.params} />,
     memory: () => <MemoryPanel params={route.params} />,
-    jobs: () => <JobsPanel />,
+    jobs: () => <JobsPanel params={route.params} />,
     controls: () => <ControlsPanel />,
     approvals: () => <ApprovalsPanel />,
     costs: () => <CostsPanel />,

@@ -1,6 +1,6 @@
 /** JSON schemas of the scheduler and controls routes. */
 import { CONTROL_IDS } from '../../controls/index.js';
-import { JOB_FIELD_LIMITS, SCHEDULE_FORMS } from '../../scheduler/index.js';
+import { JOB_FIELD_LIMITS, SCHEDULE_FORMS, TASK_PREVIEW_CHARS } from '../../scheduler/index.js';
 
 const nullableString = { type: ['string', 'null'] } as const;
 const nullableTime = { type: ['string', 'null'], description: 'ISO 8601 UTC with milliseconds' } as const;
@@ -15,10 +15,10 @@ export const jobSchema = {
   ],
   properties: {
     id: { type: 'string' },
-    name: { type: 'string' },
-    description: nullableString,
+    name: { type: 'string', description: 'secret-censored, like a chat message' },
+    description: { ...nullableString, description: 'secret-censored' },
     schedule: { type: 'string' },
-    task: { type: 'string' },
+    task: { type: 'string', description: 'what each run is asked, secret-censored when the job was created' },
     provider: { ...nullableString, description: 'null: the default provider at the time of each fire' },
     active_hours: nullableString,
     timezone: { type: 'string' },
@@ -39,6 +39,22 @@ export const jobSchema = {
     last_skip_reason: { type: ['string', 'null'], enum: ['in_flight', 'active_hours', 'budget', null] },
     missed: { type: 'integer', description: 'occurrences that passed while the service was down or stalled; never replayed' },
     last_missed_at: nullableTime,
+  },
+} as const;
+
+/** A job as GET /scheduler/jobs lists it: a preview of the task in place of the task. */
+const { task: _task, ...listedProperties } = jobSchema.properties;
+export const jobSummarySchema = {
+  type: 'object',
+  required: [...jobSchema.required.filter((field) => field !== 'task'), 'task_preview', 'task_chars'],
+  properties: {
+    ...listedProperties,
+    task_preview: {
+      type: 'string',
+      description: `the task's first ${TASK_PREVIEW_CHARS} characters (secret-censored); a longer task is cut there and followed by ` +
+        '"… (<n> characters in all)"; the whole task is on GET /api/v1/scheduler/jobs/{id}',
+    },
+    task_chars: { type: 'integer', description: 'the whole task\'s length in characters (Unicode code points)' },
   },
 } as const;
 

@@ -1,22 +1,63 @@
 import { actorOf } from '../actor.js';
 import { ok, okSchema } from '../envelope.js';
+import { jobNotFound } from '../../scheduler/index.js';
 import { invalidField } from '../errors.js';
+import { limitParam, parseLimit, parseOffset } from '../query.js';
 import { idParams } from './agent-schemas.js';
 import type { RouteContext, RouteInstance } from './context.js';
-import { confirmField, controlResultSchema, jobBodySchema, jobSchema } from './scheduler-schemas.js';
+import { confirmField, controlResultSchema, jobBodySchema, jobSchema, jobSummarySchema } from './scheduler-schemas.js';
+
+const LIST_DEFAULT = 50;
+const LIST_MAX = 200;
 
 /** Scheduled jobs (spec: Scheduler endpoints). */
 export function schedulerRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'scheduler' | 'controls'>): void {
   app.get('/scheduler/jobs', {
     schema: {
-      summary: 'Scheduled jobs in full detail',
-      description: 'Oldest first, with the state of each job\'s fires (last run, skips, missed occurrences).',
+      summary: 'Scheduled jobs, a page at a time',
+      description:
+        'Oldest first, with the state of each job\'s fires (last run, skips, missed occurrences). Each job carries a preview ' +
+        'of its task (task_preview, task_chars); GET /api/v1/scheduler/jobs/{id} has the whole task. total counts every job; ' +
+        'has_more says whether jobs follow this page (ask again with offset + limit).',
       tags: ['scheduler'],
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          limit: limitParam(LIST_DEFAULT, LIST_MAX),
+          offset: { type: 'string', description: 'non-negative integer, default 0' },
+        },
+      },
       response: {
-        200: okSchema({ type: 'object', required: ['jobs'], properties: { jobs: { type: 'array', items: jobSchema } } }),
+        200: okSchema({
+          type: 'object',
+          required: ['jobs', 'total', 'has_more'],
+          properties: {
+            jobs: { type: 'array', items: jobSummarySchema },
+            total: { type: 'integer', description: 'every job' },
+            has_more: { type: 'boolean' },
+          },
+        }),
       },
     },
-  }, async () => ok({ jobs: await ctx.scheduler.list() }));
+  }, async (request) => {
+    const limit = parseLimit(request.query.limit, LIST_DEFAULT, LIST_MAX);
+    const offset = parseOffset(request.query.offset);
+    return ok(await ctx.scheduler.list({ limit, offset }));
+  });
+
+  app.get('/scheduler/jobs/:id', {
+    schema: {
+      summary: 'One scheduled job, with its whole task',
+      tags: ['scheduler'],
+      params: idParams,
+      response: { 200: okSchema(jobSchema) },
+    },
+  }, async (request) => {
+    const job = await ctx.scheduler.get(request.params.id);
+    if (!job) throw jobNotFound(request.params.id);
+    return ok(job);
+  });
 
   app.post('/scheduler/jobs', {
     schema: {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FireClaim, JobRecord, JobStore, NewJob } from '../../scheduler/types.js';
+import { TASK_HEAD_CHARS, type FireClaim, type JobRecord, type JobStore, type NewJob } from '../../scheduler/types.js';
 
 /**
  * The behaviour every `JobStore` backend must have, through the interface only. `second` is another
@@ -45,16 +45,41 @@ export function describeJobStore(backend: string, open: OpenJobStore): void {
       expect(await jobs.get('job_unknown')).toBeNull();
     });
 
-    it('lists jobs oldest first', async () => {
-      for (const id of ['job_c', 'job_a', 'job_b']) await jobs.create(newJob(id), 10);
-      expect((await jobs.list()).map((job) => job.id)).toEqual(['job_c', 'job_a', 'job_b']);
+    it('lists jobs oldest first, a page at a time, with the total', async () => {
+      for (const id of ['job_c', 'job_a', 'job_b', 'job_e', 'job_d']) await jobs.create(newJob(id), 10);
+      const ids = async (limit: number, offset: number) => {
+        const page = await jobs.list({ limit, offset });
+        return { ids: page.jobs.map((job) => job.id), total: page.total };
+      };
+      expect(await ids(10, 0)).toEqual({ ids: ['job_c', 'job_a', 'job_b', 'job_e', 'job_d'], total: 5 });
+      expect(await ids(2, 0)).toEqual({ ids: ['job_c', 'job_a'], total: 5 });
+      expect(await ids(2, 2)).toEqual({ ids: ['job_b', 'job_e'], total: 5 });
+      expect(await ids(2, 4)).toEqual({ ids: ['job_d'], total: 5 });
+      // Past the end: no jobs, still the total.
+      expect(await second.list({ limit: 2, offset: 5 })).toEqual({ jobs: [], total: 5 });
+      expect(await second.list({ limit: 2, offset: 1_000_000 })).toEqual({ jobs: [], total: 5 });
+      await jobs.remove('job_a');
+      expect(await ids(2, 0)).toEqual({ ids: ['job_c', 'job_b'], total: 4 });
+    });
+
+    it('lists a task only as its head and its length in characters, never the whole task', async () => {
+      // Astral characters count once each (code points), as in both databases.
+      const task = `${'🙂'.repeat(10)}${'x'.repeat(TASK_HEAD_CHARS * 3)}`;
+      await jobs.create(newJob('job_long', { task }), 10);
+      await jobs.create(newJob('job_short', { task: 'short task' }), 10);
+      const { jobs: [long, short] } = await jobs.list({ limit: 10, offset: 0 });
+      expect(long).not.toHaveProperty('task');
+      expect(long).toMatchObject({ id: 'job_long', task_head: Array.from(task).slice(0, TASK_HEAD_CHARS).join(''), task_chars: 10 + TASK_HEAD_CHARS * 3 });
+      const { task: _task, ...rest } = (await jobs.get('job_short'))!;
+      expect(short).toEqual({ ...rest, task_head: 'short task', task_chars: 10 });
+      expect((await jobs.get('job_long'))!.task).toBe(task);
     });
 
     it('refuses a job past the limit, exactly, also when creations race from two handles', async () => {
       expect(await jobs.create(newJob('job_1'), 2)).not.toBeNull();
       const raced = await Promise.all([jobs.create(newJob('job_2'), 2), second.create(newJob('job_3'), 2), jobs.create(newJob('job_4'), 2)]);
       expect(raced.filter((job) => job !== null)).toHaveLength(1);
-      expect(await jobs.list()).toHaveLength(2);
+      expect((await jobs.list({ limit: 10, offset: 0 })).total).toBe(2);
       expect(await jobs.create(newJob('job_5'), 3)).not.toBeNull();
     });
 

@@ -1,10 +1,13 @@
-import type { FireClaim, FireOutcome, JobRecord, JobStore, NewJob } from '../../scheduler/types.js';
+import { TASK_HEAD_CHARS, type FireClaim, type FireOutcome, type JobListing, type JobPageRequest, type JobRecord, type JobStore, type NewJob } from '../../scheduler/types.js';
 import type { PgDatabase } from './database.js';
 import { JOBS_LOCK } from './locks.js';
 
 const JOB_COLUMNS = `id, name, description, schedule, task, provider, active_hours, timezone, state, created_at,
   next_run_at, last_run_at, last_status, last_run_id, last_error, run_count, skipped, last_skipped_at, last_skip_reason,
   missed, last_missed_at`;
+
+/** The columns of a list row: the task as its head and its length in characters. */
+const LISTING_COLUMNS = JOB_COLUMNS.replace('task,', `left(task, ${TASK_HEAD_CHARS}) AS task_head, char_length(task) AS task_chars,`);
 
 /** The part of a claim every form shares: the occurrence moves on only while it is still `expected` ($2). */
 const CLAIM_SET = 'next_run_at = $3, missed = missed + $4, last_missed_at = coalesce($5, last_missed_at)';
@@ -39,8 +42,15 @@ export class PgJobStore implements JobStore {
     return this.one(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = $1`, [id]);
   }
 
-  async list(): Promise<JobRecord[]> {
-    return (await this.db.query<JobRecord>(`SELECT ${JOB_COLUMNS} FROM jobs ORDER BY seq`)).rows;
+  async list(page: JobPageRequest): Promise<{ jobs: JobListing[]; total: number }> {
+    // One statement, so one snapshot for the page and the count; a page past the end is one row
+    // with only the count (the LEFT JOIN's nulls).
+    const { rows } = await this.db.query<JobListing & { total: number }>(`SELECT (SELECT count(*)::int FROM jobs) AS total, page.*
+      FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT ${LISTING_COLUMNS} FROM jobs ORDER BY seq LIMIT $1 OFFSET $2) AS page ON true`,
+    [page.limit, page.offset]);
+    const total = rows[0]?.total ?? 0;
+    const jobs = rows.filter((row) => row.id !== null).map(({ total: _total, ...job }) => job);
+    return { jobs, total };
   }
 
   async due(now: string, limit: number): Promise<JobRecord[]> {

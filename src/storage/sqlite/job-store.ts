@@ -1,10 +1,13 @@
-import type { FireClaim, FireOutcome, JobRecord, JobStore, NewJob } from '../../scheduler/types.js';
+import { TASK_HEAD_CHARS, type FireClaim, type FireOutcome, type JobListing, type JobPageRequest, type JobRecord, type JobStore, type NewJob } from '../../scheduler/types.js';
 import type { Database } from './database.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 const JOB_COLUMNS = `id, name, description, schedule, task, provider, active_hours, timezone, state, created_at,
   next_run_at, last_run_at, last_status, last_run_id, last_error, run_count, skipped, last_skipped_at, last_skip_reason,
   missed, last_missed_at`;
+
+/** The columns of a list row: the task as its head and its length (`length` counts characters of TEXT). */
+const LISTING_COLUMNS = JOB_COLUMNS.replace('task,', `substr(task, 1, ${TASK_HEAD_CHARS}) AS task_head, length(task) AS task_chars,`);
 
 /**
  * Scheduled jobs on the service's SQLite file. Every decision that must happen once across runners
@@ -13,6 +16,8 @@ const JOB_COLUMNS = `id, name, description, schedule, task, provider, active_hou
  */
 export class SqliteJobStore implements JobStore {
   private readonly stmt;
+  /** The page and the count in one read transaction, so they see the same jobs. */
+  private readonly page: (page: JobPageRequest) => { jobs: JobListing[]; total: number };
 
   constructor(
     database: Database,
@@ -26,7 +31,7 @@ export class SqliteJobStore implements JobStore {
         VALUES (@id, @name, @description, @schedule, @task, @provider, @active_hours, @timezone, 'active', @created_at, @next_run_at)
         RETURNING ${JOB_COLUMNS}`),
       get: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`),
-      list: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs ORDER BY seq`),
+      list: db.prepare(`SELECT ${LISTING_COLUMNS} FROM jobs ORDER BY seq LIMIT ? OFFSET ?`),
       due: db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs
         WHERE state = 'active' AND next_run_at IS NOT NULL AND next_run_at <= ? ORDER BY next_run_at LIMIT ?`),
       nextDue: db.prepare(`SELECT min(next_run_at) FROM jobs WHERE state = 'active' AND next_run_at IS NOT NULL`).pluck(),
@@ -50,6 +55,10 @@ export class SqliteJobStore implements JobStore {
       resume: db.prepare(`UPDATE jobs SET state = 'active', next_run_at = ? WHERE id = ? AND state = 'paused' RETURNING ${JOB_COLUMNS}`),
       remove: db.prepare('DELETE FROM jobs WHERE id = ?'),
     };
+    this.page = db.transaction((page: JobPageRequest) => ({
+      jobs: this.stmt.list.all(page.limit, page.offset) as JobListing[],
+      total: this.stmt.count.get() as number,
+    }));
   }
 
   create(job: NewJob, limit: number): Promise<JobRecord | null> {
@@ -61,8 +70,8 @@ export class SqliteJobStore implements JobStore {
     return (this.stmt.get.get(id) as JobRecord | undefined) ?? null;
   }
 
-  async list(): Promise<JobRecord[]> {
-    return this.stmt.list.all() as JobRecord[];
+  async list(page: JobPageRequest): Promise<{ jobs: JobListing[]; total: number }> {
+    return this.page(page);
   }
 
   async due(now: string, limit: number): Promise<JobRecord[]> {

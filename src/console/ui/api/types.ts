@@ -7,7 +7,7 @@ export type { ApiSession } from '../../../agent/types.js';
 export type { ApprovalRecord as Approval, OperatorDecision } from '../../../approvals/types.js';
 export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../audit/types.js';
 export type { Check, CheckStatus, DiagnosticsReport as Diagnostics } from '../../../diagnostics/types.js';
-export type { JobRecord as Job } from '../../../scheduler/types.js';
+export type { JobRecord as Job, JobPage, JobSummary } from '../../../scheduler/types.js';
 export type { StatusSnapshot as Status } from '../../../http/routes/status-snapshot.js';
 
 export interface Provider {

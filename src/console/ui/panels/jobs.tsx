@@ -1,15 +1,23 @@
-import { api } from '../api/client.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, failureMessage } from '../api/client.js';
 import { confirmAndRun } from '../api/controls.js';
-import type { Job } from '../api/types.js';
+import type { Job, JobPage, JobSummary } from '../api/types.js';
 import { formatTime } from '../components/format.js';
 import { Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
 import { ActionOutcome, useAction } from '../components/use-action.js';
+import { navigate } from '../router.js';
 import { useResource } from '../use-resource.js';
 import { JobForm } from './job-form.js';
 
-export function JobsPanel() {
-  const jobs = useResource(() => api<{ jobs: Job[] }>('/scheduler/jobs'), []);
+const PAGE_SIZE = 50;
+
+/** The page in the address (`#/jobs?offset=50`), so a link restores it. */
+export function JobsPanel({ params }: { params: URLSearchParams }) {
+  const offset = Math.max(0, Number.parseInt(params.get('offset') ?? '0', 10) || 0);
+  const jobs = useResource(() => api<JobPage>('/scheduler/jobs', { query: { limit: PAGE_SIZE, offset } }), [offset]);
+  const [selected, setSelected] = useState<string | null>(null);
   const action = useAction();
+  const show = (at: number) => navigate('jobs', { offset: at > 0 ? String(at) : undefined });
 
   /** Pause, resume and remove go through the operator controls: confirmed, then audited. */
   const act = (work: () => Promise<unknown>, done: string) => action.run(async () => {
@@ -17,7 +25,7 @@ export function JobsPanel() {
     await jobs.reload();
     return done;
   });
-  const toggle = (job: Job) => {
+  const toggle = (job: JobSummary) => {
     const pause = job.state === 'active';
     const verb = pause ? 'pause' : 'resume';
     return act(
@@ -25,7 +33,7 @@ export function JobsPanel() {
       `Job "${job.name}" ${pause ? 'paused' : 'resumed'}.`,
     );
   };
-  const remove = (job: Job) => act(async () => {
+  const remove = (job: JobSummary) => act(async () => {
     if (!window.confirm(`Remove the job "${job.name}"? Its schedule is deleted for good.`)) return null;
     return api(`/scheduler/jobs/${encodeURIComponent(job.id)}`, { method: 'DELETE', body: { confirm: `remove-job:${job.id}` } });
   }, `Job "${job.name}" removed.`);
@@ -34,34 +42,52 @@ export function JobsPanel() {
     <Panel title="Scheduled jobs" intro="Jobs fire runs on their own sessions. Missed fires (while the service was down) are not replayed.">
       <ActionOutcome action={action} />
       <Loaded resource={jobs}>
-        {({ jobs: list }) => list.length === 0 ? <p class="muted">No scheduled jobs.</p> : (
-          <TableWrap label="Scheduled jobs">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Job</th><th scope="col">Schedule</th><th scope="col">State</th><th scope="col">Next fire</th>
-                  <th scope="col">Last fire</th><th scope="col">Runs</th><th scope="col">Missed</th><th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((job) => (
-                  <tr key={job.id}>
-                    <td>{job.name}<br /><span class="mono muted">{job.id}</span></td>
-                    <td>{job.schedule}{job.timezone !== 'UTC' ? ` (${job.timezone})` : ''}{job.active_hours ? `, active ${job.active_hours}` : ''}</td>
-                    <td><StatusBadge status={job.state} /></td>
-                    <td>{formatTime(job.next_run_at)}</td>
-                    <td>{formatTime(job.last_run_at)}{job.last_status ? ` (${job.last_status})` : ''}</td>
-                    <td>{job.run_count}</td>
-                    <td>{job.missed}{job.last_missed_at ? `, last ${formatTime(job.last_missed_at)}` : ''}</td>
-                    <td class="actions">
-                      <button type="button" class="secondary" onClick={() => toggle(job)}>{job.state === 'active' ? 'Pause' : 'Resume'}</button>
-                      <button type="button" class="danger" onClick={() => remove(job)}>Remove</button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+        {({ jobs: list, total, has_more: more }) => total === 0 ? <p class="muted">No scheduled jobs.</p> : (
+          <div class="audit-layout">
+            <div>
+              <p aria-live="polite">{list.length === 0 ? `No jobs on this page (${total} in all).` : `Jobs ${offset + 1}–${offset + list.length} of ${total}`}</p>
+              {list.length > 0 && (
+                <TableWrap label="Scheduled jobs">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Job</th><th scope="col">Task</th><th scope="col">Schedule</th><th scope="col">State</th><th scope="col">Next fire</th>
+                        <th scope="col">Last fire</th><th scope="col">Runs</th><th scope="col">Missed</th><th scope="col">Actions</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {list.map((job) => (
+                        <tr key={job.id} class={selected === job.id ? 'selected' : undefined}>
+                          <td>{job.name}<br /><span class="mono muted">{job.id}</span></td>
+                          <td class="task-preview">
+                            {job.task_preview}
+                            <br /><button type="button" class="link" onClick={() => setSelected(job.id)} aria-label={`Whole task of job ${job.name}`}>Whole task</button>
+                          </td>
+                          <td>{job.schedule}{job.timezone !== 'UTC' ? ` (${job.timezone})` : ''}{job.active_hours ? `, active ${job.active_hours}` : ''}</td>
+                          <td><StatusBadge status={job.state} /></td>
+                          <td>{formatTime(job.next_run_at)}</td>
+                          <td>{formatTime(job.last_run_at)}{job.last_status ? ` (${job.last_status})` : ''}</td>
+                          <td>{job.run_count}</td>
+                          <td>{job.missed}{job.last_missed_at ? `, last ${formatTime(job.last_missed_at)}` : ''}</td>
+                          <td class="actions">
+                            <button type="button" class="secondary" onClick={() => toggle(job)}>{job.state === 'active' ? 'Pause' : 'Resume'}</button>
+                            <button type="button" class="danger" onClick={() => remove(job)}>Remove</button>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </TableWrap>
+              )}
+              {(offset > 0 || more) && (
+                <div class="row">
+                  <button type="button" class="secondary" disabled={offset === 0} onClick={() => show(Math.max(0, offset - PAGE_SIZE))}>Previous jobs</button>
+                  <button type="button" class="secondary" disabled={!more} onClick={() => show(offset + PAGE_SIZE)}>More jobs</button>
+                </div>
+              )}
+            </div>
+            {selected !== null && <JobDetail id={selected} close={() => setSelected(null)} />}
+          </div>
         )}
       </Loaded>
       <JobForm created={(job) => action.run(async () => {
@@ -69,5 +95,35 @@ export function JobsPanel() {
         return `Job "${job.name}" created.`;
       })} />
     </Panel>
+  );
+}
+
+/** One job with its whole task (the list only has a preview), read when it is opened. */
+function JobDetail({ id, close }: { id: string; close: () => void }) {
+  const [job, setJob] = useState<{ id: string; job?: Job; error?: string } | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    let current = true;
+    api<Job>(`/scheduler/jobs/${encodeURIComponent(id)}`)
+      .then((found) => current && setJob({ id, job: found }), (failure: unknown) => current && setJob({ id, error: failureMessage(failure) }));
+    return () => {
+      current = false;
+    };
+  }, [id]);
+  // Focus moves to the panel it opened, so a keyboard user lands on what they asked for.
+  useEffect(() => heading.current?.focus(), [id]);
+  const shown = job?.id === id ? job : null;
+  return (
+    <aside class="card detail" aria-labelledby="job-detail-title">
+      <h3 id="job-detail-title" tabIndex={-1} ref={heading}>{shown?.job?.name ?? 'Job'}</h3>
+      {shown === null ? <p class="muted">Loading…</p> : shown.error !== undefined ? <p role="alert">{shown.error}</p> : (
+        <>
+          {shown.job!.description !== null && <p>{shown.job!.description}</p>}
+          <h4>Task</h4>
+          <pre class="job-task">{shown.job!.task}</pre>
+        </>
+      )}
+      <button type="button" class="secondary" onClick={close}>Close task</button>
+    </aside>
   );
 }
