@@ -76,10 +76,12 @@ export class InteractiveApproval implements Approver {
   /** Puts a refused gateway request to the operator (address denials are never put). */
   approve({ denial, sessionId, requestId }: ApprovalAsk): Promise<boolean> {
     if (!denial.overridable) return Promise.resolve(false);
-    const [action, detail] =
-      denial.stage === 'rest'
-        ? ['network_rest_request', `${denial.method} ${denial.host}:${denial.port}${denial.path}`]
-        : ['network_request', `${denial.category} ${denial.host}:${denial.port}`];
+    const origin = `${denial.scheme}://${denial.host.includes(':') ? `[${denial.host}]` : denial.host}:${denial.port}`;
+    if (denial.stage === 'rest') {
+      // An explicit REST deny rule is never overridden for the session: `a` counts as `y`.
+      return this.promptUser('network_rest_request', `${denial.method} ${origin}${denial.path} (overrides ${denial.rule ?? 'a REST rule'})`, null, requestId);
+    }
+    const [action, detail] = ['network_request', `${denial.category} ${origin}`];
     if (this.checkRemembered(action, detail, sessionId)) return Promise.resolve(true);
     return this.promptUser(action, detail, sessionId, requestId);
   }
