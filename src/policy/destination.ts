@@ -129,3 +129,25 @@ function refusedAddress(policy: NetworkPolicy, host: string, addresses: readonly
   }
   return null;
 }
+
+/**
+ * What the address and host rules say of a URL without DNS and without an operator, for
+ * diagnostics: a refusal (address rules first, as `evaluateDestination` judges them), or the rule
+ * that allows the host; `resolved` is false when DNS would still have the last word.
+ */
+export function judgeHostWithoutDns(
+  policy: NetworkPolicy,
+  url: URL,
+  category: GatewayCategory,
+): { allowed: false; stage: 'host' | 'address'; reason: string } | { allowed: true; rule: string; resolved: boolean } {
+  const host = hostOf(url);
+  const port = url.port === '' ? defaultPort(url.protocol) : Number(url.port);
+  const literal = parseIp(host);
+  const verdict = policy.checkHost(host, port, literal, category);
+  const entry = verdict.allowed ? verdict.entry : null;
+  const known = literal ? [host] : isLocalhostName(host) ? LOCALHOST_ADDRESSES : null;
+  const refused = known && refusedAddress(policy, host, known, literal, entry);
+  if (refused) return { allowed: false, stage: 'address', reason: refused };
+  if (!verdict.allowed) return { allowed: false, stage: 'host', reason: verdict.reason };
+  return { allowed: true, rule: verdict.rule, resolved: known !== null };
+}
