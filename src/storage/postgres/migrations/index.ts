@@ -9,6 +9,7 @@ import { inboxClaimsMigration } from './008_inbox_claims.js';
 import { costHoldsMigration } from './009_cost_holds.js';
 import { sessionClaimsMigration } from './010_session_claims.js';
 import { approvalsMigration } from './011_approvals.js';
+import { approvalGrantsMigration } from './013_approval_grants.js';
 import type { PgMigration } from './types.js';
 
 export type { PgMigration } from './types.js';
@@ -16,4 +17,4 @@ export type { PgMigration } from './types.js';
 /** Every PostgreSQL schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [auditMigration, memoryMigration, runsCostsMigration, inboxJobsSettingsMigration,
   apiSessionsMigration, webSessionsMigration, runOwnerMigration,
-  inboxClaimsMigration, costHoldsMigration, sessionClaimsMigration, approvalsMigration];
+  inboxClaimsMigration, costHoldsMigration, sessionClaimsMigration, approvalsMigration, approvalGrantsMigration];

@@ -11,6 +11,7 @@ import { auditBrowserMigration } from './010_audit_browser.js';
 import { inboxClaimsMigration } from './011_inbox_claims.js';
 import { costHoldsMigration } from './012_cost_holds.js';
 import { approvalsMigration } from './013_approvals.js';
+import { approvalGrantsMigration } from './015_approval_grants.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
@@ -18,4 +19,4 @@ export type { Migration } from './types.js';
 /** Every schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const MIGRATIONS: readonly Migration[] = [auditMigration, memoryMigration, runsMigration, costsMigration, lifecycleMigration,
   runMessageMigration, channelInboxMigration, jobsMigration, settingsMigration, auditBrowserMigration,
-  inboxClaimsMigration, costHoldsMigration, approvalsMigration];
+  inboxClaimsMigration, costHoldsMigration, approvalsMigration, approvalGrantsMigration];
