@@ -2494,6 +2494,14 @@ export interface components {
                 request_hash: string;
                 /** @description ISO 8601; denied as timed out after it */
                 expires_at: string;
+                /** @description what allow_session would cover with grant_stage: the origin (scheme://host:port) or the tool name */
+                scope: string;
+                /** @enum {string} */
+                grant_stage: "host" | "rest" | "tool";
+                /** @description the config rule the approval overrides, when one refused it */
+                grant_rule: string | null;
+                /** @description false: allow_once only (an explicit REST deny rule) */
+                session_grant_allowed: boolean;
             };
         } | {
             /** @description 1, 2, 3 … per run: what Last-Event-ID names */
