@@ -10,6 +10,7 @@ import { eventually, json, postJson, readEvents, startRun } from './helpers/agen
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
+import { startFakeOpenAI } from './fakes/openai-server.js';
 
 /**
  * Approvals as a resource, through the real app on a real port and SQLite file: tool calls in
@@ -368,6 +369,32 @@ describe('what allow_session covers', () => {
     expect(outcomes).toContainEqual([409, 'AGENTD_APPROVAL_DECIDED']);
     const stored = (await json(await t.request(`/api/v1/approvals/${approval.id}`))).data;
     expect(stored.decision).toBe(outcomes[0]![0] === 200 ? 'allow_session' : 'deny');
+  });
+});
+
+describe('a request that cannot go through', () => {
+  it('is never put to approval: a provider on an unlisted loopback address fails at once, and diagnostics say so', async () => {
+    const server = await startFakeOpenAI();
+    try {
+      const t = await start({
+        env: { OPENAI_API_KEY: 'sk-test-openai-key-000000000000' },
+        config: {
+          providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'fake-model', base_url: server.baseUrl } },
+          network: { interactive_approval: 'api' },
+        },
+      });
+      const run = await startRun(t, { message: 'hello' });
+      const { events } = await readEvents(t, run.run_id);
+      expect(events.map((e) => e.event)).toEqual(['run.start', 'run.error']);
+      expect(JSON.parse(events[1]!.data).error).toMatch(/loopback address 127\.0\.0\.1 is not allowed/);
+      expect((await json(await t.request('/api/v1/approvals?state=all'))).data.approvals).toEqual([]);
+      expect(server.requests).toEqual([]);
+      const diagnostics = (await json(await t.request('/api/v1/diagnostics'))).data;
+      const openai = diagnostics.sections.find((section: any) => section.key === 'providers').checks.find((c: any) => c.name === 'openai');
+      expect(openai).toMatchObject({ status: 'error', summary: expect.stringContaining('loopback address 127.0.0.1 is not allowed') });
+    } finally {
+      await server.close();
+    }
   });
 });
 
