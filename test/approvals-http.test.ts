@@ -282,7 +282,7 @@ describe('what allow_session covers', () => {
   }
 
   async function eventsOf(t: TestApp, runId: string): Promise<string[]> {
-    return (await readEvents(t, runId)).events.map((e) => e.event);
+    return (await readEvents(t, runId)).events.map((e) => e.event ?? '');
   }
 
   it('covers the scheme, host and port refused at the host stage, and nothing else', async () => {

@@ -171,5 +171,7 @@ describe('InteractiveApproval', () => {
     await expect(ask(rest)).resolves.toBe(false);
     await expect(ask({ scheme: 'https' })).resolves.toBe(false);
     expect(t.prompts()).toBe(4);
+    // Every answer is audited with the session that asked, the REST one included.
+    expect(t.audit.events.map((e) => [e.session_id, e.detail?.answer])).toEqual([['s1', 'always'], ['s1', 'always'], ['s1', 'deny'], ['s1', 'deny']]);
   });
 });
