@@ -213,12 +213,19 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     servers: config.mcp.servers, env, gatewayClientFactory, settings: storage.settings, tools, audit, now, backoff: options.mcpBackoff,
   });
   // Eviction never ends a session with work in flight; an ended session's approval answers go.
-  const sessions = storage.sessionStore({ now, isBusy: (id) => agent.isBusy(id), onEnd: (id) => gateway.endSession(id) });
+  const sessions = storage.sessionStore({
+    now, isBusy: (id) => agent.isBusy(id),
+    onEnd: (id) => {
+      gateway.endSession(id);
+      // An evicted session's grants end too (a delete through the API waits for this itself).
+      approvals.endSession(id).catch((error: unknown) => log.warn(`could not end the approval grants of session ${id}: ${(error as Error)?.message ?? String(error)}`));
+    },
+  });
   const agent: AgentRuntime = new AgentRuntime({
     memory, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs, bus: coordination?.runEvents,
     claims: storage.sessionClaims, leaseMs: options.sessionLeaseMs, heartbeatMs: options.heartbeatMs, metrics,
-    approvals: { approveTool: approvals.approveTool, runWaiting: (runId) => approvals.runWaiting(runId) },
+    approvals: { approveTool: approvals.approveTool, runWaiting: (runId) => approvals.runWaiting(runId), endSession: (id) => approvals.endSession(id) },
   });
   const scheduler = new Scheduler({ store: storage.jobs, runs: agent, audit, log, now, checkProvider: (name) => void providers.resolve(name) });
   const controls = new OperatorControls(controlCatalogue({ scheduler, providers, defaultProvider: defaultSetting, mcp }), audit);

@@ -10,6 +10,7 @@ import { eventually, json, postJson, readEvents, startRun } from './helpers/agen
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
+import { startFakeOpenAI } from './fakes/openai-server.js';
 
 /**
  * Approvals as a resource, through the real app on a real port and SQLite file: tool calls in
@@ -196,24 +197,34 @@ describe('network approvals through the API', () => {
     },
   });
 
-  it('holds a refused request until allowed; allow_session remembers the host for the session', async () => {
+  it('holds a refused request until allowed; a REST deny rule is overridden once, never for the session', async () => {
     const t = await networkApproval();
     hits.length = 0;
     const run = await startRun(t, { message: `fetch http://127.0.0.1:${port}/private/a?token=s3cr3t` });
     const approval = await pendingOf(t, run.run_id);
     expect(approval).toMatchObject({
-      kind: 'network', scope: '127.0.0.1', request: `GET http://127.0.0.1:${port}/private/a?token=[REDACTED]`,
+      kind: 'network', scope: `http://127.0.0.1:${port}`, grant_stage: 'rest', grant_rule: 'network.rest_policies[0]', session_grant_allowed: false,
+      grant_run_id: null, request: `GET http://127.0.0.1:${port}/private/a?token=[REDACTED]`,
       request_hash: sha256(`GET http://127.0.0.1:${port}/private/a?token=s3cr3t`),
     });
     expect(hits).toEqual([]);
-    await decide(t, approval.id, 'allow_session', `approve:${approval.id}`);
+    const refused = await decide(t, approval.id, 'allow_session', `approve:${approval.id}`);
+    const body = await json(refused);
+    expect([refused.status, body.status, body.code]).toEqual([409, 'error', 'AGENTD_SESSION_GRANT_REFUSED']);
+    expect(body.error).toContain('network.rest_policies[0]');
+    expect((await json(await t.request(`/api/v1/approvals/${approval.id}`))).data.state).toBe('pending');
+    await decide(t, approval.id, 'allow_once', `approve:${approval.id}`);
     const { events } = await readEvents(t, run.run_id);
     expect(JSON.parse(events.at(-1)!.data).response).toContain('upstream says hello');
     expect(hits).toEqual(['/private/a?token=s3cr3t']);
+    expect(JSON.parse(events.find((e) => e.event === 'approval.request')!.data)).toMatchObject({ session_grant_allowed: false, grant_rule: 'network.rest_policies[0]' });
 
+    // allow_once covered that request only: the next one on the same session is asked again.
     const again = await startRun(t, { message: `fetch http://127.0.0.1:${port}/private/b`, session_id: run.session_id });
-    expect((await readEvents(t, again.run_id)).events.map((e) => e.event)).not.toContain('approval.request');
-    expect(hits).toEqual(['/private/a?token=s3cr3t', '/private/b']);
+    const second = await pendingOf(t, again.run_id);
+    await decide(t, second.id, 'deny', `deny:${second.id}`);
+    await readEvents(t, again.run_id);
+    expect(hits).toEqual(['/private/a?token=s3cr3t']);
     expect(JSON.stringify(auditOf(t, 'approval.request'))).not.toContain('s3cr3t');
   });
 
@@ -228,6 +239,191 @@ describe('network approvals through the API', () => {
     expect(hits).toEqual([]);
   });
 });
+
+describe('what allow_session covers', () => {
+  let upstreams: Server[];
+  let ports: number[];
+  const hits: string[] = [];
+  beforeAll(async () => {
+    upstreams = [createServer(), createServer()];
+    ports = await Promise.all(upstreams.map((server) => new Promise<number>((resolve) => {
+      server.on('request', (request, response) => {
+        hits.push(`${(server.address() as AddressInfo).port}${request.url ?? ''}`);
+        response.end('upstream says hello');
+      });
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    })));
+  });
+  afterAll(() => Promise.all(upstreams.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))));
+
+  // No host is allowed: b.localhost is put to the operator; loopback addresses are allowed by CIDR
+  // (so an allowed request can go through), /admin/** is refused by an explicit REST rule.
+  const grantsApp = (extra: TestAppOptions['config'] = {}) => start({
+    config: {
+      network: {
+        interactive_approval: 'api', allowed_cidrs: ['127.0.0.0/8', '::1/128'],
+        rest_policies: [{ host: 'b.localhost', method: '*', path: '/admin/**', action: 'deny' }],
+      },
+      ...extra,
+    },
+  });
+
+  /** Starts a run and returns its pending approval, or null when the run ended without asking. */
+  async function ask(t: TestApp, url: string, sessionId?: string): Promise<{ run: any; approval: any }> {
+    const run = await startRun(t, { message: `fetch ${url}`, ...(sessionId ? { session_id: sessionId } : {}) });
+    const approval = await eventually(async () => {
+      const list = (await json(await t.request('/api/v1/approvals?state=pending'))).data.approvals as any[];
+      const mine = list.find((a) => a.run_id === run.run_id);
+      if (mine) return mine;
+      const status = await runStatus(t, run.run_id);
+      return status !== 'running' && status !== 'waiting_approval' ? null : undefined;
+    });
+    return { run, approval };
+  }
+
+  async function eventsOf(t: TestApp, runId: string): Promise<string[]> {
+    return (await readEvents(t, runId)).events.map((e) => e.event ?? '');
+  }
+
+  it('covers the scheme, host and port refused at the host stage, and nothing else', async () => {
+    const t = await grantsApp();
+    const [a, b] = ports as [number, number];
+    hits.length = 0;
+    const first = await ask(t, `http://b.localhost:${a}/public`);
+    expect(first.approval).toMatchObject({
+      scope: `http://b.localhost:${a}`, grant_stage: 'host', grant_rule: null, session_grant_allowed: true, grant_run_id: null, grant_ended_at: null,
+    });
+    expect((await decide(t, first.approval.id, 'allow_session', `approve:${first.approval.id}`)).status).toBe(200);
+    await readEvents(t, first.run.run_id);
+    const session = first.run.session_id;
+
+    // The same origin in other spellings (case, trailing root dot): covered, nothing asked.
+    const same = await ask(t, `http://B.LocalHost.:${a}/other`, session);
+    expect(same.approval).toBeNull();
+    expect(await eventsOf(t, same.run.run_id)).not.toContain('approval.request');
+    expect(hits).toEqual([`${a}/public`, `${a}/other`]);
+
+    // A path an explicit REST deny rule covers: asked, allow_once only, whatever the host grant.
+    const admin = await ask(t, `http://b.localhost:${a}/admin/delete-all`, session);
+    expect(admin.approval).toMatchObject({ scope: `http://b.localhost:${a}`, grant_stage: 'rest', grant_rule: 'network.rest_policies[0]', session_grant_allowed: false });
+    const refused = await decide(t, admin.approval.id, 'allow_session', `approve:${admin.approval.id}`);
+    expect([refused.status, (await json(refused)).code]).toEqual([409, 'AGENTD_SESSION_GRANT_REFUSED']);
+    await decide(t, admin.approval.id, 'deny', `deny:${admin.approval.id}`);
+    await readEvents(t, admin.run.run_id);
+
+    // Another port, the other scheme, an IDN look-alike: each asked on its own.
+    const otherPort = await ask(t, `http://b.localhost:${b}/other`, session);
+    expect(otherPort.approval).toMatchObject({ scope: `http://b.localhost:${b}`, grant_stage: 'host' });
+    await decide(t, otherPort.approval.id, 'deny', `deny:${otherPort.approval.id}`);
+    await readEvents(t, otherPort.run.run_id);
+    const https = await ask(t, `https://b.localhost:${a}/public`, session);
+    expect(https.approval).toMatchObject({ scope: `https://b.localhost:${a}`, grant_stage: 'host' });
+    await decide(t, https.approval.id, 'deny', `deny:${https.approval.id}`);
+    await readEvents(t, https.run.run_id);
+    const lookalike = await ask(t, `http://b.loc\u0430lhost:${a}/public`, session);
+    expect(lookalike.approval.scope).toMatch(new RegExp(`^http://b\\.xn--[a-z0-9-]+:${a}$`));
+    await decide(t, lookalike.approval.id, 'deny', `deny:${lookalike.approval.id}`);
+    await readEvents(t, lookalike.run.run_id);
+
+    // Another session is asked.
+    const stranger = await ask(t, `http://b.localhost:${a}/public`);
+    expect(stranger.approval).toMatchObject({ scope: `http://b.localhost:${a}`, session_grant_allowed: true });
+    await decide(t, stranger.approval.id, 'deny', `deny:${stranger.approval.id}`);
+    await readEvents(t, stranger.run.run_id);
+    expect(hits).toEqual([`${a}/public`, `${a}/other`]);
+
+    // Deleting the session ends its grant (kept on record, no longer counted).
+    expect((await t.request(`/api/v1/sessions/${session}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await json(await t.request(`/api/v1/approvals/${first.approval.id}`))).data).toMatchObject({ decision: 'allow_session', grant_ended_at: expect.any(String) });
+  });
+
+  it('on a channel session, a grant ends with the run that asked', async () => {
+    const t = await grantsApp();
+    const [a] = ports as [number];
+    hits.length = 0;
+    const fetchOn = async () => t.app.agent.startChannelRun({ sessionId: 'job:nightly', message: `fetch http://b.localhost:${a}/public` });
+    const first = await fetchOn();
+    const approval = await pendingOf(t, first.run_id);
+    expect(approval).toMatchObject({ session_id: 'job:nightly', grant_run_id: first.run_id, session_grant_allowed: true });
+    await decide(t, approval.id, 'allow_session', `approve:${approval.id}`);
+    expect(await t.app.agent.whenRunFinished(first.run_id)).toMatchObject({ status: 'complete' });
+    expect(hits).toEqual([`${a}/public`]);
+
+    const next = await fetchOn();
+    const asked = await pendingOf(t, next.run_id);
+    expect(asked).toMatchObject({ session_id: 'job:nightly', scope: `http://b.localhost:${a}`, grant_run_id: next.run_id });
+    await decide(t, asked.id, 'deny', `deny:${asked.id}`);
+    await t.app.agent.whenRunFinished(next.run_id);
+    expect(hits).toEqual([`${a}/public`]);
+  });
+
+  it('two decisions racing: exactly one wins', async () => {
+    const t = await grantsApp();
+    const { approval } = await ask(t, `http://b.localhost:${ports[0]}/public`);
+    const answers = await Promise.all([
+      decide(t, approval.id, 'allow_session', `approve:${approval.id}`),
+      decide(t, approval.id, 'deny', `deny:${approval.id}`),
+    ]);
+    const outcomes = await Promise.all(answers.map(async (r) => [r.status, (await json(r)).code ?? 'ok']));
+    expect(outcomes.map(([status]) => status).sort()).toEqual([200, 409]);
+    expect(outcomes).toContainEqual([409, 'AGENTD_APPROVAL_DECIDED']);
+    const stored = (await json(await t.request(`/api/v1/approvals/${approval.id}`))).data;
+    expect(stored.decision).toBe(outcomes[0]![0] === 200 ? 'allow_session' : 'deny');
+  });
+});
+
+describe('a request that cannot go through', () => {
+  it('is never put to approval: a provider on an unlisted loopback address fails at once, and diagnostics say so', async () => {
+    const server = await startFakeOpenAI();
+    try {
+      const t = await start({
+        env: { OPENAI_API_KEY: 'sk-test-openai-key-000000000000' },
+        config: {
+          providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'fake-model', base_url: server.baseUrl } },
+          network: { interactive_approval: 'api' },
+        },
+      });
+      const run = await startRun(t, { message: 'hello' });
+      const { events } = await readEvents(t, run.run_id);
+      expect(events.map((e) => e.event)).toEqual(['run.start', 'run.error']);
+      expect(JSON.parse(events[1]!.data).error).toMatch(/loopback address 127\.0\.0\.1 is not allowed/);
+      expect((await json(await t.request('/api/v1/approvals?state=all'))).data.approvals).toEqual([]);
+      expect(server.requests).toEqual([]);
+      const diagnostics = (await json(await t.request('/api/v1/diagnostics'))).data;
+      const openai = diagnostics.sections.find((section: any) => section.key === 'providers').checks.find((c: any) => c.name === 'openai');
+      expect(openai).toMatchObject({ status: 'error', summary: expect.stringContaining('loopback address 127.0.0.1 is not allowed') });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a chat whose caller goes away', () => {
+  it('withdraws the approvals it waits on', async () => {
+    const t = await calculatorApproval();
+    const caller = new AbortController();
+    const chat = postJsonSignal(t, '/api/v1/chat', { message: 'what is 2+3' }, caller.signal).catch((error: unknown) => error);
+    const approval = await eventually(async () => {
+      const list = (await json(await t.request('/api/v1/approvals?state=pending'))).data.approvals as any[];
+      return list.find((a) => a.run_id === null);
+    });
+    caller.abort();
+    expect(await chat).toMatchObject({ name: 'AbortError' });
+    const closed = await eventually(async () => {
+      const current = (await json(await t.request(`/api/v1/approvals/${approval.id}`))).data;
+      return current.state !== 'pending' && current;
+    });
+    expect(closed).toMatchObject({ state: 'denied', decision: 'withdrawn', decided_by: 'system' });
+    expect((await json(await t.request('/api/v1/approvals?state=pending'))).data.approvals).toEqual([]);
+    // The session is free again: the next chat is not refused as busy.
+    const next = await postJson(t, '/api/v1/chat', { message: 'hello', session_id: approval.session_id });
+    expect(next.status).toBe(200);
+  });
+});
+
+function postJsonSignal(t: TestApp, path: string, body: unknown, signal: AbortSignal): Promise<Response> {
+  return t.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+}
 
 describe.skipIf(postgresTestUrl === null)('approvals on PostgreSQL replicas', () => {
   let database: TestDatabase;

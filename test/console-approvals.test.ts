@@ -89,4 +89,33 @@ describe('approvals in the console', () => {
     const { events } = await readEvents(t, run.run_id);
     expect(JSON.parse(events.find((e) => e.event === 'tool.result')!.data)).toMatchObject({ is_error: true });
   });
+
+  it('offers no "Allow for session" over an explicit REST deny rule, and says what a session grant would cover elsewhere', async () => {
+    const rest = await startTestApp({
+      config: {
+        tools: { require_approval: ['calculator'] },
+        network: { interactive_approval: 'api', allowed_hosts: ['127.0.0.1:9'], rest_policies: [{ host: '127.0.0.1', method: '*', path: '/admin/**', action: 'deny' }] },
+      },
+    });
+    try {
+      const denied = await startRun(rest, { message: 'fetch http://127.0.0.1:9/admin/delete-all' });
+      const tool = await startRun(rest, { message: 'what is 2+3' });
+      const pending = async (runId: string) => eventually(async () =>
+        ((await json(await rest.request('/api/v1/approvals?state=pending'))).data.approvals as any[]).find((a) => a.run_id === runId));
+      const [restApproval, toolApproval] = [await pending(denied.run_id), await pending(tool.run_id)];
+      const p = await signedInPage(browser, rest);
+      pages.push(p);
+      await p.goto(`${rest.url}/#/approvals`);
+      const restCard = p.locator(`[data-approval-id="${restApproval.id}"]`);
+      await restCard.waitFor();
+      expect(await restCard.getByRole('button').allTextContents()).toEqual(['Allow once', 'Deny']);
+      expect(await restCard.locator('.grant').textContent()).toContain('network.rest_policies[0]');
+      const toolCard = p.locator(`[data-approval-id="${toolApproval.id}"]`);
+      expect(await toolCard.getByRole('button').allTextContents()).toEqual(['Allow once', 'Allow for session', 'Deny']);
+      expect(await toolCard.locator('.grant').textContent()).toBe('every call of calculator for the rest of the session');
+      expect(await seriousAxeViolations(p)).toEqual([]);
+    } finally {
+      await rest.close();
+    }
+  });
 });

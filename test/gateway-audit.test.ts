@@ -78,7 +78,8 @@ describe('gateway audit events', () => {
   });
 
   it('a host the policy refuses is a network_denied event with host, category, rule and reason', async () => {
-    await expect(client({ policy: NetworkPolicy.fromConfig({}) }).get(`${server.url}/x?secret=1`)).rejects.toBeInstanceOf(PolicyViolationError);
+    // A name (not a loopback literal, which the address rules would refuse first): the host rules decide.
+    await expect(client({ policy: NetworkPolicy.fromConfig({}) }).get(`http://refused.test:${server.port}/x?secret=1`)).rejects.toBeInstanceOf(PolicyViolationError);
     expect(log.events()).toMatchObject([
       {
         event_type: 'network_denied',
@@ -90,8 +91,8 @@ describe('gateway audit events', () => {
         task_id: 'task-9',
         detail: {
           method: 'GET',
-          url: `${server.url}/x?secret=[REDACTED]`,
-          host: '127.0.0.1',
+          url: `http://refused.test:${server.port}/x?secret=[REDACTED]`,
+          host: 'refused.test',
           category: 'tool',
           stage: 'host',
           rule: null,
@@ -188,7 +189,7 @@ describe('interactive approval through the gateway', () => {
       ['network_request', 'allow'],
     ]);
     expect(log.events()[1]!.detail).toMatchObject({ approved_by: 'operator' });
-    expect(t.transcript()).toContain(`tool approve.test:${server.port}`);
+    expect(t.transcript()).toContain(`tool http://approve.test:${server.port}`);
   });
 
   it('a remembers the host for the session; n and non-terminals deny', async () => {
@@ -210,7 +211,7 @@ describe('interactive approval through the gateway', () => {
     const t = scriptedApproval(['y\n']);
     const policy = askingPolicy({ allowed_hosts: [`127.0.0.1:${server.port}`], rest_policies: [{ host: '127.0.0.1', method: 'POST', path: '/**', action: 'deny' }] });
     expect((await client({ policy, approval: t.approval }).post(`${server.url}/write`, { json: {} })).status).toBe(200);
-    expect(t.transcript()).toContain(`POST 127.0.0.1:${server.port}/write`);
+    expect(t.transcript()).toContain(`POST http://127.0.0.1:${server.port}/write (overrides network.rest_policies[0])`);
   });
 
   it('is not consulted when the policy does not enable it', async () => {
@@ -222,8 +223,9 @@ describe('interactive approval through the gateway', () => {
 
   it('never offers to open a refused address', async () => {
     const t = scriptedApproval(['y\n', 'y\n']);
-    // Approved host, but loopback is not covered by anything: the address check still refuses.
+    // Loopback is not covered by anything: the address rules refuse it before anyone is asked
+    // (an approval of the host could not have let it through).
     await expect(client({ policy: askingPolicy(), approval: t.approval }).get(`${server.url}/x`)).rejects.toMatchObject({ stage: 'address' });
-    expect(t.asked()).toBe(1);
+    expect(t.asked()).toBe(0);
   });
 });

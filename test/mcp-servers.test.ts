@@ -203,7 +203,8 @@ describe('MCP servers over Streamable HTTP', () => {
     const mcp = await mcpHttp();
     const t = await startApp({ llm: provider, servers: [{ name: 'remote', url: mcp.url }], toolHosts: [mcp.host] });
     const status = await eventually(() => t.app.mcp.status('remote')?.last_error?.startsWith('blocked by network policy') && t.app.mcp.status('remote'));
-    expect(status).toMatchObject({ connected: false, tool_count: 0, last_error: `blocked by network policy: host ${mcp.host} is not allowed for category mcp` });
+    // The tool list names the address exactly; for mcp nothing does, so the address rules refuse it.
+    expect(status).toMatchObject({ connected: false, tool_count: 0, last_error: 'blocked by network policy: loopback address 127.0.0.1 is not allowed' });
     // Retried with back-off, refused every time before any connection, each refusal audited.
     const denials = await eventually(async () => {
       const events = (await auditEvents(t, 'network_denied')).filter((event) => event.detail?.category === 'mcp');
@@ -214,7 +215,7 @@ describe('MCP servers over Streamable HTTP', () => {
     expect((await toolList(t)).some((tool) => tool.server !== null)).toBe(false);
     const diagnostics = (await json(await t.request('/api/v1/diagnostics'))).data;
     const check = diagnostics.sections.find((section: { key: string }) => section.key === 'tools').checks.find((c: { name: string }) => c.name === 'mcp:remote');
-    expect(check).toMatchObject({ status: 'warn', summary: expect.stringContaining('not allowed for category mcp') });
+    expect(check).toMatchObject({ status: 'warn', summary: expect.stringContaining('loopback address 127.0.0.1 is not allowed') });
   });
 
   it('applies the REST rules to an allowed MCP host: a denied path is never requested', async () => {

@@ -136,7 +136,8 @@ describe('web_fetch', () => {
     hits = [];
     const result = await fetchPage(tools(false), '/plain');
     expect(result.isError).toBe(true);
-    expect(result.output).toMatch(/^blocked by network policy: host 127\.0\.0\.1:\d+ is not allowed for category tool\. .*tool_allowed_hosts/);
+    // A loopback literal nothing names: the address rules refuse it (before the host rules).
+    expect(result.output).toMatch(/^blocked by network policy: loopback address 127\.0\.0\.1 is not allowed\. .*tool_allowed_hosts/);
     expect(hits).toEqual([]);
   });
 

@@ -42,7 +42,12 @@ export interface AgentRuntimeOptions {
   leaseMs?: number;
   heartbeatMs?: number;
   /** Approvals: tool calls that wait for an operator, and whether a run waits (on any replica). */
-  approvals?: { approveTool: ToolApproval; runWaiting(runId: string): Promise<boolean> };
+  approvals?: {
+    approveTool: ToolApproval;
+    runWaiting(runId: string): Promise<boolean>;
+    /** Ends the session's `allow_session` grants (it was deleted). */
+    endSession?(sessionId: string): Promise<void>;
+  };
 }
 
 export interface TurnRequest {
@@ -56,6 +61,11 @@ export interface TurnRequest {
    * a background run's included (which keeps the id of the request that started it).
    */
   requestId?: string;
+  /**
+   * Aborted when the caller of a synchronous chat went away: the chat stops and its approvals are
+   * withdrawn (a run goes on without its caller; only a cancel stops it).
+   */
+  signal?: AbortSignal;
 }
 
 export interface ChatReply {
@@ -71,6 +81,7 @@ export interface CostSummary {
 }
 
 const chatSessionEnded = () => new AgentError('cancelled', 'the chat was cancelled: its session was ended');
+const chatCallerGone = () => new AgentError('cancelled', 'the chat was withdrawn: its caller disconnected');
 
 /** How long shutdown waits for aborted chats to answer their callers. */
 const CHAT_SHUTDOWN_GRACE_MS = 5_000;
@@ -165,13 +176,17 @@ export class AgentRuntime {
   }
 
   /**
-   * Ends an API session: its run or chat in flight is cancelled, its approval answers forgotten.
+   * Ends an API session: its run or chat in flight is cancelled, its approval answers and
+   * `allow_session` grants end.
    * Its turns stay in memory (only retention deletes turns). False when the session is unknown.
    */
   async endSession(sessionId: string): Promise<boolean> {
     if (!(await this.sessions.get(sessionId))) return false;
     await this.cancelInFlight(sessionId);
-    return this.sessions.delete(sessionId);
+    const deleted = await this.sessions.delete(sessionId);
+    // Before the answer: once the delete is acknowledged, no grant of the session counts any more.
+    if (deleted) await this.options.approvals?.endSession?.(sessionId);
+    return deleted;
   }
 
   /** Synchronous chat: blocks until the agent has answered. */
@@ -188,6 +203,9 @@ export class AgentRuntime {
     let settled!: () => void;
     const unwound = new Promise<void>((resolve) => (settled = resolve));
     this.chats.set(chatId, { controller, unwound });
+    const callerGone = (): void => controller.abort(chatCallerGone());
+    if (request.signal?.aborted) callerGone();
+    request.signal?.addEventListener('abort', callerGone, { once: true });
     try {
       await this.sessions.touch(session.id);
       const result = await this.loop.run({
@@ -204,6 +222,7 @@ export class AgentRuntime {
       // Whatever the provider or a tool made of the abort, the reason is what the caller must see.
       throw controller.signal.aborted && controller.signal.reason instanceof AgentError ? controller.signal.reason : err;
     } finally {
+      request.signal?.removeEventListener('abort', callerGone);
       // The loop has unwound (its turns and costs are committed, or failed): the session is free.
       await this.leases.release(session.id, chatId);
       this.slots.release(session.id, chatId);

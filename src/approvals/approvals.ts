@@ -4,6 +4,7 @@ import type { ApprovalAsk, Approver } from '../policy/approver.js';
 import { constantTimeEqual } from '../security/compare.js';
 import { newId } from '../security/tokens.js';
 import { ApprovalError } from './errors.js';
+import { isChannelSession, networkGrant, toolGrant, type Grant } from './grant.js';
 import { networkRequest, toolRequest, type ExactRequest } from './request-text.js';
 import type { ApprovalDecision, ApprovalKind, ApprovalRecord, ApprovalStore, OperatorDecision } from './types.js';
 
@@ -59,7 +60,8 @@ const EXPIRED_PER_PASS = 100;
  * Approvals as a resource: a refused gateway request (`network.interactive_approval: api`) or a
  * call of a tool in `tools.require_approval` becomes a durable record, and the work waits until an
  * operator decides it over the API. It fails closed: no decision within the timeout, a restart, or
- * the end of the run deny it. A decision applies to the exact request whose hash it carries.
+ * the end of the run deny it. A decision applies to the exact request whose hash it carries;
+ * `allow_session` covers no more than the approval's grant (see `grant.ts`).
  *
  * A decision taken on another replica reaches the waiting run through the store, read every
  * `pollMs` while something waits here.
@@ -87,7 +89,7 @@ export class Approvals {
       if (!ask.denial.overridable || ask.sessionId === null) return false;
       // A chat's provider calls name the session as their task; only a run is a run.
       const runId = ask.taskId !== null && ask.taskId !== ask.sessionId ? ask.taskId : null;
-      const outcome = await this.ask('network', networkRequest(ask.method, ask.url, ask.denial.host), {
+      const outcome = await this.ask('network', networkRequest(ask.method, ask.url, ask.denial.host), networkGrant(ask.denial), {
         sessionId: ask.sessionId, runId, requestId: ask.requestId, signal: ask.signal,
       });
       return outcome === null;
@@ -100,7 +102,7 @@ export class Approvals {
    */
   readonly approveTool = async (tool: string, args: Record<string, unknown>, work: WaitingWork): Promise<string | null> => {
     if (!this.requireApproval.has(tool)) return null;
-    const refusal = await this.ask('tool', toolRequest(tool, args), work);
+    const refusal = await this.ask('tool', toolRequest(tool, args), toolGrant(tool), work);
     return refusal === null ? null : `${tool} was not run: the operator's approval was ${refusal}`;
   };
 
@@ -130,6 +132,11 @@ export class Approvals {
     if (!constantTimeEqual(input.confirm ?? '', expected)) {
       throw new ApprovalError('confirm_mismatch', `${input.decision} needs confirm set to exactly "${input.decision === 'deny' ? 'deny' : 'approve'}:<approval id>"`);
     }
+    if (input.decision === 'allow_session' && current.state === 'pending' && !current.session_grant_allowed) {
+      throw new ApprovalError('session_grant_refused', current.grant_rule !== null
+        ? `allow_session is not offered for approval '${current.id}': it overrides the explicit deny rule ${current.grant_rule}, which only allow_once may override (for this one request)`
+        : `allow_session is not offered for approval '${current.id}': decide allow_once or deny`);
+    }
     const overdue = current.state === 'pending' && Date.parse(current.expires_at) < this.now();
     const closed = overdue ? null : await this.close(current.id, input.decision, input.decidedBy, input.requestId);
     if (closed) return closed;
@@ -156,10 +163,19 @@ export class Approvals {
     this.stopPolling();
   }
 
+  /**
+   * Ends the session grants of a deleted API session: a grant never outlives what it was given
+   * for, on any replica (the store is what they all read).
+   */
+  async endSession(sessionId: string): Promise<void> {
+    await this.options.store.endSessionGrants(sessionId, this.isoNow());
+  }
+
   /** Null when allowed; else the decision that refused it. */
-  private async ask(kind: ApprovalKind, request: ExactRequest, work: WaitingWork): Promise<ApprovalDecision | null> {
+  private async ask(kind: ApprovalKind, request: ExactRequest, grant: Grant, work: WaitingWork): Promise<ApprovalDecision | null> {
     const { store } = this.options;
-    if (await store.allowedForSession(work.sessionId, kind, request.scope)) return null;
+    const query = { sessionId: work.sessionId, runId: work.runId, kind, scope: grant.scope, stage: grant.stage };
+    if (grant.sessionAllowed && await store.granted(query)) return null;
     if (this.stopping || work.signal?.aborted) return 'withdrawn';
     if (this.asking >= (this.options.maxWaiting ?? 1000)) {
       this.options.log.warn(`denied a ${kind} approval request at once: ${this.asking} requests already wait for a decision`);
@@ -167,24 +183,31 @@ export class Approvals {
     }
     this.asking++;
     try {
-      return await this.askOperator(kind, request, work);
+      return await this.askOperator(kind, request, grant, work);
     } finally {
       this.asking--;
     }
   }
 
   /** Records the request, tells its run, and waits for a decision (or the timeout, the abort, the stop). */
-  private async askOperator(kind: ApprovalKind, request: ExactRequest, work: WaitingWork): Promise<ApprovalDecision | null> {
+  private async askOperator(kind: ApprovalKind, request: ExactRequest, grant: Grant, work: WaitingWork): Promise<ApprovalDecision | null> {
     const { store } = this.options;
     const createdAt = this.now();
+    // A channel session outlives its runs: its grant is the run's, and outside a run there is none.
+    const channel = isChannelSession(work.sessionId);
     const record: ApprovalRecord = {
       id: newId('apr'), run_id: work.runId, session_id: work.sessionId, kind, request: request.text, request_hash: request.hash,
-      scope: request.scope, state: 'pending', decision: null, decided_by: null, created_at: new Date(createdAt).toISOString(),
+      scope: grant.scope, grant_stage: grant.stage, grant_rule: grant.rule,
+      session_grant_allowed: grant.sessionAllowed && (!channel || work.runId !== null), grant_run_id: channel ? work.runId : null,
+      grant_ended_at: null, state: 'pending', decision: null, decided_by: null, created_at: new Date(createdAt).toISOString(),
       expires_at: new Date(createdAt + this.options.timeoutMs).toISOString(), decided_at: null,
     };
     await store.create(record);
     // What is asked: in the audit event and on the run's stream alike.
-    const asked = { approval_id: record.id, kind, request: record.request, request_hash: record.request_hash, expires_at: record.expires_at };
+    const asked = {
+      approval_id: record.id, kind, request: record.request, request_hash: record.request_hash, expires_at: record.expires_at,
+      scope: record.scope, grant_stage: record.grant_stage, grant_rule: record.grant_rule, session_grant_allowed: record.session_grant_allowed,
+    };
     await this.options.audit.emit({
       event_type: 'approval.request', category: 'policy', result: 'deny', severity: 'warning', subsystem: 'approval',
       action: kind, session_id: work.sessionId, task_id: work.runId,

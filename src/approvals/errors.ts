@@ -4,7 +4,9 @@ export type ApprovalErrorCode =
   /** The confirm string is missing or not exactly `approve:<id>` / `deny:<id>`. */
   | 'confirm_mismatch'
   /** It was decided already (by an operator, a timeout, a restart or its run's end). */
-  | 'already_decided';
+  | 'already_decided'
+  /** `allow_session` on an approval that offers `allow_once` only (an explicit REST deny rule, a channel request outside a run). */
+  | 'session_grant_refused';
 
 export class ApprovalError extends Error {
   override readonly name: string = 'ApprovalError';

@@ -10,6 +10,12 @@ export type ApprovalDecision = OperatorDecision | 'timeout' | 'interrupted' | 'w
 
 export type ApprovalState = 'pending' | 'allowed' | 'denied';
 
+/**
+ * The policy stage an approval overrides, part of what `allow_session` covers: `host` (the origin
+ * is not allowed), `rest` (an explicit REST deny rule: never granted for the session), `tool`.
+ */
+export type ApprovalGrantStage = 'host' | 'rest' | 'tool';
+
 export const OPERATOR_DECISIONS: readonly OperatorDecision[] = ['allow_once', 'allow_session', 'deny'];
 
 export interface ApprovalRecord {
@@ -22,8 +28,20 @@ export interface ApprovalRecord {
   request: string;
   /** SHA-256 (hex) of the exact request: the decision applies to this request only. */
   request_hash: string;
-  /** What `allow_session` remembers for the session: the host (network) or the tool name. */
+  /**
+   * What `allow_session` would cover, with `grant_stage`: the origin (`https://host:port`) for a
+   * network request, the exact tool name for a tool call.
+   */
   scope: string;
+  grant_stage: ApprovalGrantStage;
+  /** The config rule the approval overrides (`network.rest_policies[2]`), when one refused it. */
+  grant_rule: string | null;
+  /** False when only `allow_once` is offered (an explicit REST deny, a channel request outside a run). */
+  session_grant_allowed: boolean;
+  /** Set on channel sessions: an `allow_session` grant holds for this run only. */
+  grant_run_id: string | null;
+  /** When the grant stopped counting (its API session was deleted); null while it holds. */
+  grant_ended_at: string | null;
   state: ApprovalState;
   decision: ApprovalDecision | null;
   /** Who decided: `api_key`, `web_session:<id>`, or `system` when the service failed closed. */
@@ -32,6 +50,15 @@ export interface ApprovalRecord {
   /** Past it, a pending approval is denied (`approval_timeout_seconds`). */
   expires_at: string;
   decided_at: string | null;
+}
+
+export interface GrantQuery {
+  sessionId: string;
+  /** The run asking (null for a chat). */
+  runId: string | null;
+  kind: ApprovalKind;
+  scope: string;
+  stage: ApprovalGrantStage;
 }
 
 /** A decision to store: only a pending approval takes it. */
@@ -64,8 +91,13 @@ export interface ApprovalStore {
   closeOwnPending(close: ApprovalClose): Promise<ApprovalRecord[]>;
   /** Closes pending approvals whose `expires_at` is before `close.decided_at` (their waiter is gone); returns them. */
   closeExpired(close: ApprovalClose, limit: number): Promise<ApprovalRecord[]>;
-  /** Whether an operator allowed `scope` of this kind for the rest of the session. */
-  allowedForSession(sessionId: string, kind: ApprovalKind, scope: string): Promise<boolean>;
+  /**
+   * Whether an operator's `allow_session` covers this scope and stage of this kind in the session:
+   * a grant limited to a run (`grant_run_id`) counts for that run only; an ended grant never.
+   */
+  granted(query: GrantQuery): Promise<boolean>;
+  /** Ends every session grant of the session (it was deleted); returns how many. */
+  endSessionGrants(sessionId: string, endedAt: string): Promise<number>;
   /** Whether the run waits for a decision now. */
   runWaiting(runId: string): Promise<boolean>;
   /** Deletes closed approvals decided before `cutoff` (ISO 8601), in slices; returns how many. */

@@ -889,7 +889,7 @@ export interface paths {
         put?: never;
         /**
          * Chat with the agent (blocks until it answers)
-         * @description Creates a session when session_id is omitted. The chat holds the session's single in-flight slot: a run or chat already in flight on it is a 409, and so is a session whose spend has reached max_spend_usd. A failed provider call is a 502 naming the cause.
+         * @description Creates a session when session_id is omitted. The chat holds the session's single in-flight slot: a run or chat already in flight on it is a 409, and so is a session whose spend has reached max_spend_usd. A failed provider call is a 502 naming the cause. A caller that disconnects before the answer withdraws the chat and the approvals it waits on (a run, unlike a chat, goes on without its caller).
          */
         post: {
             parameters: {
@@ -2160,8 +2160,21 @@ export interface paths {
                                     request: string;
                                     /** @description SHA-256 of the exact request; a decision applies to this request only */
                                     request_hash: string;
-                                    /** @description what allow_session remembers for the session: the host, or the tool name */
+                                    /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
                                     scope: string;
+                                    /**
+                                     * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
+                                     * @enum {string}
+                                     */
+                                    grant_stage: "host" | "rest" | "tool";
+                                    /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
+                                    grant_rule: string | null;
+                                    /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
+                                    session_grant_allowed: boolean;
+                                    /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
+                                    grant_run_id: string | null;
+                                    /** @description when the allow_session grant stopped counting (its API session was deleted) */
+                                    grant_ended_at: string | null;
                                     /** @enum {string} */
                                     state: "pending" | "allowed" | "denied";
                                     /** @enum {string|null} */
@@ -2235,8 +2248,21 @@ export interface paths {
                                 request: string;
                                 /** @description SHA-256 of the exact request; a decision applies to this request only */
                                 request_hash: string;
-                                /** @description what allow_session remembers for the session: the host, or the tool name */
+                                /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
                                 scope: string;
+                                /**
+                                 * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
+                                 * @enum {string}
+                                 */
+                                grant_stage: "host" | "rest" | "tool";
+                                /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
+                                grant_rule: string | null;
+                                /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
+                                session_grant_allowed: boolean;
+                                /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
+                                grant_run_id: string | null;
+                                /** @description when the allow_session grant stopped counting (its API session was deleted) */
+                                grant_ended_at: string | null;
                                 /** @enum {string} */
                                 state: "pending" | "allowed" | "denied";
                                 /** @enum {string|null} */
@@ -2265,7 +2291,7 @@ export interface paths {
         put?: never;
         /**
          * Decide an approval
-         * @description allow_once lets this one request through; allow_session also remembers its host (network) or tool for the rest of the session; deny refuses it. confirm must be exactly approve:<id> (allow) or deny:<id>, else 409 AGENTD_CONFIRM_MISMATCH; an approval already decided (also by timeout, restart or its run's end) is 409 AGENTD_APPROVAL_DECIDED. Every decision is audited as approval.decision with who decided.
+         * @description allow_once lets this one request through; allow_session also covers what the approval's scope and grant_stage name (the same origin refused at the same stage, or the same tool) for the rest of the API session, or for the rest of the run on a channel session (grant_run_id); where session_grant_allowed is false (an explicit REST deny rule, named in grant_rule) allow_session is 409 AGENTD_SESSION_GRANT_REFUSED; deny refuses it. confirm must be exactly approve:<id> (allow) or deny:<id>, else 409 AGENTD_CONFIRM_MISMATCH; an approval already decided (also by timeout, restart or its run's end) is 409 AGENTD_APPROVAL_DECIDED. Every decision is audited as approval.decision with who decided.
          */
         post: {
             parameters: {
@@ -2307,8 +2333,21 @@ export interface paths {
                                 request: string;
                                 /** @description SHA-256 of the exact request; a decision applies to this request only */
                                 request_hash: string;
-                                /** @description what allow_session remembers for the session: the host, or the tool name */
+                                /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
                                 scope: string;
+                                /**
+                                 * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
+                                 * @enum {string}
+                                 */
+                                grant_stage: "host" | "rest" | "tool";
+                                /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
+                                grant_rule: string | null;
+                                /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
+                                session_grant_allowed: boolean;
+                                /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
+                                grant_run_id: string | null;
+                                /** @description when the allow_session grant stopped counting (its API session was deleted) */
+                                grant_ended_at: string | null;
                                 /** @enum {string} */
                                 state: "pending" | "allowed" | "denied";
                                 /** @enum {string|null} */
@@ -2495,7 +2534,7 @@ export interface components {
              * @description stable: match on this
              * @enum {string}
              */
-            code: "AGENTD_BAD_REQUEST" | "AGENTD_VALIDATION" | "AGENTD_UNKNOWN_PROVIDER" | "AGENTD_PROVIDER_UNAVAILABLE" | "AGENTD_UNAUTHORIZED" | "AGENTD_FORBIDDEN" | "AGENTD_NOT_FOUND" | "AGENTD_SESSION_NOT_FOUND" | "AGENTD_RUN_NOT_FOUND" | "AGENTD_TURN_NOT_FOUND" | "AGENTD_JOB_NOT_FOUND" | "AGENTD_CONTROL_NOT_FOUND" | "AGENTD_TARGET_NOT_FOUND" | "AGENTD_APPROVAL_NOT_FOUND" | "AGENTD_METHOD_NOT_ALLOWED" | "AGENTD_REQUEST_TIMEOUT" | "AGENTD_RUN_BUSY" | "AGENTD_RUN_FINISHED" | "AGENTD_RUN_CANCELLED" | "AGENTD_BUDGET_EXCEEDED" | "AGENTD_UNPRICED_MODEL" | "AGENTD_WEBHOOK_REPLAY" | "AGENTD_IDEMPOTENCY_CONFLICT" | "AGENTD_CONFIRM_MISMATCH" | "AGENTD_APPROVAL_DECIDED" | "AGENTD_STATE_CONFLICT" | "AGENTD_JOB_LIMIT" | "AGENTD_PAYLOAD_TOO_LARGE" | "AGENTD_EXPECTATION_FAILED" | "AGENTD_UNSUPPORTED_MEDIA_TYPE" | "AGENTD_RATE_LIMITED" | "AGENTD_HEADERS_TOO_LARGE" | "AGENTD_INTERNAL" | "AGENTD_STORAGE" | "AGENTD_PROVIDER_FAILED" | "AGENTD_ITERATION_LIMIT" | "AGENTD_AT_CAPACITY" | "AGENTD_SHUTTING_DOWN" | "AGENTD_COORDINATION_UNAVAILABLE" | "AGENTD_STORAGE_UNAVAILABLE" | "AGENTD_NOT_READY" | "AGENTD_STORAGE_FULL";
+            code: "AGENTD_BAD_REQUEST" | "AGENTD_VALIDATION" | "AGENTD_UNKNOWN_PROVIDER" | "AGENTD_PROVIDER_UNAVAILABLE" | "AGENTD_UNAUTHORIZED" | "AGENTD_FORBIDDEN" | "AGENTD_NOT_FOUND" | "AGENTD_SESSION_NOT_FOUND" | "AGENTD_RUN_NOT_FOUND" | "AGENTD_TURN_NOT_FOUND" | "AGENTD_JOB_NOT_FOUND" | "AGENTD_CONTROL_NOT_FOUND" | "AGENTD_TARGET_NOT_FOUND" | "AGENTD_APPROVAL_NOT_FOUND" | "AGENTD_METHOD_NOT_ALLOWED" | "AGENTD_REQUEST_TIMEOUT" | "AGENTD_RUN_BUSY" | "AGENTD_RUN_FINISHED" | "AGENTD_RUN_CANCELLED" | "AGENTD_BUDGET_EXCEEDED" | "AGENTD_UNPRICED_MODEL" | "AGENTD_WEBHOOK_REPLAY" | "AGENTD_IDEMPOTENCY_CONFLICT" | "AGENTD_CONFIRM_MISMATCH" | "AGENTD_APPROVAL_DECIDED" | "AGENTD_SESSION_GRANT_REFUSED" | "AGENTD_STATE_CONFLICT" | "AGENTD_JOB_LIMIT" | "AGENTD_PAYLOAD_TOO_LARGE" | "AGENTD_EXPECTATION_FAILED" | "AGENTD_UNSUPPORTED_MEDIA_TYPE" | "AGENTD_RATE_LIMITED" | "AGENTD_HEADERS_TOO_LARGE" | "AGENTD_INTERNAL" | "AGENTD_STORAGE" | "AGENTD_PROVIDER_FAILED" | "AGENTD_ITERATION_LIMIT" | "AGENTD_AT_CAPACITY" | "AGENTD_SHUTTING_DOWN" | "AGENTD_COORDINATION_UNAVAILABLE" | "AGENTD_STORAGE_UNAVAILABLE" | "AGENTD_NOT_READY" | "AGENTD_STORAGE_FULL";
         };
         /** @description One event of a run's stream, as the SSE fields id, event and data (JSON). run.complete, run.error and run.cancelled are terminal: exactly one ends every run. */
         RunEvent: {
@@ -2550,6 +2589,14 @@ export interface components {
                 request_hash: string;
                 /** @description ISO 8601; denied as timed out after it */
                 expires_at: string;
+                /** @description what allow_session would cover with grant_stage: the origin (scheme://host:port) or the tool name */
+                scope: string;
+                /** @enum {string} */
+                grant_stage: "host" | "rest" | "tool";
+                /** @description the config rule the approval overrides, when one refused it */
+                grant_rule: string | null;
+                /** @description false: allow_once only (an explicit REST deny rule) */
+                session_grant_allowed: boolean;
             };
         } | {
             /** @description 1, 2, 3 … per run: what Last-Event-ID names */

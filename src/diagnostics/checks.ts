@@ -8,6 +8,9 @@ import { redisCheck } from './redis.js';
 import type { Check } from './types.js';
 import { mcpServerOf, type McpServerStatus } from '../mcp/index.js';
 import { mcpChecks } from './mcp-checks.js';
+import { judgeHostWithoutDns } from '../policy/destination.js';
+import { NetworkPolicy } from '../policy/network-policy.js';
+import { isHostedProviderName, OFFICIAL_BASE_URLS } from '../providers/endpoints.js';
 
 /** The webhook channel as the service sees it; `listening: null` = not checked (agentd doctor). */
 export interface WebhookState {
@@ -83,10 +86,47 @@ function webhookChecks(input: DiagnosticsInput): Check[] {
 }
 
 export function providerChecks(input: DiagnosticsInput): Check[] {
+  let policy: NetworkPolicy | null = null;
+  try {
+    policy = NetworkPolicy.fromConfig(input.config.network);
+  } catch {
+    // An invalid policy is the config check's to report; the service would not start with it.
+  }
   return input.providers.map((p) => {
-    if (p.available) return check(p.name, 'ok', `${p.model} available${p.is_default ? ' (default)' : ''}`);
-    return check(p.name, p.is_default ? 'error' : 'warn', `${p.model} unavailable${p.is_default ? ' and it is the default' : ''}`, p.reason ?? undefined);
+    if (!p.available) {
+      return check(p.name, p.is_default ? 'error' : 'warn', `${p.model} unavailable${p.is_default ? ' and it is the default' : ''}`, p.reason ?? undefined);
+    }
+    const refused = policy && providerHostRefused(policy, input.config, p.name);
+    if (refused) return check(p.name, p.is_default ? 'error' : 'warn', `${p.model} configured, but ${refused.summary}`, refused.remediation);
+    return check(p.name, 'ok', `${p.model} available${p.is_default ? ' (default)' : ''}`);
   });
+}
+
+/**
+ * Whether the network policy refuses the provider's base URL (its address rules, then its host
+ * rules for the provider category): every call would fail, so the provider is not "ok".
+ */
+function providerHostRefused(policy: NetworkPolicy, config: Config, name: string): { summary: string; remediation: string } | null {
+  if (!isHostedProviderName(name)) return null;
+  let url: URL;
+  try {
+    url = new URL(config.providers[name].base_url ?? OFFICIAL_BASE_URLS[name]);
+  } catch {
+    return null;
+  }
+  const verdict = judgeHostWithoutDns(policy, url, 'provider');
+  if (verdict.allowed) return null;
+  const where = `${url.protocol}//${url.host}`;
+  if (verdict.stage === 'address') {
+    return {
+      summary: `the network policy refuses its base URL ${where} by its address rules (${verdict.reason}): every call fails`,
+      remediation: `name the address exactly in network.provider_allowed_hosts (e.g. "${url.host}") or cover it with network.allowed_cidrs`,
+    };
+  }
+  return {
+    summary: `the network policy refuses its base URL ${where} (${verdict.reason}; network.default_deny): every call fails`,
+    remediation: `add "${url.host}" to network.provider_allowed_hosts (or a preset such as "${name}")`,
+  };
 }
 
 export function toolChecks(input: DiagnosticsInput): Check[] {

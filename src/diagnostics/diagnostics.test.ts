@@ -63,6 +63,30 @@ describe('runDiagnostics', () => {
     expect(find(report, 'providers', 'openai')?.status).toBe('warn');
   });
 
+  it('does not call a provider ok when the network policy refuses its base URL, and names the rule that would allow it', () => {
+    const openai = { name: 'openai', model: 'fake-model', available: true, is_default: true, reason: null };
+    const on = (network: Record<string, unknown>, base_url = 'http://127.0.0.1:18111/v1') =>
+      find(runDiagnostics(input({ providers: [openai] }, { api: { api_key: 'k' }, providers: { openai: { model: 'fake-model', base_url } }, network })), 'providers', 'openai');
+    // Loopback, nothing allowed: the address rules refuse it (an operator could not allow it either).
+    expect(on({})).toMatchObject({
+      status: 'error',
+      summary: expect.stringMatching(/fake-model configured, but the network policy refuses its base URL http:\/\/127\.0\.0\.1:18111 by its address rules \(loopback address 127\.0\.0\.1 is not allowed\)/),
+      remediation: expect.stringContaining('network.provider_allowed_hosts (e.g. "127.0.0.1:18111")'),
+    });
+    // Allowed for tools only: still refused for the provider category.
+    expect(on({ tool_allowed_hosts: ['127.0.0.1:18111'] })?.status).toBe('error');
+    // The official host without its preset: refused by the host rules.
+    expect(on({}, 'https://api.openai.com/v1')).toMatchObject({ status: 'error', summary: expect.stringContaining('host api.openai.com:443 is not allowed for category provider') });
+    // Another port than the one allowed.
+    expect(on({ provider_allowed_hosts: ['127.0.0.1:18112'] })?.status).toBe('error');
+    expect(on({ provider_allowed_hosts: ['127.0.0.1:18111'] })).toMatchObject({ status: 'ok', summary: 'fake-model available (default)' });
+    expect(on({ presets: ['openai'] }, 'https://api.openai.com/v1')?.status).toBe('ok');
+    expect(on({ allowed_cidrs: ['127.0.0.0/8'] })?.status).toBe('ok');
+    // Not the default: a warning.
+    const other = runDiagnostics(input({ providers: [{ ...openai, is_default: false }] }, { api: { api_key: 'k' }, providers: { openai: { model: 'm', base_url: 'http://[::1]:9/' } } }));
+    expect(find(other, 'providers', 'openai')).toMatchObject({ status: 'warn', summary: expect.stringContaining('loopback address ::1') });
+  });
+
   it('checks the webhook bind and secret', () => {
     const listening = { enabled: true, listening: true, host: '0.0.0.0', port: 9090, secretSet: false };
     const open = runDiagnostics(input({ webhook: listening }));

@@ -45,6 +45,7 @@ const APPROVAL_CODES: Record<ApprovalErrorCode, ErrorCode> = {
   approval_not_found: 'AGENTD_APPROVAL_NOT_FOUND',
   confirm_mismatch: 'AGENTD_CONFIRM_MISMATCH',
   already_decided: 'AGENTD_APPROVAL_DECIDED',
+  session_grant_refused: 'AGENTD_SESSION_GRANT_REFUSED',
 };
 
 /** Fastify's own client errors that can reach the handler, reworded for API clients. */

@@ -30,6 +30,7 @@ export const ERROR_CATALOGUE = {
   AGENTD_IDEMPOTENCY_CONFLICT: { status: 409, message: 'The request id was already used with a different body' },
   AGENTD_CONFIRM_MISMATCH: { status: 409, message: 'The confirm string does not match the control\'s template' },
   AGENTD_APPROVAL_DECIDED: { status: 409, message: 'The approval was already decided' },
+  AGENTD_SESSION_GRANT_REFUSED: { status: 409, message: 'allow_session is not offered for this approval' },
   AGENTD_STATE_CONFLICT: { status: 409, message: 'The target is not in a state the control applies to' },
   AGENTD_JOB_LIMIT: { status: 409, message: 'Job limit reached' },
   AGENTD_PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },

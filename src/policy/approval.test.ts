@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditInput, AuditSink } from '../audit/types.js';
 import { InteractiveApproval, type ApprovalOptions } from './approval.js';
+import type { Denial } from './destination.js';
 
 /** Records what would be audited; the audit log itself is exercised in the gateway tests. */
 class RecordingSink implements AuditSink {
@@ -151,5 +152,26 @@ describe('InteractiveApproval', () => {
     const first = t.approval.promptUser('network_request', 'first', 's1');
     await expect(t.approval.promptUser('network_request', 'second', 's1')).resolves.toBe(false);
     await expect(first).resolves.toBe(true);
+  });
+
+  it('approve(): a for a refused host covers that scheme, host and port only; a over a REST deny rule counts as y', async () => {
+    const t = terminal(['a\n', 'a\n', 'n\n', 'n\n']);
+    const denial = (over: Partial<Denial>): Denial => ({
+      allowed: false, stage: 'host', scheme: 'http', host: 'b.localhost', port: 18111, method: 'GET', path: '/public',
+      category: 'tool', rule: null, reason: 'host b.localhost:18111 is not allowed', overridable: true, ...over,
+    });
+    const ask = (over: Partial<Denial>) => t.approval.approve({ denial: denial(over), method: 'GET', url: new URL('http://b.localhost/'), sessionId: 's1', taskId: null });
+    await expect(ask({})).resolves.toBe(true);
+    await expect(ask({ path: '/other' })).resolves.toBe(true); // remembered: no prompt
+    expect(t.prompts()).toBe(1);
+    const rest = { stage: 'rest' as const, path: '/admin/delete-all', rule: 'network.rest_policies[0]' };
+    await expect(ask(rest)).resolves.toBe(true);
+    expect(t.transcript()).toContain('GET http://b.localhost:18111/admin/delete-all (overrides network.rest_policies[0])');
+    // The `a` given over the REST rule was not remembered: the same request is asked again (and denied).
+    await expect(ask(rest)).resolves.toBe(false);
+    await expect(ask({ scheme: 'https' })).resolves.toBe(false);
+    expect(t.prompts()).toBe(4);
+    // Every answer is audited with the session that asked, the REST one included.
+    expect(t.audit.events.map((e) => [e.session_id, e.detail?.answer])).toEqual([['s1', 'always'], ['s1', 'always'], ['s1', 'deny'], ['s1', 'deny']]);
   });
 });

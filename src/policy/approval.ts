@@ -76,10 +76,12 @@ export class InteractiveApproval implements Approver {
   /** Puts a refused gateway request to the operator (address denials are never put). */
   approve({ denial, sessionId, requestId }: ApprovalAsk): Promise<boolean> {
     if (!denial.overridable) return Promise.resolve(false);
-    const [action, detail] =
-      denial.stage === 'rest'
-        ? ['network_rest_request', `${denial.method} ${denial.host}:${denial.port}${denial.path}`]
-        : ['network_request', `${denial.category} ${denial.host}:${denial.port}`];
+    const origin = `${denial.scheme}://${denial.host.includes(':') ? `[${denial.host}]` : denial.host}:${denial.port}`;
+    if (denial.stage === 'rest') {
+      // An explicit REST deny rule is never overridden for the session: `a` counts as `y`.
+      return this.promptUser('network_rest_request', `${denial.method} ${origin}${denial.path} (overrides ${denial.rule ?? 'a REST rule'})`, sessionId, requestId, false);
+    }
+    const [action, detail] = ['network_request', `${denial.category} ${origin}`];
     if (this.checkRemembered(action, detail, sessionId)) return Promise.resolve(true);
     return this.promptUser(action, detail, sessionId, requestId);
   }
@@ -94,15 +96,16 @@ export class InteractiveApproval implements Approver {
    * Ask the operator; resolves `true` when the request may proceed. Prompts run one at a time.
    * Without a session id an `a` answer counts as `y`: there is no session whose end would clear it.
    * `requestId` names the HTTP request the refused call was made for on the answer's audit event.
+   * With `rememberable` false an `a` answer counts as `y` (an explicit REST deny rule).
    */
-  async promptUser(action: string, detail: string, sessionId?: string | null, requestId?: string): Promise<boolean> {
+  async promptUser(action: string, detail: string, sessionId?: string | null, requestId?: string, rememberable = true): Promise<boolean> {
     if (!this.isTTY) return false;
     if (this.pending >= this.maxPending) {
       await this.record(action, detail, sessionId, requestId, 'deny', 'too many prompts waiting');
       return false;
     }
     this.pending++;
-    const run = this.queue.then(() => this.ask(action, detail, sessionId, requestId));
+    const run = this.queue.then(() => this.ask(action, detail, rememberable ? sessionId : null, requestId, sessionId));
     this.queue = run.catch(() => undefined);
     return run.finally(() => {
       this.pending--;
@@ -114,7 +117,8 @@ export class InteractiveApproval implements Approver {
     this.remembered.delete(sessionId);
   }
 
-  private async ask(action: string, detail: string, sessionId: string | null | undefined, requestId: string | undefined): Promise<boolean> {
+  /** `sessionId` is where an `a` answer is remembered (null: nowhere); `auditSession` is who asked. */
+  private async ask(action: string, detail: string, sessionId: string | null | undefined, requestId: string | undefined, auditSession: string | null | undefined): Promise<boolean> {
     // An answer given to an earlier prompt in the queue may already cover this one.
     if (this.checkRemembered(action, detail, sessionId)) return true;
     this.discardTypeAhead();
@@ -126,7 +130,7 @@ export class InteractiveApproval implements Approver {
     const answer = line === null ? 'timeout' : parseAnswer(line);
     if (answer === 'timeout') this.output.write(`\n[agentd] no answer within ${Math.round(this.timeoutMs / 1000)} s: denied\n`);
     if (answer === 'always' && sessionId) this.remember(sessionId, pairHash(action, detail));
-    await this.record(action, detail, sessionId, requestId, answer);
+    await this.record(action, detail, auditSession, requestId, answer);
     return answer === 'once' || answer === 'always';
   }
 

@@ -49,8 +49,9 @@ const cases: [string, Case][] = [
   ['github preset', { url: 'https://api.github.com/repos', config: { presets: ['github'] }, dns: { 'api.github.com': PUBLIC }, allowed: true }],
   ['ollama preset: 127.0.0.1:11434', { url: 'http://127.0.0.1:11434/api/tags', config: { presets: ['ollama'] }, allowed: true, why: 'preset:ollama' }],
   ['ollama preset: localhost:11434 without DNS', { url: 'http://localhost:11434/api/tags', config: { presets: ['ollama'] }, allowed: true }],
-  ['ollama preset: not another loopback port', { url: 'http://127.0.0.1:8080/', config: { presets: ['ollama'] }, allowed: false, stage: 'host' }],
-  ['ollama preset: not [::1] (not listed)', { url: 'http://[::1]:11434/', config: { presets: ['ollama'] }, allowed: false, stage: 'host' }],
+  // An unlisted loopback literal is refused by the address rules (judged first, never put to an operator).
+  ['ollama preset: not another loopback port', { url: 'http://127.0.0.1:8080/', config: { presets: ['ollama'] }, allowed: false, stage: 'address', why: 'loopback address 127.0.0.1' }],
+  ['ollama preset: not [::1] (not listed)', { url: 'http://[::1]:11434/', config: { presets: ['ollama'] }, allowed: false, stage: 'address', why: 'loopback address ::1' }],
   // DNS answers are checked, every one of them.
   ['listed name rebinding to loopback', { url: 'https://api.openai.com/', config: { allowed_hosts: ['api.openai.com'] }, dns: { 'api.openai.com': ['127.0.0.1'] }, allowed: false, stage: 'address', why: 'loopback address 127.0.0.1' }],
   ['one private answer among public ones', { url: 'https://example.com/', config: { allowed_domains: ['example.com'] }, dns: { 'example.com': ['93.184.216.34', '10.0.0.1'] }, allowed: false, stage: 'address', why: 'private address 10.0.0.1' }],
@@ -64,7 +65,7 @@ const cases: [string, Case][] = [
   ['literal listed private address', { url: 'http://10.0.0.5/', config: { allowed_hosts: ['10.0.0.5'] }, allowed: true }],
   ['literal inside allowed_cidrs', { url: 'http://192.168.1.20/', config: { allowed_cidrs: ['192.168.1.0/24'] }, allowed: true, why: 'allowed_cidrs[0]' }],
   ['literal public inside allowed_cidrs', { url: 'http://8.8.8.8/', config: { allowed_cidrs: ['8.8.8.0/24'] }, allowed: true }],
-  ['literal outside allowed_cidrs', { url: 'http://192.168.2.20/', config: { allowed_cidrs: ['192.168.1.0/24'] }, allowed: false, stage: 'host' }],
+  ['literal outside allowed_cidrs', { url: 'http://192.168.2.20/', config: { allowed_cidrs: ['192.168.1.0/24'] }, allowed: false, stage: 'address', why: 'private address 192.168.2.20' }],
   ['decimal IPv4 is loopback', { url: 'http://2130706433/', config: open, allowed: false, stage: 'address', why: 'loopback address 127.0.0.1' }],
   ['hex IPv4 is loopback', { url: 'http://0x7f.1/', config: open, allowed: false, stage: 'address', why: 'loopback' }],
   ['octal IPv4 is loopback', { url: 'http://0177.0.0.1/', config: open, allowed: false, stage: 'address', why: 'loopback' }],
@@ -72,7 +73,7 @@ const cases: [string, Case][] = [
   ['IPv4-mapped IPv6 loopback', { url: 'http://[::ffff:127.0.0.1]/', config: open, allowed: false, stage: 'address', why: 'loopback address 127.0.0.1' }],
   ['IPv4-mapped IPv6 metadata', { url: 'http://[::ffff:169.254.169.254]/', config: open, allowed: false, stage: 'address', why: 'metadata' }],
   ['NAT64 form of metadata', { url: 'http://[64:ff9b::a9fe:a9fe]/', config: open, allowed: false, stage: 'address', why: 'metadata' }],
-  ['userinfo hides a loopback host', { url: 'http://api.openai.com@127.0.0.1/', config: { allowed_hosts: ['api.openai.com'] }, allowed: false, stage: 'host', why: '127.0.0.1' }],
+  ['userinfo hides a loopback host', { url: 'http://api.openai.com@127.0.0.1/', config: { allowed_hosts: ['api.openai.com'] }, allowed: false, stage: 'address', why: '127.0.0.1' }],
   ['userinfo that looks like an address', { url: 'http://127.0.0.1@api.openai.com/', config: { allowed_hosts: ['api.openai.com'] }, dns: { 'api.openai.com': PUBLIC }, allowed: true }],
   // default_deny: false still refuses internal addresses.
   ['open policy allows a public name', { url: 'https://example.net/', config: open, dns: { 'example.net': PUBLIC }, allowed: true, why: 'default_deny=false' }],
@@ -163,5 +164,33 @@ describe('evaluateDestination', () => {
     const rebound = await evaluateDestination(policy, request, { approve, resolver: async () => ['127.0.0.1'] });
     expect(rebound).toMatchObject({ allowed: false, stage: 'address', overridable: false });
     expect(asked).toEqual(['host', 'rest']);
+  });
+
+  it('never asks about a request the address rules refuse without DNS (IP literals, localhost names)', async () => {
+    const asked: string[] = [];
+    const approve = async (denial: { host: string }): Promise<boolean> => {
+      asked.push(denial.host);
+      return true;
+    };
+    const policy = NetworkPolicy.fromConfig({});
+    const resolver = async (host: string): Promise<string[]> => {
+      throw new Error(`unexpected DNS query for ${host}`);
+    };
+    for (const url of ['http://127.0.0.1:18111/v1/chat', 'http://[::1]:8080/', 'http://0x7f.1/', 'http://10.0.0.5/', 'http://169.254.169.254/latest', 'http://b.localhost:18111/']) {
+      const decision = await evaluateDestination(policy, { url: new URL(url), method: 'POST', category: 'provider' }, { approve, resolver });
+      expect(decision, url).toMatchObject({ allowed: false, stage: 'address', overridable: false });
+    }
+    expect(asked).toEqual([]);
+    // A public literal the address rules allow is put to the operator for its host.
+    const allowed = await evaluateDestination(policy, { url: new URL('http://93.184.216.34:18111/'), method: 'GET', category: 'tool' }, { approve, resolver });
+    expect(allowed).toMatchObject({ allowed: true, approved: true, addresses: ['93.184.216.34'] });
+    expect(asked).toEqual(['93.184.216.34']);
+  });
+
+  it('names the scheme on a denial, so an http grant never reads as an https one', async () => {
+    const policy = NetworkPolicy.fromConfig({ default_deny: true });
+    const request = (url: string) => ({ url: new URL(url), method: 'GET', category: 'tool' as const });
+    await expect(evaluateDestination(policy, request('http://example.com/'))).resolves.toMatchObject({ scheme: 'http', port: 80, stage: 'host' });
+    await expect(evaluateDestination(policy, request('HTTPS://EXAMPLE.com.:443/'))).resolves.toMatchObject({ scheme: 'https', host: 'example.com', port: 443 });
   });
 });

@@ -137,6 +137,10 @@ export const runEventSchema = {
         request: { type: 'string', description: 'the exact request as text: method and URL, or tool name and canonical JSON arguments' },
         request_hash: { type: 'string', description: 'SHA-256 of the exact request; a decision applies to it alone' },
         expires_at: { type: 'string', description: 'ISO 8601; denied as timed out after it' },
+        scope: { type: 'string', description: 'what allow_session would cover with grant_stage: the origin (scheme://host:port) or the tool name' },
+        grant_stage: { type: 'string', enum: ['host', 'rest', 'tool'] },
+        grant_rule: { type: ['string', 'null'], description: 'the config rule the approval overrides, when one refused it' },
+        session_grant_allowed: { type: 'boolean', description: 'false: allow_once only (an explicit REST deny rule)' },
       },
     }),
     runEventOf('approval.result', {

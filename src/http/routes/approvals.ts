@@ -40,8 +40,11 @@ export function approvalRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'appr
     schema: {
       summary: 'Decide an approval',
       description:
-        'allow_once lets this one request through; allow_session also remembers its host (network) or tool for the rest of ' +
-        'the session; deny refuses it. confirm must be exactly approve:<id> (allow) or deny:<id>, else 409 ' +
+        'allow_once lets this one request through; allow_session also covers what the approval\'s scope and grant_stage name ' +
+        '(the same origin refused at the same stage, or the same tool) for the rest of the API session, or for the rest of the ' +
+        'run on a channel session (grant_run_id); where session_grant_allowed is false (an explicit REST deny rule, named in ' +
+        'grant_rule) allow_session is 409 AGENTD_SESSION_GRANT_REFUSED; deny refuses it. confirm must be exactly approve:<id> ' +
+        '(allow) or deny:<id>, else 409 ' +
         'AGENTD_CONFIRM_MISMATCH; an approval already decided (also by timeout, restart or its run\'s end) is 409 ' +
         'AGENTD_APPROVAL_DECIDED. Every decision is audited as approval.decision with who decided.',
       tags: ['approvals'],

@@ -11,7 +11,8 @@ export function chatRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' |
       description:
         'Creates a session when session_id is omitted. The chat holds the session\'s single in-flight slot: a run or ' +
         'chat already in flight on it is a 409, and so is a session whose spend has reached max_spend_usd. A failed ' +
-        'provider call is a 502 naming the cause.',
+        'provider call is a 502 naming the cause. A caller that disconnects before the answer withdraws the chat and the ' +
+        'approvals it waits on (a run, unlike a chat, goes on without its caller).',
       tags: ['agent'],
       body: turnBodySchema,
       response: {
@@ -27,13 +28,24 @@ export function chatRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' |
         507: errorSchema,
       },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { body } = request;
+    // A caller that goes away before the answer withdraws the chat, and with it the approvals it
+    // waits on: nobody is left to receive what an operator would allow.
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!reply.raw.writableEnded) gone.abort();
+    };
+    reply.raw.once('close', onClose);
     try {
-      return ok(await ctx.agent.chat({ message: body.message, sessionId: body.session_id, provider: body.provider, requestId: request.id }));
+      return ok(await ctx.agent.chat({
+        message: body.message, sessionId: body.session_id, provider: body.provider, requestId: request.id, signal: gone.signal,
+      }));
     } catch (err) {
       await auditBusy(ctx.audit, err, request, body.session_id ?? null, 'chat');
       throw err;
+    } finally {
+      reply.raw.off('close', onClose);
     }
   });
 }

@@ -14,7 +14,8 @@ const T9 = '2026-01-01T00:05:00.000Z';
 export function pendingApproval(id: string, overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
   return {
     id, run_id: `run_${id}`, session_id: 'sess-1', kind: 'tool', request: 'calculator {"expression":"1+1"}',
-    request_hash: 'a'.repeat(64), scope: 'calculator', state: 'pending', decision: null, decided_by: null,
+    request_hash: 'a'.repeat(64), scope: 'calculator', grant_stage: 'tool', grant_rule: null, session_grant_allowed: true,
+    grant_run_id: null, grant_ended_at: null, state: 'pending', decision: null, decided_by: null,
     created_at: T0, expires_at: T9, decided_at: null, ...overrides,
   };
 }
@@ -62,14 +63,42 @@ export function describeApprovalStore(backend: string, open: OpenApprovalStore, 
       expect(await approvals.closedAmong([])).toEqual([]);
     });
 
-    it('remembers allow_session for the session, kind and scope only', async () => {
+    it('remembers allow_session for the session, kind, scope and stage only', async () => {
+      const q = { sessionId: 'sess-1', runId: 'run_x', kind: 'tool' as const, scope: 'calculator', stage: 'tool' as const };
       await approvals.create(pendingApproval('a1'));
-      expect(await approvals.allowedForSession('sess-1', 'tool', 'calculator')).toBe(false);
+      expect(await approvals.granted(q)).toBe(false);
       await approvals.decide('a1', { decision: 'allow_session', decided_by: 'api_key', decided_at: T1 });
-      expect(await approvals.allowedForSession('sess-1', 'tool', 'calculator')).toBe(true);
-      expect(await approvals.allowedForSession('sess-2', 'tool', 'calculator')).toBe(false);
-      expect(await approvals.allowedForSession('sess-1', 'network', 'calculator')).toBe(false);
-      expect(await approvals.allowedForSession('sess-1', 'tool', 'current_time')).toBe(false);
+      expect(await approvals.granted(q)).toBe(true);
+      expect(await approvals.granted({ ...q, runId: null })).toBe(true);
+      expect(await approvals.granted({ ...q, sessionId: 'sess-2' })).toBe(false);
+      expect(await approvals.granted({ ...q, kind: 'network' })).toBe(false);
+      expect(await approvals.granted({ ...q, scope: 'current_time' })).toBe(false);
+      expect(await approvals.granted({ ...q, scope: 'calculator2' })).toBe(false);
+      expect(await approvals.granted({ ...q, scope: 'Calculator' })).toBe(false);
+      expect(await approvals.granted({ ...q, stage: 'host' })).toBe(false);
+    });
+
+    it('holds a run-bound grant for that run only, never one not offered, and ends the grants of a deleted session', async () => {
+      const net = { kind: 'network' as const, scope: 'http://b.localhost:18111', grant_stage: 'host' as const };
+      await approvals.create(pendingApproval('run-bound', { ...net, session_id: 'job:j1', run_id: 'run_1', grant_run_id: 'run_1' }));
+      await approvals.create(pendingApproval('rest', { ...net, grant_stage: 'rest', grant_rule: 'network.rest_policies[0]', session_grant_allowed: false }));
+      await approvals.create(pendingApproval('api', { ...net, scope: 'https://b.localhost:18111' }));
+      for (const id of ['run-bound', 'rest', 'api']) await approvals.decide(id, { decision: 'allow_session', decided_by: 'api_key', decided_at: T1 });
+      const q = { kind: 'network' as const, scope: 'http://b.localhost:18111', stage: 'host' as const };
+      expect(await approvals.granted({ ...q, sessionId: 'job:j1', runId: 'run_1' })).toBe(true);
+      expect(await approvals.granted({ ...q, sessionId: 'job:j1', runId: 'run_2' })).toBe(false);
+      expect(await approvals.granted({ ...q, sessionId: 'job:j1', runId: null })).toBe(false);
+      // Stored as allow_session (a store does not judge), yet not offered: it grants nothing.
+      expect(await approvals.granted({ ...q, sessionId: 'sess-1', runId: null, stage: 'rest' })).toBe(false);
+      expect(await approvals.get('rest')).toMatchObject({ session_grant_allowed: false, grant_rule: 'network.rest_policies[0]', grant_stage: 'rest' });
+
+      const https = { ...q, sessionId: 'sess-1', runId: null, scope: 'https://b.localhost:18111' };
+      expect(await approvals.granted(https)).toBe(true);
+      expect(await approvals.endSessionGrants('sess-1', T9)).toBe(2);
+      expect(await approvals.granted(https)).toBe(false);
+      expect(await approvals.get('api')).toMatchObject({ decision: 'allow_session', grant_ended_at: T9 });
+      expect(await approvals.endSessionGrants('sess-1', T9)).toBe(0);
+      expect(await approvals.granted({ ...q, sessionId: 'job:j1', runId: 'run_1' })).toBe(true);
     });
 
     it('says whether a run waits, closes expired approvals and its own pending ones', async () => {

@@ -1,4 +1,4 @@
-import type { ApprovalClose, ApprovalKind, ApprovalRecord, ApprovalStore } from '../../approvals/types.js';
+import type { ApprovalClose, ApprovalRecord, ApprovalStore, GrantQuery } from '../../approvals/types.js';
 import { stateOf } from '../../approvals/types.js';
 import { APPROVAL_COLUMNS, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { removeInSlices } from '../slices.js';
@@ -16,9 +16,9 @@ export class PgApprovalStore implements ApprovalStore {
 
   async create(r: ApprovalRecord): Promise<void> {
     await this.db.query(`INSERT INTO approvals (owner, ${APPROVAL_COLUMNS})
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
-      this.owner, r.id, r.run_id, r.session_id, r.kind, r.request, r.request_hash, r.scope, r.state, r.decision, r.decided_by,
-      r.created_at, r.expires_at, r.decided_at,
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`, [
+      this.owner, r.id, r.run_id, r.session_id, r.kind, r.request, r.request_hash, r.scope, r.grant_stage, r.grant_rule,
+      r.session_grant_allowed, r.grant_run_id, r.grant_ended_at, r.state, r.decision, r.decided_by, r.created_at, r.expires_at, r.decided_at,
     ]);
   }
 
@@ -58,10 +58,17 @@ export class PgApprovalStore implements ApprovalStore {
     return rows.map(toApproval);
   }
 
-  async allowedForSession(sessionId: string, kind: ApprovalKind, scope: string): Promise<boolean> {
+  async granted(q: GrantQuery): Promise<boolean> {
     const { rows } = await this.db.query(`SELECT 1 FROM approvals WHERE session_id = $1 AND kind = $2 AND scope = $3
-      AND decision = 'allow_session' LIMIT 1`, [sessionId, kind, scope]);
+      AND grant_stage = $4 AND decision = 'allow_session' AND session_grant_allowed AND grant_ended_at IS NULL
+      AND (grant_run_id IS NULL OR grant_run_id = $5) LIMIT 1`, [q.sessionId, q.kind, q.scope, q.stage, q.runId]);
     return rows.length > 0;
+  }
+
+  async endSessionGrants(sessionId: string, endedAt: string): Promise<number> {
+    const result = await this.db.query(`UPDATE approvals SET grant_ended_at = $1 WHERE session_id = $2 AND decision = 'allow_session'
+      AND grant_ended_at IS NULL`, [endedAt, sessionId]);
+    return result.rowCount ?? 0;
   }
 
   async runWaiting(runId: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { ApprovalClose, ApprovalKind, ApprovalRecord, ApprovalStore } from '../../approvals/types.js';
+import type { ApprovalClose, ApprovalRecord, ApprovalStore, GrantQuery } from '../../approvals/types.js';
 import { stateOf } from '../../approvals/types.js';
 import { APPROVAL_COLUMNS, toApproval, type ApprovalRow } from '../approval-rows.js';
 import { removeInSlices } from '../slices.js';
@@ -18,7 +18,8 @@ export class SqliteApprovalStore implements ApprovalStore {
     const close = `UPDATE approvals SET state = @state, decision = @decision, decided_by = @decided_by, decided_at = @decided_at`;
     this.stmt = {
       insert: db.prepare(`INSERT INTO approvals (owner, ${APPROVAL_COLUMNS}) VALUES (@owner, @id, @run_id, @session_id, @kind,
-        @request, @request_hash, @scope, @state, @decision, @decided_by, @created_at, @expires_at, @decided_at)`),
+        @request, @request_hash, @scope, @grant_stage, @grant_rule, @session_grant_allowed, @grant_run_id, @grant_ended_at,
+        @state, @decision, @decided_by, @created_at, @expires_at, @decided_at)`),
       get: db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`),
       closedAmong: db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id IN (SELECT value FROM json_each(?)) AND state <> 'pending'`),
       listAll: db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals ORDER BY seq DESC LIMIT ?`),
@@ -27,7 +28,11 @@ export class SqliteApprovalStore implements ApprovalStore {
       closeOwn: db.prepare(`${close} WHERE state = 'pending' AND owner = @owner RETURNING ${APPROVAL_COLUMNS}`),
       closeExpired: db.prepare(`${close} WHERE id IN (SELECT id FROM approvals WHERE state = 'pending' AND expires_at < @decided_at
         ORDER BY expires_at LIMIT @limit) RETURNING ${APPROVAL_COLUMNS}`),
-      allowed: db.prepare(`SELECT 1 FROM approvals WHERE session_id = ? AND kind = ? AND scope = ? AND decision = 'allow_session' LIMIT 1`).pluck(),
+      granted: db.prepare(`SELECT 1 FROM approvals WHERE session_id = @sessionId AND kind = @kind AND scope = @scope
+        AND grant_stage = @stage AND decision = 'allow_session' AND session_grant_allowed = 1 AND grant_ended_at IS NULL
+        AND (grant_run_id IS NULL OR grant_run_id = @runId) LIMIT 1`).pluck(),
+      endGrants: db.prepare(`UPDATE approvals SET grant_ended_at = ? WHERE session_id = ? AND decision = 'allow_session'
+        AND grant_ended_at IS NULL`),
       waiting: db.prepare(`SELECT 1 FROM approvals WHERE run_id = ? AND state = 'pending' LIMIT 1`).pluck(),
       pruneBatch: db.prepare(`DELETE FROM approvals WHERE seq IN (
         SELECT seq FROM approvals WHERE decided_at IS NOT NULL AND decided_at < ? ORDER BY decided_at LIMIT ?)`),
@@ -35,7 +40,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   }
 
   async create(record: ApprovalRecord): Promise<void> {
-    await this.uow.run(() => this.stmt.insert.run({ ...record, owner: this.owner }));
+    await this.uow.run(() => this.stmt.insert.run({ ...record, session_grant_allowed: record.session_grant_allowed ? 1 : 0, owner: this.owner }));
   }
 
   async get(id: string): Promise<ApprovalRecord | null> {
@@ -69,8 +74,12 @@ export class SqliteApprovalStore implements ApprovalStore {
       (this.stmt.closeExpired.all({ limit, state: stateOf(close.decision), ...close }) as ApprovalRow[]).map(toApproval));
   }
 
-  async allowedForSession(sessionId: string, kind: ApprovalKind, scope: string): Promise<boolean> {
-    return this.stmt.allowed.get(sessionId, kind, scope) !== undefined;
+  async granted(query: GrantQuery): Promise<boolean> {
+    return this.stmt.granted.get({ ...query }) !== undefined;
+  }
+
+  endSessionGrants(sessionId: string, endedAt: string): Promise<number> {
+    return this.uow.run(() => this.stmt.endGrants.run(endedAt, sessionId).changes);
   }
 
   async runWaiting(runId: string): Promise<boolean> {

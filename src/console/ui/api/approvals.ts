@@ -8,10 +8,16 @@ export function pendingApprovals(): Promise<Approval[]> {
   return api<{ approvals: Approval[] }>('/approvals', { query: { state: 'pending' } }).then((data) => data.approvals);
 }
 
-const QUESTIONS: Record<OperatorDecision, string> = {
-  allow_once: 'Allow this request once?',
-  allow_session: 'Allow this for the rest of the session (the same host, or the same tool)?',
-  deny: 'Deny this request?',
+/** What `allow_session` would cover, in words: the origin refused at that stage, or the tool. */
+export function grantText(approval: Approval): string {
+  const until = approval.grant_run_id !== null ? 'for the rest of this run' : 'for the rest of the session';
+  return approval.kind === 'tool' ? `every call of ${approval.scope} ${until}` : `requests to ${approval.scope} ${until}`;
+}
+
+const QUESTIONS: Record<OperatorDecision, (approval: Approval) => string> = {
+  allow_once: () => 'Allow this request once?',
+  allow_session: (approval) => `Allow this, and ${grantText(approval)}?`,
+  deny: () => 'Deny this request?',
 };
 
 /**
@@ -20,7 +26,7 @@ const QUESTIONS: Record<OperatorDecision, string> = {
  * the caller meant this very approval. Null when the operator said no.
  */
 export async function confirmAndDecide(approval: Approval, decision: OperatorDecision): Promise<Approval | null> {
-  if (!window.confirm(`${QUESTIONS[decision]}\n\n${approval.request}`)) return null;
+  if (!window.confirm(`${QUESTIONS[decision](approval)}\n\n${approval.request}`)) return null;
   const confirm = `${decision === 'deny' ? 'deny' : 'approve'}:${approval.id}`;
   const decided = await api<Approval>(`/approvals/${encodeURIComponent(approval.id)}`, { method: 'POST', body: { decision, confirm } });
   window.dispatchEvent(new Event(APPROVALS_CHANGED));

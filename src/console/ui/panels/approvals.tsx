@@ -1,4 +1,4 @@
-import { confirmAndDecide, pendingApprovals } from '../api/approvals.js';
+import { confirmAndDecide, grantText, pendingApprovals } from '../api/approvals.js';
 import type { Approval, OperatorDecision } from '../api/types.js';
 import { formatTime } from '../components/format.js';
 import { Loaded, Panel } from '../components/panel.js';
@@ -37,9 +37,14 @@ export function ApprovalsPanel() {
               <dt>Session</dt><dd class="mono">{approval.session_id}</dd>
               <dt>Asked</dt><dd>{formatTime(approval.created_at)}</dd>
               <dt>Denied unless decided by</dt><dd>{formatTime(approval.expires_at)}</dd>
+              {approval.session_grant_allowed
+                ? <><dt>Allow for session covers</dt><dd class="grant">{grantText(approval)}</dd></>
+                : <><dt>Allow once only</dt><dd class="grant">{approval.grant_rule !== null
+                  ? `this overrides the explicit deny rule ${approval.grant_rule}, which is never lifted for a session`
+                  : 'no session grant is offered for this request'}</dd></>}
             </dl>
             <div class="row">
-              {DECISIONS.map(({ decision, label, danger }) => (
+              {DECISIONS.filter(({ decision }) => decision !== 'allow_session' || approval.session_grant_allowed).map(({ decision, label, danger }) => (
                 <button key={decision} type="button" class={danger ? 'danger' : undefined} onClick={() => decide(approval, decision)}
                   aria-label={`${label}: ${approval.request}`}>
                   {label}
