@@ -21,12 +21,12 @@ export function estimateCompletionTokens(text: string, toolCalls: ToolCall[]): n
 }
 
 /**
- * Tokens a provider may bill for input besides the body's own bytes: the chat template's role and
- * turn markers, and the system prompt a vendor adds when tools are sent (a few hundred tokens in
- * Anthropic's documentation). Each message's markers are a few tokens; its JSON wrapping in the body is
- * already more bytes than that, the per-message allowance is a margin on top.
+ * Tokens a provider may bill for input besides the body's own bytes: the system prompt a vendor
+ * adds when tools are sent (Anthropic documents a few hundred tokens for it) and the chat
+ * template's turn markers. Each message's markers are a few tokens, fewer than the bytes of its
+ * JSON wrapping in the body; the per-message allowance is a margin on top.
  */
-export const REQUEST_OVERHEAD_TOKENS = 1024;
+export const REQUEST_OVERHEAD_TOKENS = 512;
 export const MESSAGE_OVERHEAD_TOKENS = 8;
 
 /**

@@ -103,7 +103,7 @@ export abstract class HostedProvider<Body extends object = object> implements Pr
     };
   }
 
-  complete(request: CompletionRequest): Promise<CompletionResult> {
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
     return this.prepare(request).send();
   }
 
