@@ -163,10 +163,14 @@ describe('costs and the budget cap', () => {
     expect((await t.request('/api/v1/costs/summary?limit=x')).status).toBe(400);
   });
 
+  // $1 per thousand tokens, and short answers: a call's bound (about 2,900 input tokens of its request
+  // with the tool definitions, 100 output tokens) costs about $3, so it fits under the caps below.
+  const cheaper = { price: { input_per_mtok: 1_000, output_per_mtok: 1_000 }, max_tokens: 100 };
+
   it('refuses the next call once a session has reached max_spend_usd: chat 409, run → run.error', async () => {
     const server = await fake('openai');
-    server.enqueue({ text: 'spent', usage: { input: 4, output: 1 } });
-    const t = await app({ env: ENV, config: { ...hostedConfig('openai', server, { price }), max_spend_usd: 5 } });
+    server.enqueue({ text: 'spent', usage: { input: 4_000, output: 1_000 } });
+    const t = await app({ env: ENV, config: { ...hostedConfig('openai', server, cheaper), max_spend_usd: 5 } });
 
     const first = await json(await postJson(t, '/api/v1/chat', { message: 'spend it all' }));
     expect(first.data.usage.cost_usd).toBe(5);
@@ -192,8 +196,8 @@ describe('costs and the budget cap', () => {
 
   it('keeps a stable session over its cap across a restart (webhook/job sessions keep their id)', async () => {
     const server = await fake('openai');
-    server.enqueue({ text: 'spent', usage: { input: 10, output: 0 } });
-    const config = { ...hostedConfig('openai', server, { price }), max_spend_usd: 10 };
+    server.enqueue({ text: 'spent', usage: { input: 10_000, output: 0 } });
+    const config = { ...hostedConfig('openai', server, cheaper), max_spend_usd: 10 };
     const first = await startTestApp({ env: ENV, config });
     const home = first.home;
     const run = await first.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report' });

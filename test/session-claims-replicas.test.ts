@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPLICA_STOPPED } from '../src/agent/session-leases.js';
+import type { PostgresStorage } from '../src/storage/postgres/index.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
@@ -222,6 +223,43 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
     expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
     expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
+  });
+
+  it('frees the budget a replica killed mid-call held, when its run is reaped: the session\'s next priced run goes ahead', async () => {
+    const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
+    // $3 / $15 per million tokens and 64 output tokens: one call's bound (its body with the tool
+    // definitions) is about $0.0096, so beside a call in flight a second one does not fit under $0.015.
+    const priced = {
+      max_spend_usd: 0.015,
+      providers: { ...config().providers, openai: { ...config().providers.openai, price: { input_per_mtok: 3, output_per_mtok: 15 }, max_tokens: 64 } },
+    };
+    const [b] = await replicas(leases, priced);
+    const doomed = await spawnReplica(leases, priced);
+    const calls = server.requests.length;
+    const started = await doomed.request('/api/v1/runs', { message: 'killed mid-call' });
+    expect(started.status).toBe(202);
+    const run = (await json(started)).data;
+    await waitingCalls(calls + 1);
+    const pg = (b.app.storage as PostgresStorage).database;
+    const held = async () => Number((await pg.query<{ n: string }>('SELECT count(*) AS n FROM cost_holds WHERE session_id = $1', [run.session_id])).rows[0]!.n);
+    expect(await held()).toBe(1);
+
+    await doomed.kill();
+    const ended = await eventually(async () => {
+      const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
+      return record.finished_at !== null && record;
+    });
+    expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+    // Reaped in the same step as the run: nothing of the dead call is held any more.
+    expect(await held()).toBe(0);
+
+    // The next priced run on the session is not refused for the dead call's hold: its call is sent.
+    const next = await startRun(b, { message: 'next', session_id: run.session_id });
+    await waitingCalls(calls + 2);
+    expect(server.requests.at(-1)!.raw).toContain('next');
+    expect((await json(await b.request(`/api/v1/runs/${next.run_id}`))).data).toMatchObject({ status: 'running', error: null });
+    expect(await held()).toBe(1);
+    expect((await b.request(`/api/v1/runs/${next.run_id}/cancel`, { method: 'POST' })).status).toBe(202);
   });
 
   it('takes the next webhook message of a sender whose run was on a replica killed mid-run as soon as that run is reaped', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../test/helpers/storage.js';
 import { AuditLog } from '../audit/log.js';
-import type { CompletionRequest, CompletionResult, Provider } from '../providers/types.js';
+import type { CompletionRequest, CompletionResult, PreparedCall, Provider, Usage } from '../providers/types.js';
 import { createCalculatorTool } from '../tools/calculator.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop, MAX_TOOL_CALLS_PER_STEP, type AgentTurnInput } from './agent-loop.js';
@@ -12,12 +12,19 @@ class ScriptedProvider implements Provider {
   readonly name = 'scripted';
   readonly model = 'scripted-1';
   readonly requests: CompletionRequest[] = [];
-  constructor(private readonly script: ((request: CompletionRequest) => Partial<CompletionResult> | Promise<Partial<CompletionResult>>)[]) {}
+  constructor(
+    private readonly script: ((request: CompletionRequest) => Partial<CompletionResult> | Promise<Partial<CompletionResult>>)[],
+    /** What each call says it may cost at most (`PreparedCall.bound`). */
+    private readonly bound: Usage = { prompt_tokens: 1, completion_tokens: 1 },
+  ) {}
   available() {
     return true;
   }
   unavailableReason() {
     return null;
+  }
+  prepare(request: CompletionRequest): PreparedCall {
+    return { bound: this.bound, send: () => this.complete(request) };
   }
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     this.requests.push({ ...request, messages: [...request.messages] });
@@ -121,26 +128,42 @@ describe('AgentLoop', () => {
   });
 
   it('holds budget for each call while it runs and frees it when the call fails', async () => {
-    // The first prompt (35 characters) holds $9: a second hold of as much does not fit under $15.
+    // Each call may cost up to $9 (its bound): a second hold of as much does not fit under $15 beside it.
     const { loop, input, costs, storage } = setup({ maxSpendUsd: 15 });
     let heldDuringCall = false;
+    const bound = { prompt_tokens: 9, completion_tokens: 0 };
     const provider = new ScriptedProvider([
-      async (request) => {
+      async () => {
         // While this call runs its hold counts: a second call on the session does not fit beside it.
-        heldDuringCall = await costs.hold('ses_1', provider, request.messages).then(() => false, () => true);
+        heldDuringCall = await costs.hold('ses_1', provider, bound).then(() => false, () => true);
         return { text: 'paid', usage: { prompt_tokens: 3, completion_tokens: 0 } };
       },
       () => {
         throw new Error('upstream failed');
       },
-    ]);
+    ], bound);
     expect((await loop.run(input(provider))).cost.cost_usd).toBe(3);
     expect(heldDuringCall).toBe(true);
     await expect(loop.run(input(provider))).rejects.toThrow('upstream failed');
-    // Nothing is held any more ($3 spent): two $1 holds fit; a leaked hold of the failed call would not.
+    // Nothing is held any more ($3 spent): a $12 hold fits exactly; a leaked hold of the failed call would not.
     expect(await storage.costs.sessionSpend('ses_1')).toBe(3);
-    const first = await costs.hold('ses_1', provider, []);
-    await expect(costs.hold('ses_1', provider, [])).resolves.toBeDefined();
-    await first.release();
+    const rest = await costs.hold('ses_1', provider, { prompt_tokens: 12, completion_tokens: 0 });
+    await expect(costs.hold('ses_1', provider, { prompt_tokens: 1, completion_tokens: 0 })).rejects.toThrow(/budget exceeded/);
+    await rest.release();
+  });
+
+  it('refuses a call whose bound does not fit in what is left before it is sent, the first call of a session too', async () => {
+    const { loop, input, storage } = setup({ maxSpendUsd: 15 });
+    // Nothing spent and nothing in flight, but the call could cost $16: it is not made.
+    const provider = new ScriptedProvider([() => ({ text: 'never' })], { prompt_tokens: 16, completion_tokens: 0 });
+    await expect(loop.run(input(provider))).rejects.toThrow(
+      /budget exceeded: session 'ses_1' has spent \$0 of max_spend_usd \$15; the next call may cost up to \$16 \(16 input tokens/,
+    );
+    expect(provider.requests).toHaveLength(0);
+    expect(await storage.costs.sessionSpend('ses_1')).toBe(0);
+    // A call whose bound fits exactly is made.
+    const fits = new ScriptedProvider([() => ({ text: 'made', usage: { prompt_tokens: 15, completion_tokens: 0 } })], { prompt_tokens: 15, completion_tokens: 0 });
+    expect((await loop.run(input(fits))).cost.cost_usd).toBe(15);
+    expect(fits.requests).toHaveLength(1);
   });
 });

@@ -135,12 +135,14 @@ export class AgentLoop {
 
     for (let step = 0; step < this.maxIterations; step++) {
       signal.throwIfAborted();
-      const held = await costs.hold(sessionId, provider, messages);
+      // The request is built first and its bound held before it is sent: the budget counts the
+      // body as sent (system prompt and tool definitions included), and a call that does not fit
+      // is refused before any byte of it leaves.
+      const call = provider.prepare({ messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId, requestId });
+      const held = await costs.hold(sessionId, provider, call.bound);
       let result: CompletionResult;
       try {
-        result = await provider.complete({
-          messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId, requestId,
-        });
+        result = await call.send();
       } catch (err) {
         // A hold that cannot be dropped now expires by itself; the call's own error matters more.
         await held.release().catch(() => undefined);

@@ -11,6 +11,7 @@ function setup(maxSpendUsd: number, providers: Record<string, { base_url: string
 
 const provider = (name: string, model: string): Provider => ({
   name, model, available: () => true, unavailableReason: () => null,
+  prepare: () => { throw new Error('not called'); },
   complete: async () => { throw new Error('not called'); },
 });
 const result = (prompt: number, completion: number, model = 'gpt-4.1'): CompletionResult => ({
@@ -56,19 +57,35 @@ describe('CostMeter', async () => {
     expect((await free.meter.record('s1', null, provider('openai', 'gpt-unknown'), result(5, 5))).cost_usd).toBe(0);
   });
 
-  it('holds a call\'s estimated cost while it runs, so concurrent calls on a session cannot together pass the cap', async () => {
+  it('holds a call\'s bound while it runs, so concurrent calls on a session cannot together pass the cap', async () => {
     const { costs, meter } = setup(2, { openai: { base_url: null, price: null } });
-    const gpt = provider('openai', 'gpt-4.1'); // $8 per million output tokens: 4,096 held ≈ $0.033
+    const gpt = provider('openai', 'gpt-4.1'); // $2 in, $8 out per million
     await meter.record('s1', null, gpt, result(980_000, 0)); // $1.96 spent
-    const messages = [{ role: 'user' as const, content: 'hello' }];
-    const first = await meter.hold('s1', gpt, messages);
-    await expect(meter.hold('s1', gpt, messages)).rejects.toThrow(/has spent \$1\.96 of max_spend_usd \$2 and calls in flight hold \$0\.03/);
+    const bound = { prompt_tokens: 1_000, completion_tokens: 4_096 }; // $0.002 + $0.032768
+    const first = await meter.hold('s1', gpt, bound);
+    await expect(meter.hold('s1', gpt, bound)).rejects.toThrow(
+      /has spent \$1\.96 of max_spend_usd \$2 and calls in flight hold \$0\.034768 of it; the next call may cost up to \$0\.034768 \(1000 input tokens of its request, providers\.openai\.max_tokens 4096 output tokens\)/,
+    );
     await first.release();
-    const again = await meter.hold('s1', gpt, messages);
+    const again = await meter.hold('s1', gpt, bound);
     expect(await again.settle('run_1', result(10_000, 0))).toEqual({ prompt_tokens: 10_000, completion_tokens: 0, cost_usd: 0.02 });
     expect(await costs.sessionSpend('s1')).toBeCloseTo(1.98, 10);
-    // Settled: nothing is held, so the next lone call is allowed while under the cap.
-    expect(await meter.hold('s1', gpt, messages)).toBeDefined();
-    await expect(meter.hold('s1', provider('openai', 'gpt-unknown'), messages)).rejects.toThrow(/set providers\.openai\.price/);
+    // Settled: nothing is held; $0.02 is left, which a call of that bound no longer fits in, lone or not.
+    await expect(meter.hold('s1', gpt, bound)).rejects.toThrow(/has spent \$1\.98 of max_spend_usd \$2; the next call may cost up to \$0\.034768/);
+    expect(await meter.hold('s1', gpt, { prompt_tokens: 1_000, completion_tokens: 2_000 })).toBeDefined(); // $0.018 fits
+    await expect(meter.hold('s1', provider('openai', 'gpt-unknown'), bound)).rejects.toThrow(/set providers\.openai\.price/);
+  });
+
+  it('holds the cost of the bound it is given, at the model\'s price, and nothing without a cap', async () => {
+    const { costs, meter } = setup(1, { anthropic: { base_url: null, price: { input_per_mtok: 3, output_per_mtok: 15 } } });
+    const claude = provider('anthropic', 'claude-x');
+    const held = await meter.hold('s1', claude, { prompt_tokens: 100_000, completion_tokens: 20_000 }); // $0.3 + $0.3
+    // Exactly $0.4 is left beside the $0.6 held.
+    expect((await costs.reserve({ session_id: 's1', amount_usd: 0.41, cap_usd: 1, now: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:15:00.000Z' })).granted).toBe(false);
+    expect((await costs.reserve({ session_id: 's1', amount_usd: 0.4, cap_usd: 1, now: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:15:00.000Z' })).granted).toBe(true);
+    await held.release();
+    const free = setup(0, { anthropic: { base_url: null, price: { input_per_mtok: 3, output_per_mtok: 15 } } });
+    await free.meter.hold('s1', claude, { prompt_tokens: 1e9, completion_tokens: 1e9 });
+    expect((await free.costs.reserve({ session_id: 's1', amount_usd: 1, cap_usd: 1, now: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:15:00.000Z' })).granted).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../config/schema.js';
 import { costUsd, priceFor, unknownPriceMessage, type ModelPrice } from '../providers/prices.js';
-import type { ChatMessage, CompletionResult, Provider } from '../providers/types.js';
+import type { CompletionResult, Provider, Usage } from '../providers/types.js';
 import type { CostEntry, CostStore } from './stores.js';
 import { AgentError } from './errors.js';
 import { isoNow, type RunCost } from './types.js';
@@ -22,17 +22,13 @@ export interface CostMeterOptions {
  * longer than any provider call takes.
  */
 const HOLD_MS = 15 * 60_000;
-/** Output tokens a call is assumed to produce when holding budget for it (Anthropic's max_tokens here). */
-const OUTPUT_TOKENS_ESTIMATE = 4096;
-/** Characters per token when estimating a prompt's size from its text. */
-const CHARS_PER_TOKEN = 4;
 
 /**
  * Prices provider calls, records them, and enforces `max_spend_usd` before each one. The spend is
  * read from the stored costs every time, so a restart never resets a session's budget (sessions
  * with a stable id — webhook and job sessions — keep theirs for good). With a cap, each call holds
- * its estimated cost in the store until its real cost is recorded, so calls on the same session in
- * several processes cannot together pass the cap (`CostStore.reserve`).
+ * the most it can cost in the store until its real cost is recorded, and is refused when that does
+ * not fit, so calls on the same session, in one process or several, never pass the cap (`CostStore.reserve`).
  */
 export class CostMeter {
   private readonly now: () => number;
@@ -68,29 +64,34 @@ export class CostMeter {
   }
 
   /**
-   * Before a call of `provider` with `messages`: refuses it like `check`, and with a cap holds its
-   * estimated cost (the prompt's size, the longest answer) until it is settled or released. Also
-   * refused when calls in flight on the session hold budget and this one does not fit beside them.
+   * Before a call of `provider`: refuses it like `check`, and with a cap holds `bound`'s cost — the
+   * most the call can be billed for (`PreparedCall.bound`, counted from the request as it is sent)
+   * — until it is settled or released. Refused too when that cost does not fit in what the session
+   * has left beside the calls in flight: an allowed call can never take the spend past the cap.
    */
-  async hold(sessionId: string, provider: Provider, messages: readonly ChatMessage[]): Promise<HeldCall> {
+  async hold(sessionId: string, provider: Provider, bound: Usage): Promise<HeldCall> {
     const cap = this.options.maxSpendUsd;
     if (!(cap > 0)) return new HeldCall(this, this.options.costs, sessionId, provider, null);
     const price = this.price(provider);
     if (price === null) throw new AgentError('unpriced_model', unknownPriceMessage(provider.name, provider.model));
-    const promptTokens = Math.ceil(JSON.stringify(messages).length / CHARS_PER_TOKEN);
+    const amount = costUsd(price, bound);
     const now = this.now();
     const answer = await this.options.costs.reserve({
       session_id: sessionId,
-      amount_usd: costUsd(price, { prompt_tokens: promptTokens, completion_tokens: OUTPUT_TOKENS_ESTIMATE }),
+      amount_usd: amount,
       cap_usd: cap,
       now: new Date(now).toISOString(),
       expires_at: new Date(now + HOLD_MS).toISOString(),
     });
     if (!answer.granted) {
       const inFlight = answer.held_usd > 0 ? ` and calls in flight hold $${formatUsd(answer.held_usd)} of it` : '';
+      const call = answer.spent_usd < cap
+        ? `; the next call may cost up to $${formatUsd(amount)} (${bound.prompt_tokens} input tokens of its request, ` +
+          `providers.${provider.name}.max_tokens ${bound.completion_tokens} output tokens), which does not fit`
+        : '';
       throw new AgentError(
         'budget_exceeded',
-        `budget exceeded: session '${sessionId}' has spent $${formatUsd(answer.spent_usd)} of max_spend_usd $${formatUsd(cap)}${inFlight}; ` +
+        `budget exceeded: session '${sessionId}' has spent $${formatUsd(answer.spent_usd)} of max_spend_usd $${formatUsd(cap)}${inFlight}${call}; ` +
           'raise max_spend_usd in the config or use another session',
       );
     }

@@ -86,7 +86,7 @@ export interface CostTotals {
 /** A provider call about to start asks to hold part of its session's budget (`CostStore.reserve`). */
 export interface SpendRequest {
   session_id: string;
-  /** The call's estimated cost. */
+  /** The most the call can cost (its request's bound at the model's price). */
   amount_usd: number;
   /** `max_spend_usd` (> 0). */
   cap_usd: number;
@@ -105,10 +105,9 @@ export interface CostStore {
   record(entry: CostEntry): Promise<void>;
   /**
    * Holds `amount_usd` of the session's budget for a call about to start, decided and stored in one
-   * atomic step (across every process sharing the store). Refused when the session's spend has
-   * reached `cap_usd`, or when other calls hold part of it and this one does not fit beside them
-   * (spend + held + amount > cap). A lone call is allowed while the spend is under the cap, as
-   * before holds existed: its cost is only known afterwards.
+   * atomic step (across every process sharing the store). Refused when it does not fit in what is
+   * left beside the calls in flight (spend + held + amount > cap), a lone call too: the amount is an
+   * upper bound of the call's cost, so the spend never passes the cap.
    */
   reserve(request: SpendRequest): Promise<SpendAnswer>;
   /** Records the call's usage (null: it made none) and drops its hold, in one commit. */
@@ -146,8 +145,7 @@ export interface SessionStore {
 
 /** The rule `CostStore.reserve` decides by, shared by every backend. */
 export function fitsBudget(spentUsd: number, heldUsd: number, request: Pick<SpendRequest, 'amount_usd' | 'cap_usd'>): boolean {
-  if (spentUsd >= request.cap_usd) return false;
-  return heldUsd === 0 || spentUsd + heldUsd + request.amount_usd <= request.cap_usd;
+  return spentUsd < request.cap_usd && spentUsd + heldUsd + request.amount_usd <= request.cap_usd;
 }
 
 /** The times a new session claim is taken with (ISO 8601): it lasts until `expires_at`; one older than `now` is taken over. */
@@ -193,7 +191,10 @@ export interface SessionClaimStore {
    * at most `limit`, and ends each unfinished run among their holders as `error` with `message`
    * and a terminal `run.error` event, in one step per claim: exactly one process reaps a claim.
    * Where channel messages are shared, the messages their owners had claimed and not started are
-   * given back in the same step, for any replica to take at once. Returns the claims it reaped.
+   * given back in the same step, for any replica to take at once; so are the budget holds of the
+   * calls in flight on those sessions (`CostStore.reserve`: only a session's claim holder makes
+   * calls on it), so its next call is not refused for calls nobody will settle. Returns the claims
+   * it reaped.
    */
   reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]>;
 }

@@ -27,6 +27,11 @@ const providerSchema = z
     api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').nullable().default(null),
     model: z.string().min(1),
     base_url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    /**
+     * The longest answer a call may produce, sent with every request: what a budget holds for a
+     * call's output (see `requestBound`), so a small `max_spend_usd` wants a small value here.
+     */
+    max_tokens: z.number().int().min(1).max(1_000_000).default(4096),
     /** USD per million tokens; overrides the built-in price table for this provider's model. */
     price: z
       .object({ input_per_mtok: z.number().min(0), output_per_mtok: z.number().min(0) })

@@ -1,11 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessageParam, ContentBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { MessageParam, ContentBlockParam, MessageCreateParamsNonStreaming, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
 import { ProviderRequestError } from './errors.js';
 import { HostedProvider, type HostedProviderOptions, type SendContext } from './hosted.js';
 import type { ChatMessage, CompletionRequest, CompletionResult, ToolCall, ToolSpec } from './types.js';
-
-/** The Messages API requires a cap; large enough for any chat answer, small enough to bound a bill. */
-const MAX_TOKENS = 4096;
 
 /**
  * Our conversation in the Messages API's shape. System messages go to `system`; tool results become
@@ -83,12 +80,24 @@ export function fromAnthropicMessage(message: Anthropic.Message): CompletionResu
 }
 
 /** Claude through the official SDK, with the gateway's fetch so network policy governs every call. */
-export class AnthropicProvider extends HostedProvider {
+export class AnthropicProvider extends HostedProvider<MessageCreateParamsNonStreaming> {
   constructor(options: HostedProviderOptions) {
     super('anthropic', options);
   }
 
-  protected async send(request: CompletionRequest, context: SendContext): Promise<CompletionResult> {
+  protected build(request: CompletionRequest): MessageCreateParamsNonStreaming {
+    const { system, messages } = toAnthropicMessages(request.messages);
+    if (messages.length === 0) throw new ProviderRequestError(this.name, 'invalid_request', `provider '${this.name}' needs at least one user message`);
+    return {
+      model: this.model,
+      max_tokens: this.maxTokens,
+      messages,
+      ...(system ? { system } : {}),
+      ...(request.tools.length ? { tools: toAnthropicTools(request.tools) } : {}),
+    };
+  }
+
+  protected async send(body: MessageCreateParamsNonStreaming, request: CompletionRequest, context: SendContext): Promise<CompletionResult> {
     // The SDK is loaded at the first call: a service on the offline provider never pays for it at start.
     const { default: Anthropic } = await import('@anthropic-ai/sdk');
     const client = new Anthropic({
@@ -102,18 +111,6 @@ export class AnthropicProvider extends HostedProvider {
       logLevel: 'warn',
       ...(context.logger ? { logger: context.logger } : {}),
     });
-    const { system, messages } = toAnthropicMessages(request.messages);
-    if (messages.length === 0) throw new ProviderRequestError(this.name, 'invalid_request', `provider '${this.name}' needs at least one user message`);
-    const response = await client.messages.create(
-      {
-        model: this.model,
-        max_tokens: MAX_TOKENS,
-        messages,
-        ...(system ? { system } : {}),
-        ...(request.tools.length ? { tools: toAnthropicTools(request.tools) } : {}),
-      },
-      { signal: request.signal },
-    );
-    return fromAnthropicMessage(response);
+    return fromAnthropicMessage(await client.messages.create(body, { signal: request.signal }));
   }
 }

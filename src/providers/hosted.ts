@@ -3,7 +3,8 @@ import type { Logger } from '../log.js';
 import { ProviderUnavailableError } from './errors.js';
 import { isSelfHosted, OFFICIAL_BASE_URLS, type HostedProviderName } from './endpoints.js';
 import type { GatewayClientFactory, GatewayClientLike } from '../contracts/gateway-port.js';
-import type { CompletionRequest, CompletionResult, Provider } from './types.js';
+import { requestBound } from './estimate.js';
+import type { CompletionRequest, CompletionResult, PreparedCall, Provider } from './types.js';
 import { toProviderError } from './upstream-errors.js';
 
 export interface HostedProviderOptions {
@@ -50,7 +51,7 @@ const PLACEHOLDER_KEY = 'unused';
  * run; the connections are the gateway's pool, reused across requests), and error translation
  * that never lets the key through.
  */
-export abstract class HostedProvider implements Provider {
+export abstract class HostedProvider<Body extends object = object> implements Provider {
   protected readonly timeoutMs: number;
   private readonly sdkLogger: SdkLogger | undefined;
 
@@ -88,9 +89,30 @@ export abstract class HostedProvider implements Provider {
     return `set providers.${this.name}.api_key_env to the environment variable holding the API key, or providers.${this.name}.base_url to a self-hosted server`;
   }
 
-  async complete(request: CompletionRequest): Promise<CompletionResult> {
+  /**
+   * Builds the request body first, so its bound is counted from the very bytes `send` posts; the
+   * availability check comes before it, so an unusable provider holds no budget.
+   */
+  prepare(request: CompletionRequest): PreparedCall {
     const reason = this.unavailableReason();
     if (reason) throw new ProviderUnavailableError(this.name, reason);
+    const body = this.build(request);
+    return {
+      bound: requestBound(body, request.messages.length, this.maxTokens),
+      send: () => this.dispatch(request, body),
+    };
+  }
+
+  async complete(request: CompletionRequest): Promise<CompletionResult> {
+    return this.prepare(request).send();
+  }
+
+  /** `providers.<name>.max_tokens`: sent with every request, the bound of a call's output. */
+  protected get maxTokens(): number {
+    return this.options.config.max_tokens;
+  }
+
+  private async dispatch(request: CompletionRequest, body: Body): Promise<CompletionResult> {
     const apiKey = this.apiKey();
     const client = this.options.clientFactory({
       sessionId: request.sessionId ?? null,
@@ -100,7 +122,7 @@ export abstract class HostedProvider implements Provider {
       timeout: this.timeoutMs,
     });
     try {
-      return await this.send(request, {
+      return await this.send(body, request, {
         fetch: client.fetch,
         apiKey: apiKey ?? PLACEHOLDER_KEY,
         baseURL: this.baseURL,
@@ -131,7 +153,10 @@ export abstract class HostedProvider implements Provider {
     return { host, apiKey, keyEnv: this.options.config.api_key_env, signal: request.signal };
   }
 
-  protected abstract send(request: CompletionRequest, context: SendContext): Promise<CompletionResult>;
+  /** The request body in the vendor's shape, `max_tokens` included; throws for a request it cannot send. */
+  protected abstract build(request: CompletionRequest): Body;
+  /** Posts `body`, exactly as built, through the SDK. */
+  protected abstract send(body: Body, request: CompletionRequest, context: SendContext): Promise<CompletionResult>;
 }
 
 /** Adapts the app's logger (info/warn/error, censored) to the SDKs' logger; debug output is dropped. */

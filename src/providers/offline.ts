@@ -1,6 +1,6 @@
 import { estimateCompletionTokens, estimatePromptTokens } from './estimate.js';
 import { detectIntents, type OfflineIntent } from './offline-intents.js';
-import type { ChatMessage, CompletionRequest, CompletionResult, Provider, ToolCall } from './types.js';
+import type { ChatMessage, CompletionRequest, CompletionResult, PreparedCall, Provider, ToolCall } from './types.js';
 
 type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 
@@ -28,6 +28,11 @@ export class OfflineProvider implements Provider {
 
   unavailableReason(): string | null {
     return null;
+  }
+
+  /** Free, so it holds nothing: its bound is zero tokens (its price is zero too). */
+  prepare(request: CompletionRequest): PreparedCall {
+    return { bound: { prompt_tokens: 0, completion_tokens: 0 }, send: () => this.complete(request) };
   }
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {

@@ -1,8 +1,10 @@
 import type {
   ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import { isSelfHosted } from './endpoints.js';
 import { estimateCompletionTokens, estimatePromptTokens } from './estimate.js';
 import { HostedProvider, type HostedProviderOptions, type SendContext } from './hosted.js';
 import type { ChatMessage, CompletionRequest, CompletionResult, ToolCall, ToolSpec } from './types.js';
@@ -79,12 +81,26 @@ export function fromOpenAICompletion(completion: ChatCompletion, sent: ChatMessa
  * OpenAI through the official SDK; with `base_url` also any OpenAI-compatible server (Ollama, vLLM,
  * llama.cpp). The gateway's fetch carries every request, so network policy governs them all.
  */
-export class OpenAIProvider extends HostedProvider {
+export class OpenAIProvider extends HostedProvider<ChatCompletionCreateParamsNonStreaming> {
   constructor(options: HostedProviderOptions) {
     super('openai', options);
   }
 
-  protected async send(request: CompletionRequest, context: SendContext): Promise<CompletionResult> {
+  /**
+   * `max_completion_tokens` is the API's cap on the answer (reasoning included); a self-hosted server
+   * (Ollama, llama.cpp, older vLLM) may know only the older `max_tokens`, so it gets both, equal.
+   */
+  protected build(request: CompletionRequest): ChatCompletionCreateParamsNonStreaming {
+    return {
+      model: this.model,
+      messages: toOpenAIMessages(request.messages),
+      ...(request.tools.length ? { tools: toOpenAITools(request.tools) } : {}),
+      max_completion_tokens: this.maxTokens,
+      ...(isSelfHosted(this.name, this.options.config) ? { max_tokens: this.maxTokens } : {}),
+    };
+  }
+
+  protected async send(body: ChatCompletionCreateParamsNonStreaming, request: CompletionRequest, context: SendContext): Promise<CompletionResult> {
     // The SDK is loaded at the first call: a service on the offline provider never pays for it at start.
     const { default: OpenAI } = await import('openai');
     const client = new OpenAI({
@@ -102,14 +118,6 @@ export class OpenAIProvider extends HostedProvider {
       logLevel: 'warn',
       ...(context.logger ? { logger: context.logger } : {}),
     });
-    const completion = await client.chat.completions.create(
-      {
-        model: this.model,
-        messages: toOpenAIMessages(request.messages),
-        ...(request.tools.length ? { tools: toOpenAITools(request.tools) } : {}),
-      },
-      { signal: request.signal },
-    );
-    return fromOpenAICompletion(completion, request.messages);
+    return fromOpenAICompletion(await client.chat.completions.create(body, { signal: request.signal }), request.messages);
   }
 }

@@ -44,6 +44,15 @@ export interface CompletionResult {
   model: string;
 }
 
+/**
+ * A provider call with its request built and not yet sent: `bound` is the most it can be billed for,
+ * counted from the very body `send` posts (`requestBound`), so a budget can hold it first.
+ */
+export interface PreparedCall {
+  readonly bound: Usage;
+  send(): Promise<CompletionResult>;
+}
+
 export interface Provider {
   readonly name: string;
   readonly model: string;
@@ -51,5 +60,11 @@ export interface Provider {
   available(): boolean;
   /** Why it is unavailable, with the remedy (for 400 errors and diagnostics). */
   unavailableReason(): string | null;
+  /**
+   * Builds the request `complete` would send, without sending it. Throws what `complete` would
+   * for a provider that cannot be used now, before anything is held or sent.
+   */
+  prepare(request: CompletionRequest): PreparedCall;
+  /** `prepare(request).send()`. */
   complete(request: CompletionRequest): Promise<CompletionResult>;
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { chunks, fakeServerStarter, roughTokens, sendJsonError, type ReplyContext, type WireFormat } from './fake-llm-server.js';
+import { chunks, fakeServerStarter, plannedUsage, roughTokens, sendJsonError, type ReplyContext, type WireFormat } from './fake-llm-server.js';
 
 export type { FakeLlmServer, PlannedReply, RecordedRequest } from './fake-llm-server.js';
 
@@ -28,9 +28,10 @@ async function respond({ request, reply, res, n, pause }: ReplyContext): Promise
   }));
   const content = [...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...toolUses];
   const stopReason = toolUses.length ? 'tool_use' : 'end_turn';
+  const planned = plannedUsage(reply, request);
   const usage = {
-    input_tokens: reply.usage?.input ?? roughTokens(JSON.stringify([body.system ?? '', body.messages ?? []])),
-    output_tokens: reply.usage?.output ?? roughTokens(JSON.stringify(content)),
+    input_tokens: planned?.input ?? roughTokens(JSON.stringify([body.system ?? '', body.messages ?? []])),
+    output_tokens: planned?.output ?? roughTokens(JSON.stringify(content)),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,
   };

@@ -17,14 +17,27 @@ export type PlannedReply =
   | {
       text?: string;
       toolCalls?: PlannedToolCall[];
-      /** Token counts to report; default: estimated from the request and reply sizes. */
-      usage?: { input: number; output: number };
+      /**
+       * Token counts to report, or a function of the request that computes them (say, the most the
+       * request allows); default: estimated from the request and reply sizes.
+       */
+      usage?: PlannedUsage | ((request: RecordedRequest) => PlannedUsage);
       /** Model name to report; default: the requested model. */
       model?: string;
       /** Wait this long before answering (on top of the server's delay). */
       delayMs?: number;
     }
   | { error: { status: number; message: string; type?: string }; delayMs?: number };
+
+export interface PlannedUsage {
+  input: number;
+  output: number;
+}
+
+/** The usage a planned reply reports for `request`, when it names one. */
+export function plannedUsage(reply: { usage?: PlannedUsage | ((request: RecordedRequest) => PlannedUsage) }, request: RecordedRequest): PlannedUsage | undefined {
+  return typeof reply.usage === 'function' ? reply.usage(request) : reply.usage;
+}
 
 export interface RecordedRequest {
   method: string;

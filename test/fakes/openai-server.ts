@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { chunks, fakeServerStarter, roughTokens, sendJsonError, type ReplyContext, type WireFormat } from './fake-llm-server.js';
+import { chunks, fakeServerStarter, plannedUsage, roughTokens, sendJsonError, type ReplyContext, type WireFormat } from './fake-llm-server.js';
 
 export type { FakeLlmServer, PlannedReply, RecordedRequest } from './fake-llm-server.js';
 
@@ -23,8 +23,9 @@ async function respond({ request, reply, res, n, pause }: ReplyContext): Promise
   }));
   const text = reply.text ?? (toolCalls.length ? null : '');
   const finishReason = toolCalls.length ? 'tool_calls' : 'stop';
-  const prompt = reply.usage?.input ?? roughTokens(JSON.stringify(body.messages ?? []));
-  const completion = reply.usage?.output ?? roughTokens(JSON.stringify([text, toolCalls]));
+  const planned = plannedUsage(reply, request);
+  const prompt = planned?.input ?? roughTokens(JSON.stringify(body.messages ?? []));
+  const completion = planned?.output ?? roughTokens(JSON.stringify([text, toolCalls]));
   const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   const id = `chatcmpl-fake-${n}`;
   const created = Math.floor(Date.now() / 1000);

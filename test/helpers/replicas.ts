@@ -7,7 +7,7 @@ import { SessionSlots } from '../../src/agent/session-slots.js';
 import type { RunEvent } from '../../src/agent/types.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { createMemoryLogger } from '../../src/log.js';
-import type { CompletionResult, Provider } from '../../src/providers/types.js';
+import type { CompletionResult, PreparedCall, Provider } from '../../src/providers/types.js';
 import type { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { createCalculatorTool } from '../../src/tools/calculator.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -48,6 +48,10 @@ export class GatedProvider implements Provider {
 
   answer(): void {
     this.opened();
+  }
+
+  prepare(request: { messages: { role: string }[]; signal: AbortSignal }): PreparedCall {
+    return { bound: { prompt_tokens: 1, completion_tokens: 1 }, send: () => this.complete(request) };
   }
 
   async complete(request: { messages: { role: string }[]; signal: AbortSignal }): Promise<CompletionResult> {

@@ -120,9 +120,11 @@ export function describeCostStore(backend: string, open: OpenCostStore): void {
         return answer.hold_id;
       };
 
-      it('grants a lone call while the spend is under the cap, whatever its estimate, and refuses once it is reached', async () => {
+      it('grants a call only when its amount fits in what is left, a lone call too, and refuses once the cap is reached', async () => {
         await costs.record(call('ses_a', 0.9, NOW));
-        expect(await ask(5)).toMatchObject({ granted: true });
+        // Nothing in flight, but $0.9 + $0.2 would pass the cap.
+        expect(await ask(0.2)).toEqual({ granted: false, spent_usd: 0.9, held_usd: 0 });
+        expect(await ask(0.1)).toMatchObject({ granted: true });
         // Beside that hold nothing more fits.
         expect((await ask(0.01)).granted).toBe(false);
         await costs.record(call('ses_b', 1, NOW));

@@ -51,11 +51,37 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
       session_id: 'ses_shared', run_id: null, provider: 'openai', model: 'm', prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.5,
       timestamp: '2026-01-01T00:00:00.000Z',
     });
-    // Each call holds 0.2 of a cap of 1 with 0.5 spent: a lone call always passes, beside it only one more fits.
+    // Each call holds 0.2 of a cap of 1 with 0.5 spent: two fit, a third would pass the cap.
     const answers = await Promise.all(replicas.flatMap((storage) => Array.from({ length: 4 }, () => storage.costs.reserve({
       session_id: 'ses_shared', amount_usd: 0.2, cap_usd: 1, now: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:15:00.000Z',
     }))));
     expect(answers.filter((answer) => answer.granted)).toHaveLength(2);
+  });
+
+  it('frees the budget holds of a stopped replica\'s calls when another replica reaps its session claims, in the same step', async () => {
+    const a = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-a' });
+    const b = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-b' });
+    opened.push(a, b);
+    await a.database.query("DELETE FROM cost_holds; DELETE FROM session_claims; DELETE FROM cost_sessions WHERE session_id LIKE 'ses_reap%'");
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const ask = (storage: PostgresStorage, session_id: string, amount_usd: number, now = at(0)) =>
+      storage.costs.reserve({ session_id, amount_usd, cap_usd: 1, now, expires_at: at(900) });
+    // A's chat on ses_reap_dead holds $0.9 of its $1 while its call is in flight; A's claim on
+    // ses_reap_live is renewed past the reap, and the call on it holds $0.9 too.
+    expect(await a.sessionClaims.acquire({ session_id: 'ses_reap_dead', holder_id: 'chat_dead', kind: 'chat', expires_at: at(10) }, at(0))).toBe(true);
+    expect(await a.sessionClaims.acquire({ session_id: 'ses_reap_live', holder_id: 'chat_live', kind: 'chat', expires_at: at(60) }, at(0))).toBe(true);
+    expect(await ask(a, 'ses_reap_dead', 0.9)).toMatchObject({ granted: true });
+    expect(await ask(a, 'ses_reap_live', 0.9)).toMatchObject({ granted: true });
+    expect(await ask(b, 'ses_reap_dead', 0.5, at(11))).toEqual({ granted: false, spent_usd: 0, held_usd: 0.9 });
+
+    // A stopped renewing: B reaps the expired claim, and with it the hold its call left.
+    const reaped = await b.sessionClaims.reapExpired(at(11), 'stopped', 10);
+    expect(reaped.map((claim) => claim.session_id)).toEqual(['ses_reap_dead']);
+    const { rows } = await b.database.query<{ session_id: string }>('SELECT session_id FROM cost_holds ORDER BY session_id');
+    expect(rows.map((row) => row.session_id)).toEqual(['ses_reap_live']);
+    expect(await ask(b, 'ses_reap_dead', 0.5, at(11))).toMatchObject({ granted: true });
+    // The live claim's hold still counts.
+    expect(await ask(b, 'ses_reap_live', 0.5, at(11))).toEqual({ granted: false, spent_usd: 0, held_usd: 0.9 });
   });
 
   it('decides a session\'s holds one at a time: a hold waits while another replica is deciding one', async () => {

@@ -42,7 +42,8 @@ export class PgSessionClaimStore implements SessionClaimStore {
    * Each claim is deleted and its run ended in one transaction; the row lock (SKIP LOCKED) makes
    * replicas reaping at the same moment take different claims. The same transaction gives back the
    * webhook messages the stopped replicas had claimed and not started, so they run elsewhere now
-   * rather than when those claims end (30 s). Should such a replica only have been slow, a message
+   * rather than when those claims end (30 s), and deletes the budget holds of the reaped sessions'
+   * calls in flight (`CostStore.reserve`). Should such a replica only have been slow, a message
    * it also goes on to start is still run once: its run's id was fixed when it was accepted.
    */
   reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]> {
@@ -53,6 +54,10 @@ export class PgSessionClaimStore implements SessionClaimStore {
       for (const claim of rows) {
         if (claim.kind === 'run') await interruptRun(tx, claim.holder_id, now, message);
       }
+      // Only the work holding a session's claim makes calls on it, so the budget its session holds
+      // is that dead work's: freed now, not when the holds expire (15 min), or the session's next
+      // call would be refused for calls that will never be settled.
+      if (rows.length > 0) await tx.query('DELETE FROM cost_holds WHERE session_id = ANY($1)', [rows.map((claim) => claim.session_id)]);
       const stopped = [...new Set(rows.map((claim) => claim.owner))];
       if (stopped.length > 0) {
         await tx.query('UPDATE channel_inbox SET claimed_until = NULL WHERE claimed_by = ANY($1) AND waiting', [stopped]);
