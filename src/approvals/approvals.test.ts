@@ -3,6 +3,7 @@ import { tempAudit, type TempAudit } from '../../test/helpers/audit.js';
 import { eventually } from '../../test/helpers/agent.js';
 import { createMemoryLogger } from '../log.js';
 import type { Denial } from '../policy/destination.js';
+import { KnownSecrets } from '../security/known-secrets.js';
 import { Approvals, type ApprovalsOptions } from './approvals.js';
 
 /**
@@ -20,7 +21,7 @@ function service(overrides: Partial<ApprovalsOptions> = {}) {
   const events: [string, string, Record<string, unknown>][] = [];
   const approvals = new Approvals({
     store: db.storage.approvals, audit: db.audit, log: createMemoryLogger(), timeoutMs: 60_000, toolsRequiringApproval: ['calculator'],
-    pollMs: 50,
+    pollMs: 50, requestKeys: { hashKey: Buffer.alloc(32, 7), secrets: new KnownSecrets([]) },
     runs: {
       approvalRequested: (runId, payload) => events.push(['request', runId, payload]),
       approvalResolved: (runId, payload) => events.push(['result', runId, payload]),

@@ -1,5 +1,6 @@
 /** Approvals as a resource: requests that wait for an operator's decision over the API and console. */
 export { Approvals, type ApprovalsOptions, type OperatorDecisionInput, type RunApprovalEvents, type WaitingWork } from './approvals.js';
 export { ApprovalError, type ApprovalErrorCode } from './errors.js';
-export { networkRequest, toolRequest, type ExactRequest } from './request-text.js';
+export { networkRequest, toolRequest, type ExactRequest, type RequestKeys } from './request-text.js';
 export * from './types.js';
+export { HASH_KEY_FILE, loadRequestHashKey, requestDigest, type RequestHashKey } from './hash-key.js';
