@@ -59,7 +59,8 @@ export function toolRequest(tool: string, args: Record<string, unknown>, keys: R
   const mask = (text: string) => keys.secrets.mask(text);
   return {
     text: bound(`${tool} ${shownJson(args, (text) => fold(mask(text)))}`),
-    audited: censor(`${tool} ${canonicalJson(redact(mapStrings(args, mask)))}`),
+    // Redacted first: a masked URL (the mask has a space in it) would no longer be seen as a URL.
+    audited: censor(`${tool} ${canonicalJson(mapStrings(redact(args), mask))}`),
     hash: requestDigest(keys.hashKey, `${tool} ${canonicalJson(args)}`),
     scope: tool,
   };
