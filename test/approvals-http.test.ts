@@ -285,4 +285,22 @@ describe.skipIf(postgresTestUrl === null)('approvals on PostgreSQL replicas', ()
     expect(events.map((e) => e.event)).toEqual(['run.start', 'tool.request', 'approval.request', 'approval.result', 'tool.result', 'run.complete']);
     expect(JSON.parse(events.at(-1)!.data).response).toContain('5');
   });
+
+  it('replicas sharing approval_hash_key digest the same request alike; without it each warns at start', async () => {
+    const shared = 'replica-shared-approval-hash-key-0123456789';
+    const config = {
+      storage: { backend: 'postgres' as const, postgres_url: database.url }, tools: { require_approval: ['calculator'] }, approval_hash_key: shared,
+    };
+    const [a, b] = await Promise.all([start({ config }), start({ config })]);
+    const onA = await pendingOf(a, (await startRun(a, { message: 'what is 2+3' })).run_id);
+    const onB = await pendingOf(b, (await startRun(b, { message: 'what is 2+3' })).run_id);
+    const key = Buffer.from(hkdfSync('sha256', Buffer.from(shared), Buffer.alloc(0), 'agentd approvals request_hash v1', 32));
+    const expected = createHmac('sha256', key).update('calculator {"expression":"2+3"}').digest('hex');
+    expect([onA.request_hash, onB.request_hash]).toEqual([expected, expected]);
+    for (const t of [a, b]) expect(t.log.lines.join('\n')).not.toContain('approval_hash_key is not set');
+    for (const approval of [onA, onB]) await decide(a, approval.id, 'deny', `deny:${approval.id}`);
+
+    const alone = await start({ config: { ...config, approval_hash_key: '' } });
+    expect(alone.log.lines.join('\n')).toContain('approval_hash_key is not set: this replica keys approvals\' request_hash with');
+  });
 });
