@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
-import { Approvals } from './approvals/index.js';
+import { Approvals, HASH_KEY_FILE, loadRequestHashKey } from './approvals/index.js';
 import { AuditLog } from './audit/log.js';
 import { ChainStatus } from './audit/chain-status.js';
 import { AuditSampler } from './audit/sampler.js';
@@ -26,6 +26,7 @@ import { NetworkPolicy } from './policy/network-policy.js';
 import { createProviderRegistry, DefaultProviderSetting, type GatewayClientFactory, type ProviderRegistry } from './providers/index.js';
 import { Scheduler } from './scheduler/index.js';
 import { createToolRegistry, type ToolRegistry } from './tools/index.js';
+import { KnownSecrets } from './security/known-secrets.js';
 import { liveEvictionWarning, SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import type { RedisCoordination } from './coordination/redis-coordination.js';
 import { ListenError } from './listen-error.js';
@@ -187,10 +188,18 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   const startedAt = now();
   const metrics = new ServiceMetrics();
 
+  // An approval shows its request exactly, but never a secret the service itself holds; its hash
+  // is keyed with the installation's secret, kept out of the database and the audit log.
+  const hashKey = loadRequestHashKey(config.approval_hash_key, home);
+  if (hashKey.source === 'home' && config.storage.backend === 'postgres') {
+    log.warn(`approval_hash_key is not set: this replica keys approvals' request_hash with ${join(home, HASH_KEY_FILE)}; set approval_hash_key to one value on every replica so that they digest a request alike`);
+  }
+  const knownSecrets = KnownSecrets.fromConfig(config, env, [{ name: 'approval hash key', value: hashKey.secret }]);
   // A run's approvals show on its status and stream; decisions may come from any replica.
   const approvals = new Approvals({
     store: storage.approvals, audit, log, now, timeoutMs: config.approval_timeout_seconds * 1000,
     toolsRequiringApproval: config.tools.require_approval,
+    requestKeys: { hashKey: hashKey.key, secrets: knownSecrets },
     runs: {
       approvalRequested: (runId, payload) => agent.runs.approvalRequested(runId, payload),
       approvalResolved: (runId, payload) => agent.runs.approvalResolved(runId, payload),

@@ -14,7 +14,7 @@ let t: TestApp;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  t = await startTestApp({ config: { tools: { require_approval: ['calculator'] } } });
+  t = await startTestApp({ config: { tools: { require_approval: ['calculator', 'web_fetch'] } } });
   browser = await launchChromium();
 }, 60_000);
 
@@ -117,5 +117,24 @@ describe('approvals in the console', () => {
     } finally {
       await rest.close();
     }
+  });
+
+  it('shows a long request folded with its length, in the panel and in the dialog', async () => {
+    const url = `http://127.0.0.1:9/x?q=${'v'.repeat(4000)}&tail=end`;
+    const run = await startRun(t, { message: `fetch ${url}` });
+    const approval = await pendingFor(run.run_id);
+    const shown = `web_fetch {"url":"${url.slice(0, 1000)}…[folded: ${url.length - 1500} of ${url.length} characters]…${url.slice(-500)}"}`;
+    expect(approval.request).toBe(shown);
+    const p = await page();
+    await p.goto(`${t.url}/#/approvals`);
+    const card = p.locator(`[data-approval-id="${approval.id}"]`);
+    expect(await card.locator('pre.request').textContent()).toBe(shown);
+    const question = new Promise<string>((resolve) => p.once('dialog', (dialog) => {
+      resolve(dialog.message());
+      void dialog.accept();
+    }));
+    await card.getByRole('button', { name: /^Deny:/ }).click();
+    expect(await question).toBe(`Deny this request?\n\n${shown}`);
+    await p.getByRole('status').filter({ hasText: 'Tool call denied (deny).' }).waitFor();
   });
 });

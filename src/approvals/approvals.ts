@@ -5,7 +5,7 @@ import { constantTimeEqual } from '../security/compare.js';
 import { newId } from '../security/tokens.js';
 import { ApprovalError } from './errors.js';
 import { isChannelSession, networkGrant, toolGrant, type Grant } from './grant.js';
-import { networkRequest, toolRequest, type ExactRequest } from './request-text.js';
+import { networkRequest, toolRequest, type ExactRequest, type RequestKeys } from './request-text.js';
 import type { ApprovalDecision, ApprovalKind, ApprovalRecord, ApprovalStore, OperatorDecision } from './types.js';
 
 /** Where a run learns that it waits and that it may go on (its status and its event stream). */
@@ -28,6 +28,8 @@ export interface ApprovalsOptions {
   pollMs?: number;
   /** Requests waiting in this process at most; past it a request is denied at once. */
   maxWaiting?: number;
+  /** The installation's request-hash key and the service's own secrets, masked in what is shown. */
+  requestKeys: RequestKeys;
 }
 
 /** Who or what asks: the work the request belongs to. */
@@ -89,7 +91,7 @@ export class Approvals {
       if (!ask.denial.overridable || ask.sessionId === null) return false;
       // A chat's provider calls name the session as their task; only a run is a run.
       const runId = ask.taskId !== null && ask.taskId !== ask.sessionId ? ask.taskId : null;
-      const outcome = await this.ask('network', networkRequest(ask.method, ask.url, ask.denial.host), networkGrant(ask.denial), {
+      const outcome = await this.ask('network', networkRequest(ask.method, ask.url, this.options.requestKeys), networkGrant(ask.denial), {
         sessionId: ask.sessionId, runId, requestId: ask.requestId, signal: ask.signal,
       });
       return outcome === null;
@@ -102,7 +104,7 @@ export class Approvals {
    */
   readonly approveTool = async (tool: string, args: Record<string, unknown>, work: WaitingWork): Promise<string | null> => {
     if (!this.requireApproval.has(tool)) return null;
-    const refusal = await this.ask('tool', toolRequest(tool, args), toolGrant(tool), work);
+    const refusal = await this.ask('tool', toolRequest(tool, args, this.options.requestKeys), toolGrant(tool), work);
     return refusal === null ? null : `${tool} was not run: the operator's approval was ${refusal}`;
   };
 
@@ -203,7 +205,8 @@ export class Approvals {
       expires_at: new Date(createdAt + this.options.timeoutMs).toISOString(), decided_at: null,
     };
     await store.create(record);
-    // What is asked: in the audit event and on the run's stream alike.
+    // What is asked: the run's stream shows the exact request, as the approval does; the audit log
+    // keeps its redacted form (it is exported and kept for a year, the request's secrets are not).
     const asked = {
       approval_id: record.id, kind, request: record.request, request_hash: record.request_hash, expires_at: record.expires_at,
       scope: record.scope, grant_stage: record.grant_stage, grant_rule: record.grant_rule, session_grant_allowed: record.session_grant_allowed,
@@ -211,7 +214,7 @@ export class Approvals {
     await this.options.audit.emit({
       event_type: 'approval.request', category: 'policy', result: 'deny', severity: 'warning', subsystem: 'approval',
       action: kind, session_id: work.sessionId, task_id: work.runId,
-      detail: asked,
+      detail: { ...asked, request: request.audited },
       request_id: work.requestId,
     });
     if (record.run_id !== null) this.options.runs.approvalRequested(record.run_id, asked);
@@ -274,11 +277,16 @@ export class Approvals {
     }
   }
 
+  /**
+   * The decision names its request by `approval_id` and `request_hash`; the request's (redacted)
+   * text is in the `approval.request` event. The stored record holds only the exact text, which the
+   * audit log must not keep, and a decision may be taken on a replica that never saw the request.
+   */
   private async auditDecision(record: ApprovalRecord, requestId?: string): Promise<void> {
     await this.options.audit.emit({
       event_type: 'approval.decision', category: 'policy', result: record.state === 'allowed' ? 'allow' : 'deny', subsystem: 'approval',
       actor: record.decided_by, action: record.decision, session_id: record.session_id, task_id: record.run_id,
-      detail: { approval_id: record.id, kind: record.kind, request: record.request, decision: record.decision, decided_by: record.decided_by },
+      detail: { approval_id: record.id, kind: record.kind, request_hash: record.request_hash, decision: record.decision, decided_by: record.decided_by },
       request_id: requestId,
     });
   }

@@ -2,5 +2,6 @@
 export { Approvals, type ApprovalsOptions, type OperatorDecisionInput, type RunApprovalEvents, type WaitingWork } from './approvals.js';
 export { ApprovalError, type ApprovalErrorCode } from './errors.js';
 export { isChannelSession, networkGrant, originOf, toolGrant, type Grant } from './grant.js';
-export { networkRequest, toolRequest, type ExactRequest } from './request-text.js';
+export { networkRequest, toolRequest, type ExactRequest, type RequestKeys } from './request-text.js';
 export * from './types.js';
+export { HASH_KEY_FILE, loadRequestHashKey, requestDigest, type RequestHashKey } from './hash-key.js';

@@ -24,9 +24,12 @@ export interface ApprovalRecord {
   run_id: string | null;
   session_id: string;
   kind: ApprovalKind;
-  /** The exact request as shown to the operator: `GET https://host/path` or `tool {canonical JSON}`. */
+  /**
+   * The exact request as shown to the operator: `GET https://host/path?query` or `tool {canonical
+   * JSON}`, long values folded, the service's own secrets masked (the audit log has it redacted).
+   */
   request: string;
-  /** SHA-256 (hex) of the exact request: the decision applies to this request only. */
+  /** HMAC-SHA256 (hex) of the exact request under the installation's key: the decision applies to this request only. */
   request_hash: string;
   /**
    * What `allow_session` would cover, with `grant_stage`: the origin (`https://host:port`) for a

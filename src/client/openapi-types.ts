@@ -2156,9 +2156,9 @@ export interface paths {
                                     session_id: string;
                                     /** @enum {string} */
                                     kind: "network" | "tool";
-                                    /** @description the exact request: method and normalised URL (query values redacted), or tool name and canonical JSON arguments */
+                                    /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
                                     request: string;
-                                    /** @description SHA-256 of the exact request; a decision applies to this request only */
+                                    /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
                                     request_hash: string;
                                     /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
                                     scope: string;
@@ -2244,9 +2244,9 @@ export interface paths {
                                 session_id: string;
                                 /** @enum {string} */
                                 kind: "network" | "tool";
-                                /** @description the exact request: method and normalised URL (query values redacted), or tool name and canonical JSON arguments */
+                                /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
                                 request: string;
-                                /** @description SHA-256 of the exact request; a decision applies to this request only */
+                                /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
                                 request_hash: string;
                                 /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
                                 scope: string;
@@ -2329,9 +2329,9 @@ export interface paths {
                                 session_id: string;
                                 /** @enum {string} */
                                 kind: "network" | "tool";
-                                /** @description the exact request: method and normalised URL (query values redacted), or tool name and canonical JSON arguments */
+                                /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
                                 request: string;
-                                /** @description SHA-256 of the exact request; a decision applies to this request only */
+                                /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
                                 request_hash: string;
                                 /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
                                 scope: string;
@@ -2583,9 +2583,9 @@ export interface components {
                 approval_id: string;
                 /** @enum {string} */
                 kind: "network" | "tool";
-                /** @description the exact request as text: method and URL, or tool name and canonical JSON arguments */
+                /** @description the exact request as text, as the approval shows it: method and URL, or tool name and canonical JSON arguments */
                 request: string;
-                /** @description SHA-256 of the exact request; a decision applies to it alone */
+                /** @description HMAC-SHA256 of the exact request under the installation's key; a decision applies to it alone */
                 request_hash: string;
                 /** @description ISO 8601; denied as timed out after it */
                 expires_at: string;

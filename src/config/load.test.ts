@@ -102,7 +102,7 @@ describe('config', () => {
   it('exports a JSON Schema that knows every section', () => {
     tmp();
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'approval_timeout_seconds', 'max_spend_usd', 'mcp', 'memory', 'network', 'providers', 'retention', 'storage', 'tools', 'webhook']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'approval_hash_key', 'approval_timeout_seconds', 'max_spend_usd', 'mcp', 'memory', 'network', 'providers', 'retention', 'storage', 'tools', 'webhook']);
     expect(schema.additionalProperties).toBe(false);
   });
 });

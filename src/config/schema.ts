@@ -121,6 +121,15 @@ export const configSchema = z
       .prefault({}),
     /** How long a request waits for an operator's decision before it is denied (fail closed). */
     approval_timeout_seconds: z.number().int().min(1).max(86_400).default(300),
+    /**
+     * The secret approvals' `request_hash` is keyed with (HMAC-SHA256). Empty: the file
+     * `approval-hash.key` in the home folder, made at first start. Replicas on one database set the
+     * same value here, so that they digest a request alike.
+     */
+    approval_hash_key: z
+      .string()
+      .refine((key) => key === '' || key.length >= 32, 'empty, or at least 32 characters (e.g. openssl rand -hex 32)')
+      .default(''),
     memory: z
       .object({ retention_days: z.number().int().min(0).default(0) })
       .strict()

@@ -9,8 +9,8 @@ export const approvalSchema = {
     run_id: { type: ['string', 'null'], description: 'the run that waits; null for a synchronous chat' },
     session_id: { type: 'string' },
     kind: { type: 'string', enum: ['network', 'tool'] },
-    request: { type: 'string', description: 'the exact request: method and normalised URL (query values redacted), or tool name and canonical JSON arguments' },
-    request_hash: { type: 'string', description: 'SHA-256 of the exact request; a decision applies to this request only' },
+    request: { type: 'string', description: 'the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service\'s own secrets shown as [MASKED: <where>]' },
+    request_hash: { type: 'string', description: 'HMAC-SHA256 (hex) of the exact request under the installation\'s key (approval_hash_key); a decision applies to this request only' },
     scope: {
       type: 'string',
       description: 'what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call',

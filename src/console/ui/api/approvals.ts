@@ -21,12 +21,24 @@ const QUESTIONS: Record<OperatorDecision, (approval: Approval) => string> = {
 };
 
 /**
- * Decides an approval after the operator confirms it in the browser's own dialog, which shows the
- * exact request. The confirm string (`approve:<id>` or `deny:<id>`) is the service's rule that
+ * Browsers cut a long dialog message without saying so; past this many characters the dialog says
+ * how much more there is and that the panel shows all of it.
+ */
+export const DIALOG_REQUEST_CHARS = 2_000;
+
+/** The request as the dialog repeats it: whole, or its beginning and how much is not repeated. */
+export function dialogRequest(request: string): string {
+  if (request.length <= DIALOG_REQUEST_CHARS) return request;
+  return `${request.slice(0, DIALOG_REQUEST_CHARS)}…\n[${request.length - DIALOG_REQUEST_CHARS} more of ${request.length} characters: the Approvals panel shows the whole request]`;
+}
+
+/**
+ * Decides an approval after the operator confirms it in the browser's own dialog, which repeats
+ * the exact request. The confirm string (`approve:<id>` or `deny:<id>`) is the service's rule that
  * the caller meant this very approval. Null when the operator said no.
  */
 export async function confirmAndDecide(approval: Approval, decision: OperatorDecision): Promise<Approval | null> {
-  if (!window.confirm(`${QUESTIONS[decision](approval)}\n\n${approval.request}`)) return null;
+  if (!window.confirm(`${QUESTIONS[decision](approval)}\n\n${dialogRequest(approval.request)}`)) return null;
   const confirm = `${decision === 'deny' ? 'deny' : 'approve'}:${approval.id}`;
   const decided = await api<Approval>(`/approvals/${encodeURIComponent(approval.id)}`, { method: 'POST', body: { decision, confirm } });
   window.dispatchEvent(new Event(APPROVALS_CHANGED));
