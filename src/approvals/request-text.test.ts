@@ -21,7 +21,7 @@ describe('the exact request an approval is bound to', () => {
     expect(toolRequest('calc', { a: 2 }, keys).hash).not.toBe(toolRequest('calc', { a: 3 }, keys).hash);
     expect(toolRequest('calc', { b: [1, { d: 'x', c: null }], a: 2 }, keys)).toEqual({
       text: 'calc {"a":2,"b":[1,{"c":null,"d":"x"}]}', audited: 'calc {"a":2,"b":[1,{"c":null,"d":"x"}]}',
-      hash: hmac('calc {"a":2,"b":[1,{"c":null,"d":"x"}]}'), scope: 'calc',
+      hash: hmac('calc {"a":2,"b":[1,{"c":null,"d":"x"}]}'),
     });
   });
 
@@ -82,7 +82,6 @@ describe('a network request', () => {
       text: 'GET https://example.com/a/b?key=s3cret&password=pinpin12',
       audited: 'GET https://example.com/a/b?key=[REDACTED]&password=[REDACTED]',
       hash: hmac('GET https://example.com/a/b?key=s3cret&password=pinpin12'),
-      scope: 'example.com',
     });
     expect(networkRequest('GET', new URL('https://example.com/a?key=other'), keys).hash).not.toBe(request.hash);
   });
