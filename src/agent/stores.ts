@@ -175,7 +175,10 @@ export interface SessionClaim {
 export interface SessionClaimStore {
   /**
    * Takes the session's claim in one atomic step, unless a claim that has not expired at `now`
-   * holds it (an expired claim is taken over, whoever held it). True when taken.
+   * holds it (an expired claim is taken over, whoever held it). True when taken. Where the budget
+   * holds are in the same store (a shared database), the same step frees the holds the session's
+   * earlier holders left (only a claim holder makes calls, and the new one has made none yet): a
+   * replica killed mid-call and taken over before any reaper ran leaves no budget held.
    */
   acquire(claim: Omit<SessionClaim, 'owner'>, now: string): Promise<boolean>;
   /** Frees the session if `holderId` still holds it. */

@@ -84,6 +84,92 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     expect(await ask(b, 'ses_reap_live', 0.5, at(11))).toEqual({ granted: false, spent_usd: 0, held_usd: 0.9 });
   });
 
+  it('frees the holds a stopped replica\'s calls left when its expired claim is taken over before any reaper ran, by a chat or a run', async () => {
+    const a = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-a' });
+    const b = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-b' });
+    const c = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-c' });
+    opened.push(a, b, c);
+    await a.database.query("DELETE FROM cost_holds; DELETE FROM session_claims; DELETE FROM runs WHERE session_id LIKE 'ses_take%'");
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const ask = (storage: PostgresStorage, session_id: string, amount_usd: number, now: string) =>
+      storage.costs.reserve({ session_id, amount_usd, cap_usd: 1, now, expires_at: at(900) });
+    const holds = async () => (await a.database.query<{ id: string; session_id: string }>('SELECT id, session_id FROM cost_holds ORDER BY session_id, id')).rows;
+    const run = (id: string, session: string) => ({
+      run_id: id, session_id: session, message: 'm', status: 'pending' as const, provider: null, resolved_provider: 'openai',
+      created_at: at(11), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+    });
+    // A holds three sessions until second 10, each with a call in flight holding $0.9 of $1; and a
+    // fourth until second 60 (alive).
+    const held: Record<string, string> = {};
+    for (const session of ['ses_take_chat', 'ses_take_run', 'ses_take_lost']) {
+      expect(await a.sessionClaims.acquire({ session_id: session, holder_id: `chat_${session}`, kind: 'chat', expires_at: at(10) }, at(0))).toBe(true);
+      const answer = await ask(a, session, 0.9, at(0));
+      held[session] = answer.granted ? answer.hold_id : 'refused';
+    }
+    expect(await a.sessionClaims.acquire({ session_id: 'ses_take_live', holder_id: 'chat_live', kind: 'chat', expires_at: at(60) }, at(0))).toBe(true);
+    const live = await ask(a, 'ses_take_live', 0.9, at(0));
+
+    // Before the lease lapses nothing is taken, and nothing freed.
+    expect(await b.sessionClaims.acquire({ session_id: 'ses_take_chat', holder_id: 'chat_b', kind: 'chat', expires_at: at(40) }, at(9))).toBe(false);
+    expect(await c.runs.createClaimed!(run('run_c_early', 'ses_take_run'), { expires_at: at(40), now: at(9) })).toBe(false);
+    expect((await holds()).map((hold) => hold.session_id)).toEqual(['ses_take_chat', 'ses_take_live', 'ses_take_lost', 'ses_take_run']);
+
+    // A stopped; no reaper runs. B's chat takes one expired claim over, C's run another: each
+    // statement frees that session's dead hold, and the new holder's call fits.
+    expect(await b.sessionClaims.acquire({ session_id: 'ses_take_chat', holder_id: 'chat_b', kind: 'chat', expires_at: at(40) }, at(11))).toBe(true);
+    expect(await c.runs.createClaimed!(run('run_c', 'ses_take_run'), { expires_at: at(40), now: at(11) })).toBe(true);
+    expect((await holds()).map((hold) => hold.session_id)).toEqual(['ses_take_live', 'ses_take_lost']);
+    const onB = await ask(b, 'ses_take_chat', 0.9, at(12));
+    const onC = await ask(c, 'ses_take_run', 0.9, at(12));
+    expect(onB).toMatchObject({ granted: true });
+    expect(onC).toMatchObject({ granted: true });
+
+    // Taking a claim another holder still has frees nothing: A's live call and B's and C's own
+    // holds stay, and a second call beside each still does not fit.
+    expect(await c.sessionClaims.acquire({ session_id: 'ses_take_chat', holder_id: 'chat_c', kind: 'chat', expires_at: at(50) }, at(13))).toBe(false);
+    expect(await b.runs.createClaimed!(run('run_b_late', 'ses_take_run'), { expires_at: at(50), now: at(13) })).toBe(false);
+    expect(await b.sessionClaims.acquire({ session_id: 'ses_take_live', holder_id: 'chat_b2', kind: 'chat', expires_at: at(50) }, at(13))).toBe(false);
+    const id = (answer: Awaited<ReturnType<typeof ask>>) => (answer.granted ? answer.hold_id : 'refused');
+    expect(await holds()).toEqual([
+      { id: id(onB), session_id: 'ses_take_chat' }, { id: id(live), session_id: 'ses_take_live' },
+      { id: held.ses_take_lost, session_id: 'ses_take_lost' }, { id: id(onC), session_id: 'ses_take_run' },
+    ]);
+    expect(await ask(b, 'ses_take_chat', 0.2, at(13))).toEqual({ granted: false, spent_usd: 0, held_usd: 0.9 });
+    expect(await ask(c, 'ses_take_run', 0.2, at(13))).toEqual({ granted: false, spent_usd: 0, held_usd: 0.9 });
+    expect(await ask(b, 'ses_take_live', 0.2, at(13))).toEqual({ granted: false, spent_usd: 0, held_usd: 0.9 });
+    expect(await c.runs.get('run_b_late')).toBeNull();
+
+    // A restarts under its id: dropping its claims frees the session, and the next claim on it
+    // frees the hold its dead call left.
+    await a.sessionClaims.releaseOwn();
+    expect(await ask(b, 'ses_take_lost', 0.5, at(13))).toEqual({ granted: false, spent_usd: 0, held_usd: 0.9 });
+    expect(await b.sessionClaims.acquire({ session_id: 'ses_take_lost', holder_id: 'chat_b3', kind: 'chat', expires_at: at(50) }, at(13))).toBe(true);
+    expect(await ask(b, 'ses_take_lost', 0.5, at(13))).toMatchObject({ granted: true });
+  });
+
+  it('never frees the hold of the replica that won a race for an expired claim', async () => {
+    const replicas = [0, 1, 2].map((r) => new PostgresStorage(database.url, { poolSize: 2, replicaId: `replica-race-${r}` }));
+    opened.push(...replicas);
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    for (let round = 0; round < 20; round++) {
+      const session = `ses_race_${round}`;
+      await replicas[0]!.database.query(`DELETE FROM cost_holds WHERE session_id = '${session}'; DELETE FROM session_claims WHERE session_id = '${session}'`);
+      expect(await replicas[0]!.sessionClaims.acquire({ session_id: session, holder_id: 'chat_dead', kind: 'chat', expires_at: at(10) }, at(0))).toBe(true);
+      expect(await replicas[0]!.costs.reserve({ session_id: session, amount_usd: 0.9, cap_usd: 1, now: at(0), expires_at: at(900) })).toMatchObject({ granted: true });
+      // Three replicas take the expired claim over at once; the one that wins holds its call's bound at once.
+      const answers = await Promise.all(replicas.map(async (storage, r) => {
+        const taken = await storage.sessionClaims.acquire({ session_id: session, holder_id: `chat_${r}`, kind: 'chat', expires_at: at(40) }, at(11));
+        return taken ? storage.costs.reserve({ session_id: session, amount_usd: 0.9, cap_usd: 1, now: at(11), expires_at: at(900) }) : null;
+      }));
+      const won = answers.filter((answer) => answer !== null);
+      expect(won).toHaveLength(1);
+      expect(won[0]).toMatchObject({ granted: true });
+      const { rows } = await replicas[1]!.database.query<{ id: string }>('SELECT id FROM cost_holds WHERE session_id = $1', [session]);
+      expect(rows.map((row) => row.id)).toEqual([won[0]!.granted ? won[0]!.hold_id : 'refused']);
+    }
+  });
+
   it('decides a session\'s holds one at a time: a hold waits while another replica is deciding one', async () => {
     const [deciding, asking] = [replica(), replica()];
     await deciding.database.query("DELETE FROM cost_holds WHERE session_id = 'ses_locked'");

@@ -4,6 +4,7 @@ import { RunClosedError } from '../errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../run-rows.js';
 import { removeInSlices } from '../slices.js';
 import type { PgDatabase, Queryable } from './database.js';
+import { TAKE_CLAIM } from './take-claim.js';
 import { WriteQueue } from './write-queue.js';
 
 /**
@@ -46,15 +47,11 @@ export class PgRunStore implements RunStore {
 
   /**
    * One statement: the claim is inserted (or an expired one taken over) by a data-modifying CTE,
-   * and the run inserted from its result, so only when the claim was taken.
+   * which frees the budget holds earlier holders left on the session (`TAKE_CLAIM`), and the run
+   * inserted from its result, so only when the claim was taken.
    */
   async createClaimed(run: RunRecord, lease: ClaimLease): Promise<boolean> {
-    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH claim AS (
-        INSERT INTO session_claims (session_id, holder_id, kind, owner, expires_at) VALUES ($2, $1, 'run', $16, $17)
-        ON CONFLICT (session_id) DO UPDATE SET holder_id = excluded.holder_id, kind = excluded.kind, owner = excluded.owner,
-          expires_at = excluded.expires_at
-        WHERE session_claims.expires_at <= $18
-        RETURNING session_id)
+    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$16', '$17', '$18')}
       INSERT INTO runs (owner, ${RUN_COLUMNS})
       SELECT $16::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
         $12::text, $13::bigint, $14::bigint, $15::double precision FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));

@@ -1,8 +1,7 @@
 import type { SessionClaim, SessionClaimStore } from '../../agent/stores.js';
 import type { PgDatabase } from './database.js';
+import { CLAIM_COLUMNS, TAKE_CLAIM } from './take-claim.js';
 import { interruptRun } from './run-store.js';
-
-const CLAIM_COLUMNS = 'session_id, holder_id, kind, owner, expires_at';
 
 /**
  * Session claims on PostgreSQL, shared by every replica: taking one is a single statement that
@@ -11,11 +10,10 @@ const CLAIM_COLUMNS = 'session_id, holder_id, kind, owner, expires_at';
 export class PgSessionClaimStore implements SessionClaimStore {
   constructor(private readonly db: PgDatabase, private readonly owner: string) {}
 
+  /** One statement (`TAKE_CLAIM`): the claim, and the holds its earlier holders left freed with it. */
   async acquire(claim: Omit<SessionClaim, 'owner'>, now: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(`INSERT INTO session_claims (${CLAIM_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
-      ON CONFLICT (session_id) DO UPDATE SET holder_id = excluded.holder_id, kind = excluded.kind, owner = excluded.owner,
-        expires_at = excluded.expires_at
-      WHERE session_claims.expires_at <= $6`, [claim.session_id, claim.holder_id, claim.kind, this.owner, claim.expires_at, now]);
+    const { rowCount } = await this.db.query(`WITH ${TAKE_CLAIM('$1', '$2', '$3', '$4', '$5', '$6')}
+      SELECT session_id FROM claim`, [claim.session_id, claim.holder_id, claim.kind, this.owner, claim.expires_at, now]);
     return rowCount === 1;
   }
 
