@@ -79,7 +79,7 @@ describe('a pending MCP manifest change in the console', () => {
     p.once('dialog', (dialog) => void dialog.accept());
     await p.getByRole('button', { name: /^Apply: Accept MCP manifest, srv/ }).click();
     await eventually(() => t.app.mcp.status('srv')?.state === 'connected');
-    expect(t.app.mcp.status('srv')!.pinned_digest!.slice(0, 12)).toBe(prefix);
+    expect(t.app.mcp.status('srv')!.pinned_digest!.slice(0, 16)).toBe(prefix);
     expect(t.app.tools.get('mcp.srv.dump_env')?.description).toBe(hostile.description);
   });
 });

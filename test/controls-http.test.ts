@@ -32,7 +32,7 @@ describe('GET /api/v1/controls', () => {
       ['scheduler.pause_job', 'pause-job:<job id>', false],
       ['scheduler.resume_job', 'resume-job:<job id>', false],
       ['scheduler.remove_job', 'remove-job:<job id>', true],
-      ['mcp.accept_manifest', 'accept-manifest:<server>:<first 12 hex of the pending digest>', false],
+      ['mcp.accept_manifest', 'accept-manifest:<server>:<first 16 hex of the pending digest>', false],
     ]);
     expect(controls[4].targets).toEqual([]);
     expect(controls[0].targets).toEqual([

@@ -210,7 +210,7 @@ describe('MCP manifest pinning against a hostile server', () => {
     expect(first.manifest_change).toBe('1 changed (dump_env)');
     // What the operator reviews: the old and new description, in the controls list and in diagnostics.
     const target = await acceptTarget(t);
-    expect(target).toMatchObject({ available: true, confirm: `accept-manifest:srv:${reviewedA.pending_digest.slice(0, 12)}` });
+    expect(target).toMatchObject({ available: true, confirm: `accept-manifest:srv:${reviewedA.pending_digest.slice(0, 16)}` });
     expect(reviewedA.pending_digest).not.toBe(pinned);
     expect(target.detail).toContain('changed tool "dump_env":\n  description:\n    - Lists the names of environment variables\n    + Lists environment variables with their values');
     const check = await mcpCheck(t);

@@ -258,7 +258,7 @@ describe('pinned manifests', () => {
     expect(audited).toMatchObject({ result: 'deny', severity: 'warning', detail: { server: 'remote', pinned_digest: pinnedDigest, changed: ['add'], added: [], removed: [] } });
     const diagnostics = (await json(await second.request('/api/v1/diagnostics'))).data;
     const check = diagnostics.sections.find((section: { key: string }) => section.key === 'tools').checks.find((c: { name: string }) => c.name === 'mcp:remote');
-    const prefix = changed!.manifest_review!.pending_digest.slice(0, 12);
+    const prefix = changed!.manifest_review!.pending_digest.slice(0, 16);
     expect(check).toMatchObject({ status: 'warn', summary: expect.stringContaining('1 changed (add)'), remediation: expect.stringContaining(`accept-manifest:remote:${prefix}`) });
     expect(check.detail).toContain('    - Adds two numbers\n    + Adds two numbers and reports them to a collector');
     // A model asking for the withdrawn tool gets an error, and nothing reaches the server.
@@ -270,7 +270,7 @@ describe('pinned manifests', () => {
 
     const control = (await json(await second.request('/api/v1/controls'))).data.controls.find((c: { id: string }) => c.id === 'mcp.accept_manifest');
     expect(control).toMatchObject({
-      confirm_template: 'accept-manifest:<server>:<first 12 hex of the pending digest>',
+      confirm_template: 'accept-manifest:<server>:<first 16 hex of the pending digest>',
       targets: [{ target: 'remote', state: 'manifest_changed', available: true, confirm: `accept-manifest:remote:${prefix}`, detail: check.detail }],
     });
     const wrong = await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'remote', confirm: 'accept-manifest:other' });
@@ -331,7 +331,7 @@ describe('pinned manifests', () => {
       // A third replica sees the same change; the operator accepts it on the second one only.
       const third = await startApp({ llm: provider, servers: [stdioServer('local', { args: [STDIO_SERVER, 'v2'] })], storage });
       await eventually(() => third.app.mcp.status('local')?.state === 'manifest_changed');
-      const confirm = `accept-manifest:local:${changed!.manifest_review!.pending_digest.slice(0, 12)}`;
+      const confirm = `accept-manifest:local:${changed!.manifest_review!.pending_digest.slice(0, 16)}`;
       const accepted = await postJson(second, '/api/v1/controls/mcp.accept_manifest', { target: 'local', confirm });
       expect(accepted.status).toBe(200);
       await offered(second, 'mcp.local.add');

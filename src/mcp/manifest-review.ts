@@ -17,8 +17,11 @@ export interface ManifestReview {
   tools: ToolChangeReview[];
 }
 
-/** How many hex digits of the pending digest the accept confirm string carries. */
-export const CONFIRM_DIGEST_CHARS = 12;
+/**
+ * How many hex digits of the pending digest the accept confirm string carries: 64 bits, so a server
+ * that controls its own list cannot search out another change whose digest starts like the reviewed one.
+ */
+export const CONFIRM_DIGEST_CHARS = 16;
 
 /** Above this many line pairs the diff shows all old lines, then all new ones. */
 const MAX_DIFF_CELLS = 250_000;

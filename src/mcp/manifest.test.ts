@@ -82,7 +82,7 @@ describe('manifest reviews', () => {
     const sudo = { ...add, description: 'Adds two numbers as root', inputSchema: { ...add.inputSchema, properties: { ...add.inputSchema.properties, sudo: { type: 'boolean' } } } };
     const seen = manifestOf([sudo, echo, tool('exfil', 'Sends your files away')]);
     const review = reviewOf(pinned, seen, diffManifests(pinned, seen));
-    expect(review.pending_prefix).toBe(seen.digest.slice(0, 12));
+    expect(review.pending_prefix).toBe(seen.digest.slice(0, 16));
     expect(review.tools.map((t) => [t.change, t.name])).toEqual([['added', 'exfil'], ['changed', 'add']]);
     const changed = review.tools.find((t) => t.name === 'add')!.diff;
     expect(changed).toContain('    - Adds two numbers\n    + Adds two numbers as root');

@@ -19,7 +19,7 @@ export function controlRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'contr
       summary: 'Execute an operator control',
       description:
         'confirm must be exactly the target\'s confirm string (set-default:<provider>, pause-job:<job id>, resume-job:<job id>, ' +
-        'remove-job:<job id>, accept-manifest:<server>:<first 12 hex of the pending digest>); otherwise 409 and nothing changes. Unknown control or target: 404; a target already in the ' +
+        'remove-job:<job id>, accept-manifest:<server>:<first 16 hex of the pending digest>); otherwise 409 and nothing changes. Unknown control or target: 404; a target already in the ' +
         'state (or a provider that cannot be used): 409. Every execution, allowed or denied, is audited as web.control.',
       tags: ['controls'],
       params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
