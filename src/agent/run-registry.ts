@@ -511,7 +511,8 @@ export class RunRegistry {
       } catch (err) {
         const passing = err instanceof StorageFullError || err instanceof StorageUnavailableError;
         if (!passing || this.closing) throw err;
-        if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (${(err as Error).message}); trying again until it is stored`);
+        const why = err instanceof StorageFullError ? 'the storage is full' : 'the database is unavailable';
+        if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (${why}); trying again until it is stored`);
       }
       // Quick at first (a dropped connection is usually back at once), then every END_RETRY_MS.
       await sleep(Math.min(END_RETRY_MS, 100 * 2 ** (attempt - 1)), undefined, { ref: false });
