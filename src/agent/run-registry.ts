@@ -60,6 +60,8 @@ interface LiveRun {
   fanOut: FanOut;
   /** The terminal transition happened (the terminal event may still be committing). */
   finished: boolean;
+  /** Its claim on the session lapsed: another replica may end it, so its end is tried once, not until stored. */
+  lost?: boolean;
   /** A write of this run failed: nothing more is sent to viewers but the terminal event. */
   broken: boolean;
   /** Settles with the final record once the terminal event is committed (or failed to be). */
@@ -265,7 +267,9 @@ export class RunRegistry {
    */
   stopLost(runId: string, reason: AgentError): void {
     const live = this.live.get(runId);
-    if (!live || live.finished) return;
+    if (!live) return;
+    live.lost = true;
+    if (live.finished) return;
     live.controller.abort(reason);
     this.finish(live, { status: 'error', error: reason.message });
   }
@@ -445,7 +449,7 @@ export class RunRegistry {
     const stored = this.storeEnd(record.run_id, {
       status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
       tools_used: final.tools_used, cost,
-    }, terminal, releaseClaim);
+    }, terminal, releaseClaim, () => live.lost === true);
     void auditRunEnd(this.options.audit, this.options.log, final, live.requestId);
     void stored.then(
       () => {
@@ -500,17 +504,19 @@ export class RunRegistry {
    * Stores the end of a run, its one terminal event. On a full disk or an unreachable database it
    * is tried again until it is stored (freeing space or the database coming back is enough): until
    * then the run stays live, its claim is renewed, readers see its final state and viewers wait for
-   * the terminal event. Should the claim lapse meanwhile, another replica ends the run and the next
-   * try finds it closed (`RunClosedError`): viewers get that end. Once the service is closing it
-   * gives up; the next start (or another replica) marks the run interrupted.
+   * the terminal event. Should the claim lapse meanwhile, it gives up: another replica ends the run
+   * (a try that gets through first finds it closed, `RunClosedError`, and viewers get that end).
+   * Once the service is closing it gives up too; the next start (or another replica) marks the run
+   * interrupted.
    */
-  private async storeEnd(runId: string, outcome: RunOutcome, terminal: RunEvent, releaseClaim: boolean): Promise<void> {
+  private async storeEnd(runId: string, outcome: RunOutcome, terminal: RunEvent, releaseClaim: boolean, lost: () => boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.options.store.finish(runId, outcome, terminal, { releaseClaim });
       } catch (err) {
         const passing = err instanceof StorageFullError || err instanceof StorageUnavailableError;
-        if (!passing || this.closing) throw err;
+        // With its claim lapsed the run is another replica's to end (it reaps it): this one stops here.
+        if (!passing || this.closing || lost()) throw err;
         const why = err instanceof StorageFullError ? 'the storage is full' : 'the database is unavailable';
         if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (${why}); trying again until it is stored`);
       }
