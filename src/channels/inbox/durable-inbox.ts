@@ -181,8 +181,10 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
 
   /**
    * Its start failed for a passing reason (the database unreachable): it stays waiting, text kept,
-   * and this runner's claim on it is renewed as before. It is claimed again after `afterMs`, and if
-   * the start did commit after all, that claim finds its run and marks it started instead.
+   * and this runner's claim on it is renewed as before. It is claimed again after `afterMs`. Should
+   * the start have committed after all, it is not run twice: on PostgreSQL the run's creation took
+   * it out of the waiting ones in the same statement, elsewhere that claim finds its run and marks
+   * it started instead.
    */
   retry(message: QueuedMessage, afterMs: number): void {
     this.held.delete(message.runId);
