@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../log.js';
 import { ChannelDispatcher, type ChannelRunner } from './channel-dispatcher.js';
+import { StorageUnavailableError } from '../storage/errors.js';
 import { AgentError } from './errors.js';
 import type { RunRecord } from './types.js';
 
@@ -91,5 +92,67 @@ describe('ChannelDispatcher', () => {
     // The run gets the id the inbox chose.
     expect(requested).toEqual(['run_ok', 'run_refused', 'run_late']);
     expect(settled.sort()).toEqual(['run_ok', 'run_refused']);
+  });
+
+  it('leaves a message whose start failed on an unreachable database unsettled and offers it again, before the sender\'s next one', async () => {
+    const messages = [
+      { sender: 'a', content: 'first', runId: 'run_1' },
+      { sender: 'a', content: 'second', runId: 'run_2' },
+      { sender: 'b', content: 'refused', runId: 'run_b' },
+    ];
+    const settled: string[] = [];
+    const sent: string[] = [];
+    const attempts: string[] = [];
+    let failures = 2;
+    const runner: ChannelRunner = {
+      async startChannelRun({ message, runId }) {
+        attempts.push(message);
+        if (message === 'refused') throw new AgentError('budget_exceeded', 'the session is over its budget');
+        // Twice: once as the driver reports it, once as the agent wraps it.
+        if (message === 'first' && failures-- > 0) {
+          throw failures === 1 ? new StorageUnavailableError() : new AgentError('storage_unavailable', 'the database is unavailable: x');
+        }
+        return { run_id: runId } as RunRecord;
+      },
+      whenRunFinished: async (runId) => ({ run_id: runId, response: `done ${runId}` }) as RunRecord,
+    };
+    const log = createMemoryLogger();
+    const dispatcher = new ChannelDispatcher({
+      inbox: { receive: () => messages.shift(), send: (text) => sent.push(text), settled: (m) => settled.push(m.runId) },
+      runner, sessionPrefix: 'webhook', log,
+    });
+    dispatcher.pump();
+    await tick();
+    // Not settled, no error reply; the sender's next message waits behind it.
+    expect(settled).toEqual(['run_b']);
+    expect(attempts).toEqual(['first', 'refused']);
+    expect(sent).toEqual(['error: the session is over its budget']);
+    await expect.poll(() => settled, { timeout: 5_000 }).toEqual(['run_b', 'run_1', 'run_2']);
+    expect(attempts).toEqual(['first', 'refused', 'first', 'first', 'second']);
+    expect(sent).toEqual(['error: the session is over its budget', 'done run_1', 'done run_2']);
+    expect(log.lines.some((line) => line.includes('not started yet'))).toBe(true);
+    expect(await dispatcher.stop()).toBe(0);
+  });
+
+  it('hands a message whose start failed on an unreachable database back to an inbox that retries itself', async () => {
+    const messages = [{ sender: 'a', content: 'first', runId: 'run_1' }];
+    const settled: string[] = [];
+    const retried: [string, number][] = [];
+    const runner: ChannelRunner = {
+      async startChannelRun() {
+        throw new StorageUnavailableError();
+      },
+      whenRunFinished: async () => null,
+    };
+    const dispatcher = new ChannelDispatcher({
+      inbox: { receive: () => messages.shift(), send: () => {}, settled: (m) => settled.push(m.runId), retry: (m, after) => retried.push([m.runId, after]) },
+      runner, sessionPrefix: 'webhook', log: createMemoryLogger(),
+    });
+    dispatcher.pump();
+    await tick();
+    await tick();
+    expect(retried).toEqual([['run_1', 500]]);
+    expect(settled).toEqual([]);
+    expect(await dispatcher.stop()).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { StorageUnavailableError } from '../storage/errors.js';
 import { AgentError } from './errors.js';
 import type { RunRecord } from './types.js';
 
@@ -18,6 +19,27 @@ export interface ChannelInbox<M extends ChannelMessage = ChannelMessage> {
   settled?(message: M): void;
   /** The message's run has ended and let go of its session: the sender's next message may start anywhere. */
   finished?(message: M): void;
+  /**
+   * The message's run could not be started for a passing reason (the database or the bus between
+   * replicas was unreachable): it is not settled and is offered again after a back-off (a durable
+   * inbox claims it again, and finds its run if the start did commit). Absent: the dispatcher
+   * offers it again itself.
+   */
+  retry?(message: M, afterMs: number): void;
+}
+
+/** First wait before a message whose start failed for a passing reason is tried again; it doubles up to the max. */
+export const START_RETRY_MS = 500;
+export const START_RETRY_MAX_MS = 10_000;
+
+/**
+ * Whether a start failed for a passing reason: nothing about the message is wrong, the database or
+ * the bus between replicas could not be reached. Anything else (validation, budget, provider) is a
+ * refusal that would be made again.
+ */
+export function isPassingFailure(error: unknown): boolean {
+  if (error instanceof StorageUnavailableError) return true;
+  return error instanceof AgentError && (error.code === 'storage_unavailable' || error.code === 'coordination_unavailable');
 }
 
 /** The part of the agent runtime the dispatcher drives. */
@@ -47,6 +69,9 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
   private readonly pending = new Map<string, M[]>();
   private readonly active = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Senders whose first message waits for a retry after a passing failure, with how many tries failed. */
+  private readonly backingOff = new Map<string, NodeJS.Timeout>();
+  private readonly failedStarts = new Map<string, number>();
   private pendingCount = 0;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -65,6 +90,8 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
   async stop(): Promise<number> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    for (const timer of this.backingOff.values()) clearTimeout(timer);
+    this.backingOff.clear();
     await Promise.allSettled([...this.inFlight]);
     return this.pendingCount;
   }
@@ -82,7 +109,7 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
       this.pendingCount++;
     }
     for (const sender of this.pending.keys()) {
-      if (!this.active.has(sender)) this.startNext(sender);
+      if (!this.active.has(sender) && !this.backingOff.has(sender)) this.startNext(sender);
     }
   }
 
@@ -100,6 +127,7 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
       .startChannelRun({ sessionId, message: message.content, runId: message.runId })
       .then(
         async (run) => {
+          this.failedStarts.delete(sender);
           inbox.settled?.(message);
           const finished = await runner.whenRunFinished(run.run_id);
           inbox.finished?.(message);
@@ -107,12 +135,19 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
         },
         (error: unknown) => {
           // Refused before it started. During shutdown the message is left as it is (a durable
-          // inbox runs it at the next start); any other refusal (provider unavailable, session
+          // inbox runs it at the next start); a refusal (provider unavailable, budget, session
           // busy elsewhere) would be refused again, so it is settled.
           if (error instanceof AgentError && error.code === 'shutting_down') {
             this.pendingCount++;
             return;
           }
+          // A passing failure (the database or the bus unreachable) is not a refusal: the message
+          // is not settled (a durable inbox keeps its text and claims it again), and runs later.
+          if (isPassingFailure(error)) {
+            this.retryLater(sender, message, error as Error);
+            return;
+          }
+          this.failedStarts.delete(sender);
           inbox.settled?.(message);
           log.warn(`${sessionPrefix} message from ${sender} not run: ${(error as Error).message}`);
           inbox.send(`error: ${(error as Error).message}`);
@@ -125,5 +160,28 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
         this.pump();
       });
     this.inFlight.add(done);
+  }
+
+  private retryLater(sender: string, message: M, error: Error): void {
+    const { inbox, sessionPrefix, log } = this.options;
+    const attempts = (this.failedStarts.get(sender) ?? 0) + 1;
+    this.failedStarts.set(sender, attempts);
+    const delay = Math.min(START_RETRY_MS * 2 ** (attempts - 1), START_RETRY_MAX_MS);
+    log.warn(`${sessionPrefix} message from ${sender} not started yet (${error.message}); trying again in ${delay} ms`);
+    if (inbox.retry) {
+      inbox.retry(message, delay);
+      return;
+    }
+    // Offered again first, before the sender's later messages, once the back-off has passed.
+    const queue = this.pending.get(sender) ?? [];
+    queue.unshift(message);
+    this.pending.set(sender, queue);
+    this.pendingCount++;
+    const timer = setTimeout(() => {
+      this.backingOff.delete(sender);
+      this.pump();
+    }, delay);
+    timer.unref();
+    this.backingOff.set(sender, timer);
   }
 }

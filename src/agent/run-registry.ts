@@ -7,7 +7,7 @@ import { redact } from '../security/redact.js';
 import { censor } from '../security/secrets.js';
 import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
-import { RunClosedError, StorageFullError } from '../storage/errors.js';
+import { RunClosedError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
 import { FanOut, type RunViewer } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
 import { RemoteRuns } from './remote-runs.js';
@@ -60,6 +60,8 @@ interface LiveRun {
   fanOut: FanOut;
   /** The terminal transition happened (the terminal event may still be committing). */
   finished: boolean;
+  /** Its claim on the session lapsed: another replica may end it, so its end is tried once, not until stored. */
+  lost?: boolean;
   /** A write of this run failed: nothing more is sent to viewers but the terminal event. */
   broken: boolean;
   /** Settles with the final record once the terminal event is committed (or failed to be). */
@@ -187,6 +189,9 @@ export class RunRegistry {
     const loop = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.execute(live))
       .finally(async () => {
+        // Not before the run's end is stored (or given up): a claim freed while the end is still
+        // being written would leave a `running` run with no claim for another replica to end.
+        await live.done;
         // Freed everywhere before the loop counts as unwound: the session's next run may follow at once.
         await leases?.release(record.session_id, runId);
         this.loops.delete(runId);
@@ -262,7 +267,9 @@ export class RunRegistry {
    */
   stopLost(runId: string, reason: AgentError): void {
     const live = this.live.get(runId);
-    if (!live || live.finished) return;
+    if (!live) return;
+    live.lost = true;
+    if (live.finished) return;
     live.controller.abort(reason);
     this.finish(live, { status: 'error', error: reason.message });
   }
@@ -438,24 +445,27 @@ export class RunRegistry {
     const final: RunRecord = { ...record, tools_used: [...record.tools_used], cost };
     const { leases, store } = this.options;
     const releaseClaim = loop.unwound && leases !== undefined && store.claimsWithRuns;
-    if (releaseClaim) leases.forget(record.run_id);
     // Queued in the same turn, so on SQLite the end state and its audit event share a commit.
     const stored = this.storeEnd(record.run_id, {
       status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
       tools_used: final.tools_used, cost,
-    }, terminal, releaseClaim);
+    }, terminal, releaseClaim, () => live.lost === true);
     void auditRunEnd(this.options.audit, this.options.log, final, live.requestId);
     void stored.then(
       () => {
+        // The end's statement freed the claim; until it committed the heartbeat kept renewing it,
+        // so a replica alive and retrying its end keeps its run.
+        if (releaseClaim) leases.forget(record.run_id);
         live.events.push(terminal);
         live.fanOut.send(terminal);
         this.options.bus?.publish(record.run_id, terminal);
         return final;
       },
       (err: unknown) => {
+        if (releaseClaim) leases.forget(record.run_id);
         if (err instanceof RunClosedError) return this.storedEnd(live, final);
         this.options.log.error(
-          `could not store the end of run ${record.run_id} (it will be marked interrupted at the next start): ${(err as Error)?.message ?? String(err)}`,
+          `could not store the end of run ${record.run_id} (another replica, or the next start, marks it interrupted): ${(err as Error)?.message ?? String(err)}`,
           { request_id: live.requestId },
         );
         return final;
@@ -491,20 +501,27 @@ export class RunRegistry {
   }
 
   /**
-   * Stores the end of a run. On a full disk it is tried again until it is stored, so that freeing
-   * space is enough: until then the run stays live, readers see its final state and viewers wait for
-   * the terminal event. Once the service is closing it gives up; the next start marks the run
+   * Stores the end of a run, its one terminal event. On a full disk or an unreachable database it
+   * is tried again until it is stored (freeing space or the database coming back is enough): until
+   * then the run stays live, its claim is renewed, readers see its final state and viewers wait for
+   * the terminal event. Should the claim lapse meanwhile, it gives up: another replica ends the run
+   * (a try that gets through first finds it closed, `RunClosedError`, and viewers get that end).
+   * Once the service is closing it gives up too; the next start (or another replica) marks the run
    * interrupted.
    */
-  private async storeEnd(runId: string, outcome: RunOutcome, terminal: RunEvent, releaseClaim: boolean): Promise<void> {
+  private async storeEnd(runId: string, outcome: RunOutcome, terminal: RunEvent, releaseClaim: boolean, lost: () => boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.options.store.finish(runId, outcome, terminal, { releaseClaim });
       } catch (err) {
-        if (!(err instanceof StorageFullError) || this.closing) throw err;
-        if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (the storage is full); trying again every ${END_RETRY_MS} ms`);
+        const passing = err instanceof StorageFullError || err instanceof StorageUnavailableError;
+        // With its claim lapsed the run is another replica's to end (it reaps it): this one stops here.
+        if (!passing || this.closing || lost()) throw err;
+        const why = err instanceof StorageFullError ? 'the storage is full' : 'the database is unavailable';
+        if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (${why}); trying again until it is stored`);
       }
-      await sleep(END_RETRY_MS, undefined, { ref: false });
+      // Quick at first (a dropped connection is usually back at once), then every END_RETRY_MS.
+      await sleep(Math.min(END_RETRY_MS, 100 * 2 ** (attempt - 1)), undefined, { ref: false });
     }
   }
 }

@@ -12,8 +12,13 @@ export const LEASE_MS = 20_000;
 export const HEARTBEAT_MS = 5_000;
 /** What a run left by a replica that stopped is ended with. */
 export const REPLICA_STOPPED = 'interrupted: the replica running it stopped';
+/** What a run left without a claim (its replica could not store its end or its claim's release) is ended with. */
+export const DATABASE_UNAVAILABLE = 'interrupted: the database was unavailable while its replica stored it';
 /** Expired claims reaped per heartbeat at most (the next heartbeat takes the rest). */
 const REAP_BATCH = 100;
+/** First wait before a failed release of a claim is tried again; it doubles up to the max. */
+const RELEASE_RETRY_MS = 100;
+const RELEASE_RETRY_MAX_MS = 2_000;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -54,6 +59,9 @@ export class SessionLeases {
   /** Told when a heartbeat freed what stopped replicas held (wired once, at assembly). */
   private readonly reapedListeners: (() => void)[] = [];
   private beating: Promise<void> = Promise.resolve();
+  /** Releases being tried again after a failure. */
+  private readonly releasing = new Set<NodeJS.Timeout>();
+  private stopped = false;
 
   constructor(private readonly options: SessionLeasesOptions) {
     this.now = options.now ?? Date.now;
@@ -73,16 +81,41 @@ export class SessionLeases {
    */
   async acquireWith(sessionId: string, holderId: string, take: (lease: ClaimLease) => Promise<boolean>): Promise<void> {
     const now = this.now();
-    if (!(await take({ expires_at: iso(now + this.leaseMs), now: iso(now) }))) throw sessionBusy(sessionId);
+    let taken: boolean;
+    try {
+      taken = await take({ expires_at: iso(now + this.leaseMs), now: iso(now) });
+    } catch (err) {
+      // The statement may have committed before its answer was lost: whatever it took is given
+      // back, so the session is not left busy for a lease by work that never started.
+      this.retryRelease(sessionId, holderId, now + this.leaseMs, 1);
+      throw err;
+    }
+    if (!taken) throw sessionBusy(sessionId);
     this.held.set(holderId, { sessionId, expiresAt: now + this.leaseMs });
   }
 
   /** Frees the claim. Never throws: a claim that could not be deleted stops being renewed and expires. */
   async release(sessionId: string, holderId: string): Promise<void> {
     if (!this.held.delete(holderId)) return;
-    await this.options.store.release(sessionId, holderId).catch((err: unknown) => {
-      this.options.log.warn(`could not free session ${sessionId} in the store (it frees itself within ${this.leaseMs / 1000} s): ${(err as Error)?.message ?? String(err)}`);
-    });
+    try {
+      await this.options.store.release(sessionId, holderId);
+    } catch (err) {
+      // Work that failed on a passing database error leaves an idle session: the next request on
+      // it must not find it busy for a lease. The delete is retried (it names the holder, so it
+      // never frees a later claim); the claim's expiry stays the bound.
+      this.options.log.warn(`could not free session ${sessionId} in the store (trying again; it frees itself within ${this.leaseMs / 1000} s): ${(err as Error)?.message ?? String(err)}`);
+      this.retryRelease(sessionId, holderId, this.now() + this.leaseMs, 1);
+    }
+  }
+
+  private retryRelease(sessionId: string, holderId: string, until: number, attempt: number): void {
+    if (this.stopped || this.now() >= until) return;
+    const timer = setTimeout(() => {
+      this.releasing.delete(timer);
+      this.options.store.release(sessionId, holderId).catch(() => this.retryRelease(sessionId, holderId, until, attempt + 1));
+    }, Math.min(RELEASE_RETRY_MAX_MS, RELEASE_RETRY_MS * 2 ** (attempt - 1)));
+    timer.unref();
+    this.releasing.add(timer);
   }
 
   /**
@@ -116,6 +149,9 @@ export class SessionLeases {
   async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.stopped = true;
+    for (const timer of this.releasing) clearTimeout(timer);
+    this.releasing.clear();
     await this.beating;
   }
 
@@ -143,7 +179,9 @@ export class SessionLeases {
       for (const claim of reaped) {
         log.warn(`freed session ${claim.session_id}, held by ${claim.kind} ${claim.holder_id} of replica ${claim.owner} whose lease expired at ${claim.expires_at}`);
       }
-      if (reaped.length > 0) for (const listener of this.reapedListeners) listener();
+      const unclaimed = await store.reapUnclaimed(iso(now), DATABASE_UNAVAILABLE, REAP_BATCH);
+      if (unclaimed.length > 0) log.warn(`ended ${unclaimed.length} run(s) left unfinished without a claim on their session (the database was unavailable): ${unclaimed.join(', ')}`);
+      if (reaped.length > 0 || unclaimed.length > 0) for (const listener of this.reapedListeners) listener();
     } catch (err) {
       log.warn(`session leases: the heartbeat failed (tried again in ${this.heartbeatMs / 1000} s): ${(err as Error)?.message ?? String(err)}`);
     }

@@ -200,4 +200,11 @@ export interface SessionClaimStore {
    * it reaped.
    */
   reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]>;
+  /**
+   * Ends as `error` with `message` (and a terminal `run.error`) the unfinished runs, at most `limit`,
+   * that hold no claim on their session: a live run always does (it is created with it and frees it
+   * with its end), so one without had its replica lose a write to the database it could not redo.
+   * Returns their ids.
+   */
+  reapUnclaimed(now: string, message: string, limit: number): Promise<string[]>;
 }

@@ -60,6 +60,9 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
   private readonly queue: QueuedMessage[] = [];
   /** Run ids of the messages this runner claimed and has not settled (queued or with the dispatcher). */
   private readonly held = new Set<string>();
+  /** Messages whose start failed for a passing reason: still claimed by this runner, offered again from this time. */
+  private readonly retryAt = new Map<string, number>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly accepting = new Set<Promise<unknown>>();
   /** `markStarted` writes in flight: stopping waits for them, so what it counts as waiting is. */
   private readonly starting = new Set<Promise<void>>();
@@ -107,6 +110,8 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
   async stopClaiming(): Promise<void> {
     if (this.renewal) clearInterval(this.renewal);
     this.renewal = null;
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
     await Promise.allSettled([...this.starting]);
     await this.pulling;
     await this.options.store.release(this.options.owner).catch((error: unknown) => {
@@ -174,6 +179,24 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     void marked.finally(() => this.starting.delete(marked));
   }
 
+  /**
+   * Its start failed for a passing reason (the database unreachable): it stays waiting, text kept,
+   * and this runner's claim on it is renewed as before. It is claimed again after `afterMs`. Should
+   * the start have committed after all, it is not run twice: on PostgreSQL the run's creation took
+   * it out of the waiting ones in the same statement, elsewhere that claim finds its run and marks
+   * it started instead.
+   */
+  retry(message: QueuedMessage, afterMs: number): void {
+    this.held.delete(message.runId);
+    this.retryAt.set(message.runId, this.now() + afterMs);
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      if (this.renewal) void this.pull();
+    }, afterMs);
+    timer.unref();
+    this.retryTimers.add(timer);
+  }
+
   finished(_message: QueuedMessage): void {
     // Where replicas share the store, the sender's next message waited for this run's end.
     if (this.options.store.sharedByReplicas) void this.pull();
@@ -216,6 +239,9 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
       });
       for (const message of claimed) {
         if (this.held.has(message.run_id)) continue;
+        const retryAt = this.retryAt.get(message.run_id);
+        if (retryAt !== undefined && retryAt > this.now()) continue;
+        this.retryAt.delete(message.run_id);
         if (await runExists(message.run_id)) {
           // Its run was created by a runner that stopped before saying so: the sender's next one may go.
           await store.markStarted(message.run_id);

@@ -41,4 +41,9 @@ export class InMemorySessionClaimStore implements SessionClaimStore {
   async reapExpired(): Promise<SessionClaim[]> {
     return [];
   }
+
+  /** One process: its runs end with it, and the next start ends what it left (`recoverInterrupted`). */
+  async reapUnclaimed(): Promise<string[]> {
+    return [];
+  }
 }

@@ -90,6 +90,11 @@ export class PgDatabase implements Queryable {
     });
     // An idle connection the server dropped: the pool replaces it; without a listener the process would exit.
     this.pool.on('error', (error) => options.log?.(`PostgreSQL connection lost (${error.message}); the pool opens a new one when needed`));
+    // A connection the server terminates while checked out may emit 'error' more than once (the
+    // server's message, then the socket's end), and the pool listens only once per query: the rest
+    // would be unheard and end the process. Every statement on it fails and is handled where it
+    // was sent, so the extra events carry nothing new.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /** `text` (a driver's message) with this database's password hidden, should the driver ever repeat it. */

@@ -170,6 +170,35 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     }
   });
 
+  it('ends the unfinished runs that hold no claim on their session, once, saying the database was unavailable, and leaves claimed ones alone', async () => {
+    const a = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-a' });
+    const b = new PostgresStorage(database.url, { poolSize: 2, replicaId: 'replica-b' });
+    opened.push(a, b);
+    await a.database.query("DELETE FROM session_claims; DELETE FROM runs WHERE id LIKE 'run_unclaimed%'");
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const run = (id: string, session: string) => ({
+      run_id: id, session_id: session, message: 'm', status: 'pending' as const, provider: null, resolved_provider: 'offline',
+      created_at: at(0), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+    });
+    // Both created with their claims; one's claim is then lost (its release after a failed end, say),
+    // the other keeps it; a third run's session is claimed by other work.
+    expect(await a.runs.createClaimed(run('run_unclaimed_lost', 'ses_u1'), { expires_at: at(60), now: at(0) })).toBe(true);
+    expect(await a.runs.createClaimed(run('run_unclaimed_kept', 'ses_u2'), { expires_at: at(60), now: at(0) })).toBe(true);
+    await a.runs.start('run_unclaimed_lost', at(1), { id: 1, name: 'run.start', data: '{}' });
+    await a.sessionClaims.release('ses_u1', 'run_unclaimed_lost');
+    await a.runs.create(run('run_unclaimed_other', 'ses_u3'));
+    expect(await a.sessionClaims.acquire({ session_id: 'ses_u3', holder_id: 'chat_x', kind: 'chat', expires_at: at(60) }, at(0))).toBe(true);
+
+    const ended = await Promise.all([a.sessionClaims.reapUnclaimed(at(5), 'db gone', 10), b.sessionClaims.reapUnclaimed(at(5), 'db gone', 10)]);
+    expect(ended.flat().sort()).toEqual(['run_unclaimed_lost', 'run_unclaimed_other']);
+    expect(await b.runs.get('run_unclaimed_lost')).toMatchObject({ status: 'error', error: 'db gone' });
+    expect((await b.runs.events('run_unclaimed_lost', 0)).map((event) => event.name)).toEqual(['run.start', 'run.error']);
+    expect((await b.runs.events('run_unclaimed_other', 0)).map((event) => event.name)).toEqual(['run.start', 'run.error']);
+    expect(await b.runs.get('run_unclaimed_kept')).toMatchObject({ status: 'pending', finished_at: null });
+    expect(await b.sessionClaims.reapUnclaimed(at(6), 'db gone', 10)).toEqual([]);
+  });
+
   it('decides a session\'s holds one at a time: a hold waits while another replica is deciding one', async () => {
     const [deciding, asking] = [replica(), replica()];
     await deciding.database.query("DELETE FROM cost_holds WHERE session_id = 'ses_locked'");

@@ -17,6 +17,8 @@ const APPEND_EVENTS = `INSERT INTO run_events (run_id, id, name, data)
   WHERE r.id = $1 AND r.status IN ('pending', 'running') FOR SHARE OF r`;
 /** Events one INSERT carries at most; more start the next batch. */
 const MAX_EVENT_BATCH = 500;
+/** The CTE (left open for a further condition) that marks the channel message of run $1 started, erasing its text. */
+const INBOX_STARTED = `started AS (UPDATE channel_inbox SET waiting = false, content = '' WHERE run_id = $1 AND waiting`;
 
 /** A run's events waiting for their INSERT, and the promise that settles when it has committed. */
 interface EventBatch {
@@ -40,8 +42,14 @@ export class PgRunStore implements RunStore {
 
   constructor(private readonly db: PgDatabase, private readonly owner: string) {}
 
+  /**
+   * A channel message's run is created with its id: the message stops waiting and its text is
+   * erased in the same statement (so the same commit) that creates the run, never before it and
+   * never without it. Other runs match no message.
+   */
   async create(run: RunRecord): Promise<void> {
-    await this.writes.run(run.session_id, () => this.db.query(`INSERT INTO runs (owner, ${RUN_COLUMNS})
+    await this.writes.run(run.session_id, () => this.db.query(`WITH ${INBOX_STARTED})
+      INSERT INTO runs (owner, ${RUN_COLUMNS})
       VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, runValues(run, this.owner)));
   }
 
@@ -51,7 +59,9 @@ export class PgRunStore implements RunStore {
    * inserted from its result, so only when the claim was taken.
    */
   async createClaimed(run: RunRecord, lease: ClaimLease): Promise<boolean> {
-    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$16', '$17', '$18')}
+    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$16', '$17', '$18')},
+      ${INBOX_STARTED}
+        AND EXISTS (SELECT 1 FROM claim))
       INSERT INTO runs (owner, ${RUN_COLUMNS})
       SELECT $16::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
         $12::text, $13::bigint, $14::bigint, $15::double precision FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));

@@ -63,4 +63,21 @@ export class PgSessionClaimStore implements SessionClaimStore {
       return rows;
     });
   }
+
+  /**
+   * Runs are created in the statement that takes their claim and free it in the statement that
+   * ends them (or after it), so an unfinished run without a claim row is one whose replica's end,
+   * or whose claim's release after a failed write, went wrong: nobody would ever end it otherwise.
+   * Each is locked (SKIP LOCKED) and ended in one transaction, so replicas reaping at once end it once.
+   */
+  reapUnclaimed(now: string, message: string, limit: number): Promise<string[]> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>(`SELECT id FROM runs r WHERE status IN ('pending', 'running')
+          AND NOT EXISTS (SELECT 1 FROM session_claims c WHERE c.session_id = r.session_id AND c.holder_id = r.id)
+        ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, [limit]);
+      const ended: string[] = [];
+      for (const row of rows) if (await interruptRun(tx, row.id, now, message)) ended.push(row.id);
+      return ended;
+    });
+  }
 }
