@@ -103,6 +103,19 @@ describeWithRedis('ReplicaLiveness on a real Redis', () => {
     expect(stopped).toEqual([['rep_x', `renewal ${last}`]]);
   });
 
+  it('does not judge a replica on the roll whose key it never saw (its Redis may have been down from its start)', async () => {
+    const prefix = uniquePrefix();
+    const stopped: [string, string | null][] = [];
+    const connection = new RedisConnection({ url: testRedisUrl!, role: 'test', log: createMemoryLogger() });
+    connections.push(connection);
+    await connection.connect();
+    await connection.client.sadd(`${prefix}replicas`, 'rep_unseen');
+    await replica('rep_j', testRedisUrl!, prefix, new Map([['rep_unseen', 1]]), stopped);
+    await sleep(TIMING.ttlMs + TIMING.intervalMs * 4);
+    expect(stopped).toEqual([]);
+    expect(await connection.client.smembers(`${prefix}replicas`)).toEqual(expect.arrayContaining(['rep_unseen', 'rep_j']));
+  });
+
   it('judges nobody while its own Redis is down, however long the other keys have been gone (the leases decide then)', async () => {
     const prefix = uniquePrefix();
     const renewals = new Map<string, number>();
