@@ -141,7 +141,8 @@ export class SessionLeases {
         log.warn(`freed session ${claim.session_id}, held by ${claim.kind} ${claim.holder_id} of replica ${claim.owner} whose liveness key expired`);
       }
     } while (reaped.length === REAP_BATCH);
-    log.warn(`replica ${owner} stopped (its liveness key expired): freed ${total} session(s) and gave back its waiting channel messages`);
+    // A replica that shut down cleanly left nothing: its key lapsing is news, not a warning.
+    log[total > 0 ? 'warn' : 'info'](`replica ${owner} stopped (its liveness key expired): freed ${total} session(s) and gave back its waiting channel messages`);
     for (const listener of this.reapedListeners) listener();
   }
 
