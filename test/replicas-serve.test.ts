@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { verifyAudit } from './crash/cycle.js';
+import { REPLICA_STOPPED } from '../src/agent/session-leases.js';
 import { eventually, parseSse } from './helpers/agent.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { PrivateRedis, testRedisUrl } from './helpers/redis.js';
@@ -185,13 +186,15 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three a
     const runs = await eventually(async () => {
       const seen = await runsBySender();
       const waiting = messages.filter((m, n) => ranOf(seen, m).every((run) => run.status !== 'complete') && n !== C);
-      return waiting.length === 0 && seen;
+      // The run C had in flight (if any) is ended too, not left running.
+      return waiting.length === 0 && ranOf(seen, messages[C]!).every((run) => run.status !== 'running') && seen;
     }, 15_000);
     process.stdout.write(`three replicas, kill -9 of C: its webhook messages all ran ${Date.now() - killedAt} ms after the kill\n`);
     for (const m of messages) expect(ranOf(runs, m), m.prompt).toHaveLength(1);
-    // The one run C had in flight when it died is left as it was (no replica takes over a run).
+    // The one run C had in flight when it died is ended as interrupted (no replica takes over a run).
     const unfinished = messages.filter((m) => ranOf(runs, m)[0]!.status !== 'complete');
     expect(unfinished.map((m) => m.prompt)).toEqual(unfinished.length === 0 ? [] : [messages[C]!.prompt]);
+    for (const m of unfinished) expect(ranOf(runs, m)[0]).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
   }, 30_000);
 
   it('still has one whole audit chain after a replica was killed during the load', () => {
