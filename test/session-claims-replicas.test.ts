@@ -10,7 +10,7 @@ import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 import { createTestDatabase, databaseRelay, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
-import { testRedisUrl, uniquePrefix } from './helpers/redis.js';
+import { redisRelay, testRedisUrl, uniquePrefix } from './helpers/redis.js';
 import { postStatus } from './helpers/webhook.js';
 
 const ENV = { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' };
@@ -163,6 +163,28 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
       await relay.stop();
     }
   });
+
+  it('never ends the run of a replica cut off from Redis alone: its liveness key lapses, but it renews its claims meanwhile', async () => {
+    const relay = await redisRelay();
+    redisKeyPrefix = uniquePrefix();
+    const cutOff = config();
+    cutOff.storage.redis_url = relay.url;
+    const [a, b] = await Promise.all([cutOff, config()].map((appConfig) => startTestApp({ env: ENV, redisKeyPrefix, config: appConfig })));
+    apps.push(a!, b!);
+    const calls = server.requests.length;
+    const run = await startRun(a!, { message: 'a run on a replica about to lose Redis' });
+    await waitingCalls(calls + 1);
+    // B has seen A's liveness key before it goes.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    await relay.cut();
+    // A's key lapses within 3 s, and B would judge it within two more beats; wait past that.
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    expect((await json(await b!.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'running', finished_at: null });
+    expect((await postJson(b!, '/api/v1/runs', { message: 'too soon', session_id: run.session_id, provider: 'offline' })).status).toBe(409);
+    expect(b!.log.lines.filter((line) => line.includes(run.run_id))).toEqual([]);
+    expect(a!.app.agent.isBusy(run.session_id)).toBe(true);
+  }, 30_000);
 
   /** A replica in a process of its own (built code), which the test can kill with SIGKILL. */
   const spawnReplica = async (leases: { sessionLeaseMs: number; heartbeatMs: number }, extra: Record<string, unknown> = {}) => {

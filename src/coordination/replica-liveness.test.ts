@@ -1,39 +1,9 @@
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, expect, it } from 'vitest';
 import { createMemoryLogger } from '../log.js';
-import { describeWithRedis, testRedisUrl, uniquePrefix } from '../../test/helpers/redis.js';
+import { describeWithRedis, redisRelay, testRedisUrl, uniquePrefix } from '../../test/helpers/redis.js';
 import { RedisConnection } from './redis-connection.js';
 import { ReplicaLiveness } from './replica-liveness.js';
-
-/** A TCP relay to the test Redis that the test can cut: a replica cut off from Redis alone. */
-async function redisRelay(): Promise<{ url: string; cut(): Promise<void> }> {
-  const target = new URL(testRedisUrl!);
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(testRedisUrl!);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
-  return {
-    url: url.toString(),
-    cut: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
-}
 
 /**
  * Two replicas' liveness on a real Redis: the judge (J) and the judged (X). X's claims in the
