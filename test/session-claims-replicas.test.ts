@@ -314,7 +314,8 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     const runs = await runsOfSender();
     expect(runs.find((run) => run.run_id === first!.run_id)).toMatchObject({ message: 'message 1', status: 'error', error: REPLICA_STOPPED });
     expect(runs.filter((run) => run.message === 'message 2')).toHaveLength(1);
-    expect(b.log.lines.some((line) => line.includes(`held by run ${first!.run_id}`) && line.includes('liveness key expired'))).toBe(true);
+    // Either replica left may have judged it; the one that did says why.
+    expect(apps.some((app) => app.log.lines.some((line) => line.includes(`held by run ${first!.run_id}`) && line.includes('liveness key expired')))).toBe(true);
     process.stdout.write(`failover after kill -9: run ended in ${endedAfter} ms, next message taken in ${takenAfter} ms\n`);
   }, 30_000);
 
