@@ -246,6 +246,16 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     : null;
   // Messages a stopped replica had claimed are given back when its sessions are reaped: take them then.
   if (webhook) agent.leases.onReaped(() => webhook.inbox.claimNow());
+  // Replicas sharing a database and a Redis find a dead one by its liveness key within seconds, and
+  // free what it held at once; the leases in the database stay the rule while Redis is down.
+  const liveness = coordination !== null && config.storage.backend === 'postgres'
+    ? coordination.liveness({
+      replicaId: storage.owner, log, now,
+      renewedBy: (replicaId) => storage.sessionClaims.renewedBy(replicaId),
+      stopped: (replicaId, upTo) => agent.leases.reapReplica(replicaId, upTo),
+      unrecorded: () => agent.leases.renewNow(),
+    })
+    : null;
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
   if (config.api.api_key === '') {
@@ -363,6 +373,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       } finally {
         if (url !== '') rmSync(join(home, URL_FILE), { force: true });
         await gateway.close();
+        // Written until the end, so the runs ended above are not taken for a dead replica's.
+        await liveness?.stop();
         await coordination?.close();
         await storage.close();
         releaseLock();
@@ -396,6 +408,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       return port;
     },
     async listen() {
+      // Live for the other replicas before it takes any work.
+      await liveness?.start();
       try {
         await http.listen({ host: config.api.host, port: config.api.port, listenTextResolver: (address) => `REST API listening on ${address}` });
       } catch (error) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { verifyAudit } from './crash/cycle.js';
+import { REPLICA_STOPPED } from '../src/agent/session-leases.js';
 import { eventually, parseSse } from './helpers/agent.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { PrivateRedis, testRedisUrl } from './helpers/redis.js';
@@ -179,17 +180,22 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three a
     };
     const ranOf = (runs: Map<string, { message: string; status: string }[]>, m: (typeof messages)[number]) =>
       runs.get(m.sender)!.filter((run) => run.message === m.prompt);
-    // C's claims end after the inbox lease (30 s); A or B then take its messages, in order.
+    // C's liveness key lapses within 3 s and A or B judge it stopped: its claims are freed then (not
+    // after the 20 s lease), and they take its messages, in order. Each run takes 1 s, three per sender.
+    const killedAt = Date.now();
     const runs = await eventually(async () => {
       const seen = await runsBySender();
       const waiting = messages.filter((m, n) => ranOf(seen, m).every((run) => run.status !== 'complete') && n !== C);
-      return waiting.length === 0 && seen;
-    }, 55_000);
+      // The run C had in flight (if any) is ended too, not left running.
+      return waiting.length === 0 && ranOf(seen, messages[C]!).every((run) => run.status !== 'running') && seen;
+    }, 15_000);
+    process.stdout.write(`three replicas, kill -9 of C: its webhook messages all ran ${Date.now() - killedAt} ms after the kill\n`);
     for (const m of messages) expect(ranOf(runs, m), m.prompt).toHaveLength(1);
-    // The one run C had in flight when it died is left as it was (no replica takes over a run).
+    // The one run C had in flight when it died is ended as interrupted (no replica takes over a run).
     const unfinished = messages.filter((m) => ranOf(runs, m)[0]!.status !== 'complete');
     expect(unfinished.map((m) => m.prompt)).toEqual(unfinished.length === 0 ? [] : [messages[C]!.prompt]);
-  }, 70_000);
+    for (const m of unfinished) expect(ranOf(runs, m)[0]).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+  }, 30_000);
 
   it('still has one whole audit chain after a replica was killed during the load', () => {
     const { status, output } = verifyAudit(replicas.homes[A]!);

@@ -10,7 +10,7 @@ import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 import { createTestDatabase, databaseRelay, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
-import { testRedisUrl, uniquePrefix } from './helpers/redis.js';
+import { redisRelay, testRedisUrl, uniquePrefix } from './helpers/redis.js';
 import { postStatus } from './helpers/webhook.js';
 
 const ENV = { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' };
@@ -42,8 +42,10 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: server.baseUrl } },
     network: { allowed_hosts: [server.host] },
   });
+  /** The Redis keys of the replicas of the test running now (a spawned replica shares them). */
+  let redisKeyPrefix = uniquePrefix();
   const replicas = async (options: TestAppOptions = {}, extra: Record<string, unknown> = {}): Promise<[TestApp, TestApp]> => {
-    const redisKeyPrefix = uniquePrefix();
+    redisKeyPrefix = uniquePrefix();
     const started = await Promise.all([0, 1].map(() => startTestApp({ env: ENV, redisKeyPrefix, ...options, config: { ...config(), ...extra } })));
     apps.push(...started);
     return started as [TestApp, TestApp];
@@ -162,13 +164,35 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     }
   });
 
+  it('never ends the run of a replica cut off from Redis alone: its liveness key lapses, but it renews its claims meanwhile', async () => {
+    const relay = await redisRelay();
+    redisKeyPrefix = uniquePrefix();
+    const cutOff = config();
+    cutOff.storage.redis_url = relay.url;
+    const [a, b] = await Promise.all([cutOff, config()].map((appConfig) => startTestApp({ env: ENV, redisKeyPrefix, config: appConfig })));
+    apps.push(a!, b!);
+    const calls = server.requests.length;
+    const run = await startRun(a!, { message: 'a run on a replica about to lose Redis' });
+    await waitingCalls(calls + 1);
+    // B has seen A's liveness key before it goes.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    await relay.cut();
+    // A's key lapses within 3 s, and B would judge it within two more beats; wait past that.
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    expect((await json(await b!.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'running', finished_at: null });
+    expect((await postJson(b!, '/api/v1/runs', { message: 'too soon', session_id: run.session_id, provider: 'offline' })).status).toBe(409);
+    expect(b!.log.lines.filter((line) => line.includes(run.run_id))).toEqual([]);
+    expect(a!.app.agent.isBusy(run.session_id)).toBe(true);
+  }, 30_000);
+
   /** A replica in a process of its own (built code), which the test can kill with SIGKILL. */
   const spawnReplica = async (leases: { sessionLeaseMs: number; heartbeatMs: number }, extra: Record<string, unknown> = {}) => {
     const home = mkdtempSync(join(tmpdir(), 'agentd-killed-'));
     const apiKey = 'key-of-the-replica-about-to-die';
     const child = spawn(process.execPath, ['test/helpers/replica-process.mjs'], {
       env: {
-        PATH: process.env.PATH ?? '', ...ENV, REPLICA_HOME: home, REPLICA_LEASE_MS: String(leases.sessionLeaseMs), REPLICA_HEARTBEAT_MS: String(leases.heartbeatMs),
+        PATH: process.env.PATH ?? '', ...ENV, REPLICA_HOME: home, REPLICA_LEASE_MS: String(leases.sessionLeaseMs), REPLICA_HEARTBEAT_MS: String(leases.heartbeatMs), REPLICA_REDIS_PREFIX: redisKeyPrefix,
         REPLICA_CONFIG: JSON.stringify({ ...config(), api: { api_key: apiKey, port: 0 }, ...extra }),
       },
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -261,6 +285,39 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     expect(await held()).toBe(1);
     expect((await b.request(`/api/v1/runs/${next.run_id}/cancel`, { method: 'POST' })).status).toBe(202);
   });
+
+  it('at the default leases (20 s), ends the run of a replica killed with SIGKILL and runs its sender\'s next message within seconds: its liveness key expired', async () => {
+    const leases = { sessionLeaseMs: 20_000, heartbeatMs: 5_000 };
+    const webhook = { webhook: { enabled: true, port: 0 } };
+    const [b] = await replicas(leases, webhook);
+    const doomed = await spawnReplica(leases, webhook);
+    const calls = server.requests.length;
+    for (const n of [1, 2]) expect(await postStatus(doomed.webhookPort, JSON.stringify({ prompt: `message ${n}`, sender: 'failover' }))).toBe(202);
+    await waitingCalls(calls + 1);
+    type Listed = { run_id: string; message: string; status: string; error: string | null };
+    const runsOfSender = async () => (await json(await b.request('/api/v1/runs?session_id=webhook:failover&limit=10'))).data.runs as Listed[];
+    const [first] = await eventually(async () => {
+      const listed = await runsOfSender();
+      return listed.length === 1 && listed[0]!.status === 'running' && listed;
+    });
+    // B has seen the doomed replica's liveness key (written every second) before the kill.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    await doomed.kill();
+    const killedAt = Date.now();
+    // The leases would free the session 20 to 25 s after the kill; the liveness key lapses within 3 s
+    // and is judged within two beats. 8 s leaves a busy machine its slack.
+    await eventually(async () => (await runsOfSender()).find((run) => run.run_id === first!.run_id)?.status === 'error', 8_000);
+    const endedAfter = Date.now() - killedAt;
+    await eventually(async () => (await runsOfSender()).some((run) => run.message === 'message 2'), 8_000 - endedAfter);
+    const takenAfter = Date.now() - killedAt;
+    const runs = await runsOfSender();
+    expect(runs.find((run) => run.run_id === first!.run_id)).toMatchObject({ message: 'message 1', status: 'error', error: REPLICA_STOPPED });
+    expect(runs.filter((run) => run.message === 'message 2')).toHaveLength(1);
+    // Either replica left may have judged it; the one that did says why.
+    expect(apps.some((app) => app.log.lines.some((line) => line.includes(`held by run ${first!.run_id}`) && line.includes('liveness key expired')))).toBe(true);
+    process.stdout.write(`failover after kill -9: run ended in ${endedAfter} ms, next message taken in ${takenAfter} ms\n`);
+  }, 30_000);
 
   it('takes the next webhook message of a sender whose run was on a replica killed mid-run as soon as that run is reaped', async () => {
     const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };

@@ -139,6 +139,46 @@ export class SessionLeases {
     this.reapedListeners.push(listener);
   }
 
+  /**
+   * Renews this process's claims now, between heartbeats: while its liveness key cannot be written
+   * (`ReplicaLiveness`), the renewals in the store are what shows the other replicas it still works.
+   */
+  async renewNow(): Promise<void> {
+    const now = this.now();
+    const holders = [...this.held.keys()];
+    if (holders.length === 0) return;
+    try {
+      await this.options.store.renew(holders, iso(now + this.leaseMs));
+      for (const holderId of holders) {
+        const claim = this.held.get(holderId);
+        if (claim) claim.expiresAt = now + this.leaseMs;
+      }
+    } catch (err) {
+      this.options.log.warn(`session leases: could not renew the claims early (the heartbeat tries again): ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /**
+   * Frees at once what `owner` held, judged stopped by its liveness key (`ReplicaLiveness`) before
+   * its leases expire: its claims whose lease ends by `upTo` (the renewal seen unchanged while it was
+   * judged), their runs ended as interrupted, its waiting channel messages given back.
+   */
+  async reapReplica(owner: string, upTo: string | null): Promise<void> {
+    const { store, log } = this.options;
+    let reaped: SessionClaim[];
+    let total = 0;
+    do {
+      reaped = await store.reapOwner(owner, upTo, iso(this.now()), REPLICA_STOPPED, REAP_BATCH);
+      total += reaped.length;
+      for (const claim of reaped) {
+        log.warn(`freed session ${claim.session_id}, held by ${claim.kind} ${claim.holder_id} of replica ${claim.owner} whose liveness key expired`);
+      }
+    } while (reaped.length === REAP_BATCH);
+    // A replica that shut down cleanly left nothing: its key lapsing is news, not a warning.
+    log[total > 0 ? 'warn' : 'info'](`replica ${owner} stopped (its liveness key expired): freed ${total} session(s) and gave back its waiting channel messages`);
+    for (const listener of this.reapedListeners) listener();
+  }
+
   /** Drops the claims a previous process of this replica left, then starts the heartbeat. */
   async start(): Promise<void> {
     await this.options.store.releaseOwn();

@@ -207,4 +207,16 @@ export interface SessionClaimStore {
    * Returns their ids.
    */
   reapUnclaimed(now: string, message: string, limit: number): Promise<string[]>;
+  /**
+   * The latest lease end among `owner`'s claims, or null when it holds none: how a replica whose
+   * liveness key is gone from Redis shows it still works (its claims are renewed meanwhile).
+   */
+  renewedBy(owner: string): Promise<string | null>;
+  /**
+   * As `reapExpired`, for the claims of one other owner judged stopped by its liveness key
+   * (`ReplicaLiveness`) before they expire: those whose lease ends at or before `upTo` (the
+   * renewal seen while it was judged; null: none), at most `limit`. Its waiting channel messages
+   * are given back even when it held no claim. Never reaps this store's own owner.
+   */
+  reapOwner(owner: string, upTo: string | null, now: string, message: string, limit: number): Promise<SessionClaim[]>;
 }

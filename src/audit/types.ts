@@ -101,7 +101,7 @@ export interface FacetCount {
 }
 export type AuditFacets = Record<AuditFacetField, FacetCount[]>;
 
-/** One page of a query: newest first (timestamp, then chain order), with the exact total. */
+/** One page of a query: newest first in chain order (SQLite: by timestamp, then chain order, the same while its one writer's clock runs forward), with the exact total. */
 export interface AuditPage {
   events: ChainedAuditEvent[];
   total: number;

@@ -3,6 +3,7 @@ import type { RateLimiter } from '../security/rate-limiter.js';
 import type { RunEventBus } from '../agent/run-event-bus.js';
 import { RedisConnection } from './redis-connection.js';
 import { measureRedis, type RedisHealth } from './redis-health.js';
+import { ReplicaLiveness, type ReplicaLivenessOptions } from './replica-liveness.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { RedisRunEventBus } from './redis-run-event-bus.js';
 
@@ -58,6 +59,11 @@ export class RedisCoordination {
   /** Per-client-IP windows of one listener (`api`, `webhook`), shared by every replica. */
   rateLimiter(listener: string, limitPerMinute: number): RateLimiter {
     return new RedisRateLimiter(this.commands, `${this.keyPrefix}ratelimit:${listener}:`, limitPerMinute);
+  }
+
+  /** This replica's liveness key, and the judging of the others' (`ReplicaLiveness`). */
+  liveness(options: Omit<ReplicaLivenessOptions, 'connection' | 'keyPrefix'>): ReplicaLiveness {
+    return new ReplicaLiveness({ ...options, connection: this.commands, keyPrefix: this.keyPrefix });
   }
 
   /** Reachability, version and PING latency, for diagnostics. */

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { describe } from 'vitest';
@@ -19,6 +19,39 @@ export function describeWithRedis(name: string, suite: () => void): void {
 /** A key prefix no other test (nor a later run of this one) uses on the shared Redis. */
 export function uniquePrefix(): string {
   return `agentd-test:${randomToken(8)}:`;
+}
+
+/**
+ * A TCP relay to the shared test Redis that the test can cut for good: one replica cut off from
+ * Redis while the others still reach it.
+ */
+export async function redisRelay(): Promise<{ url: string; cut(): Promise<void> }> {
+  const target = new URL(testRedisUrl!);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(testRedisUrl!);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.toString(),
+    cut: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
 }
 
 async function freePort(): Promise<number> {

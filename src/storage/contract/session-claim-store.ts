@@ -94,6 +94,24 @@ export function describeSessionClaimStore(backend: string, open: OpenSessionClai
         expect(await other.acquire(claim('ses_1', 'chat_3', 40, 'chat'), at(10))).toBe(true);
         expect((await claims.holder('ses_2', at(10)))?.holder_id).toBe('chat_2');
       });
+
+      it('reaps the claims of a replica judged stopped before they expire, up to the renewal the judge saw, never its own', async () => {
+        if (!other) throw new Error('a store shared by replicas must open another replica\'s view');
+        expect(await other.renewedBy(owner)).toBeNull();
+        expect(await claims.acquire(claim('ses_1', 'chat_1', 30, 'chat'), at(0))).toBe(true);
+        expect(await claims.acquire(claim('ses_2', 'chat_2', 40, 'chat'), at(0))).toBe(true);
+        expect(await other.renewedBy(owner)).toBe(at(40));
+        // Nothing reaped where no renewal was seen, and a replica never reaps itself.
+        expect(await other.reapOwner(owner, null, at(1), 'stopped', 10)).toEqual([]);
+        expect(await claims.reapOwner(owner, at(59), at(1), 'stopped', 10)).toEqual([]);
+        // A claim taken or renewed after the judge looked (its lease ends later) is left.
+        const reaped = await other.reapOwner(owner, at(30), at(1), 'stopped', 10);
+        expect(reaped).toEqual([{ ...claim('ses_1', 'chat_1', 30, 'chat'), owner }]);
+        expect((await other.holder('ses_2', at(1)))?.holder_id).toBe('chat_2');
+        expect(await other.reapOwner(owner, at(30), at(1), 'stopped', 10)).toEqual([]);
+        expect(await other.acquire(claim('ses_1', 'chat_3', 50, 'chat'), at(1))).toBe(true);
+        expect(await other.reapOwner('rep_nobody', at(59), at(1), 'stopped', 10)).toEqual([]);
+      });
     });
   });
 }

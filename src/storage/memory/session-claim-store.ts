@@ -46,4 +46,15 @@ export class InMemorySessionClaimStore implements SessionClaimStore {
   async reapUnclaimed(): Promise<string[]> {
     return [];
   }
+
+  async renewedBy(owner: string): Promise<string | null> {
+    if (owner !== this.owner) return null;
+    let latest: string | null = null;
+    for (const claim of this.claims.values()) if (latest === null || claim.expires_at > latest) latest = claim.expires_at;
+    return latest;
+  }
+
+  async reapOwner(): Promise<SessionClaim[]> {
+    return [];
+  }
 }

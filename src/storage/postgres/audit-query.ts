@@ -43,7 +43,10 @@ type FacetRow = Pick<AuditEvent, AuditFacetField> & { n: number };
  * One page of an audit query on PostgreSQL, its exact total and its facets, read in one
  * REPEATABLE READ snapshot so the three agree while other replicas append. The total and the
  * facets are one GROUP BY over the matches (a few dozen groups: these fields are set by code);
- * the page is read newest first along an index that ends in (timestamp, seq).
+ * the page is read newest first in chain order (`seq`, drawn under the chain lock as events are
+ * linked): replicas' clocks disagree, so ordering by timestamp would list an event appended after
+ * another before it (a page would not read in the order `audit verify` checks). Unfiltered, that is
+ * the primary key read backwards; a filtered page sorts its matches (its filter's index finds them).
  */
 export async function runAuditQuery(db: PgDatabase, query: AuditQuery): Promise<AuditPage> {
   const { where, values } = auditConditions(query);
@@ -53,7 +56,7 @@ export async function runAuditQuery(db: PgDatabase, query: AuditQuery): Promise<
       FROM audit_events ${where} GROUP BY category, result, severity, subsystem`, values);
     const total = groups.reduce((sum, group) => sum + group.n, 0);
     const page = query.offset >= total ? [] : (await tx.query<StoredAuditRow>(`SELECT ${AUDIT_COLUMNS} FROM audit_events ${where}
-      ORDER BY timestamp DESC, seq DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`, [...values, query.limit, query.offset])).rows;
+      ORDER BY seq DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`, [...values, query.limit, query.offset])).rows;
     return {
       events: page.map(rowToChained),
       total,

@@ -44,6 +44,37 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     }
   });
 
+  it('lists the audit log in chain order, the order audit verify checks, though the replicas\' clocks disagree', async () => {
+    const [ahead, behind] = [replica(), replica()];
+    await ahead.database.query('DELETE FROM audit_events');
+    // One replica's clock runs 90 s ahead of the other's: its events carry later timestamps than
+    // events appended after them.
+    const base = Date.parse('2026-05-01T12:00:00.000Z');
+    let tick = 0;
+    const logs = [new AuditLog(ahead.audit, () => base + 90_000 + tick), new AuditLog(behind.audit, () => base + tick)];
+    const appended: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      tick += 1_000;
+      const log = logs[i % 2]!;
+      await log.emit({ event_type: `skewed.${i % 2 === 0 ? 'ahead' : 'behind'}`, category: 'test', result: 'allow', detail: { i } });
+      appended.push(String(i));
+    }
+    expect(await behind.audit.verify()).toEqual({ ok: true, count: 12 });
+    const order = (page: { events: { detail: Record<string, unknown> }[] }) => page.events.map((event) => String(event.detail.i));
+    // Newest appended first, on either replica, whole or paged; filters keep the order.
+    const newestFirst = [...appended].reverse();
+    for (const storage of [ahead, behind]) {
+      expect(order(await storage.audit.query({ limit: 50, offset: 0 }))).toEqual(newestFirst);
+      const pages = [];
+      for (let offset = 0; offset < 12; offset += 5) pages.push(...order(await storage.audit.query({ limit: 5, offset })));
+      expect(pages).toEqual(newestFirst);
+      expect(order(await storage.audit.query({ limit: 50, offset: 0, event_type: 'skewed.behind' }))).toEqual(newestFirst.filter((i) => Number(i) % 2 === 1));
+    }
+    // An unfiltered page links up: each event's prev_hash is the next (older) one's hash.
+    const { events } = await ahead.audit.query({ limit: 50, offset: 0 });
+    for (let n = 0; n + 1 < events.length; n++) expect(events[n]!.prev_hash).toBe(events[n + 1]!.hash);
+  });
+
   it('lets concurrent calls on one session in three replicas hold only what fits under the cap', async () => {
     const replicas = [replica(), replica(), replica()];
     await replicas[0]!.database.query("DELETE FROM cost_holds; DELETE FROM cost_sessions WHERE session_id = 'ses_shared'");

@@ -1,5 +1,5 @@
 import type { SessionClaim, SessionClaimStore } from '../../agent/stores.js';
-import type { PgDatabase } from './database.js';
+import type { PgDatabase, Queryable } from './database.js';
 import { CLAIM_COLUMNS, TAKE_CLAIM } from './take-claim.js';
 import { interruptRun } from './run-store.js';
 
@@ -49,17 +49,28 @@ export class PgSessionClaimStore implements SessionClaimStore {
       const { rows } = await tx.query<SessionClaim>(`DELETE FROM session_claims WHERE session_id IN (
           SELECT session_id FROM session_claims WHERE expires_at <= $1 AND owner <> $2 ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
         RETURNING ${CLAIM_COLUMNS}`, [now, this.owner, limit]);
-      for (const claim of rows) {
-        if (claim.kind === 'run') await interruptRun(tx, claim.holder_id, now, message);
-      }
-      // Only the work holding a session's claim makes calls on it, so the budget its session holds
-      // is that dead work's: freed now, not when the holds expire (15 min), or the session's next
-      // call would be refused for calls that will never be settled.
-      if (rows.length > 0) await tx.query('DELETE FROM cost_holds WHERE session_id = ANY($1)', [rows.map((claim) => claim.session_id)]);
-      const stopped = [...new Set(rows.map((claim) => claim.owner))];
-      if (stopped.length > 0) {
-        await tx.query('UPDATE channel_inbox SET claimed_until = NULL WHERE claimed_by = ANY($1) AND waiting', [stopped]);
-      }
+      await endReaped(tx, rows, now, message, [...new Set(rows.map((claim) => claim.owner))]);
+      return rows;
+    });
+  }
+
+  async renewedBy(owner: string): Promise<string | null> {
+    const { rows } = await this.db.query<{ latest: string | null }>('SELECT max(expires_at) AS latest FROM session_claims WHERE owner = $1', [owner]);
+    return rows[0]?.latest ?? null;
+  }
+
+  /**
+   * The same step as `reapExpired` for a replica judged stopped by its liveness key: only the claims
+   * whose lease ends by `upTo` (what the judge saw unchanged), so a claim that replica took or renewed
+   * after it was judged (it was alive after all, or restarted) is left to it.
+   */
+  reapOwner(owner: string, upTo: string | null, now: string, message: string, limit: number): Promise<SessionClaim[]> {
+    if (owner === this.owner) return Promise.resolve([]);
+    return this.db.transaction(async (tx) => {
+      const { rows } = upTo === null ? { rows: [] as SessionClaim[] } : await tx.query<SessionClaim>(`DELETE FROM session_claims WHERE session_id IN (
+          SELECT session_id FROM session_claims WHERE owner = $1 AND expires_at <= $2 ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING ${CLAIM_COLUMNS}`, [owner, upTo, limit]);
+      await endReaped(tx, rows, now, message, [owner]);
       return rows;
     });
   }
@@ -79,5 +90,24 @@ export class PgSessionClaimStore implements SessionClaimStore {
       for (const row of rows) if (await interruptRun(tx, row.id, now, message)) ended.push(row.id);
       return ended;
     });
+  }
+}
+
+/**
+ * Ends the runs among the reaped claims' holders, deletes their sessions' budget holds and gives back
+ * the waiting channel messages of the `stopped` owners, so they run elsewhere now rather than when
+ * those claims end (30 s). Should such a replica only have been slow, a message it also goes on to
+ * start is still run once: its run's id was fixed when it was accepted.
+ */
+async function endReaped(tx: Queryable, rows: SessionClaim[], now: string, message: string, stopped: string[]): Promise<void> {
+  for (const claim of rows) {
+    if (claim.kind === 'run') await interruptRun(tx, claim.holder_id, now, message);
+  }
+  // Only the work holding a session's claim makes calls on it, so the budget its session holds
+  // is that dead work's: freed now, not when the holds expire (15 min), or the session's next
+  // call would be refused for calls that will never be settled.
+  if (rows.length > 0) await tx.query('DELETE FROM cost_holds WHERE session_id = ANY($1)', [rows.map((claim) => claim.session_id)]);
+  if (stopped.length > 0) {
+    await tx.query('UPDATE channel_inbox SET claimed_until = NULL WHERE claimed_by = ANY($1) AND waiting', [stopped]);
   }
 }
