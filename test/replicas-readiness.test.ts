@@ -65,7 +65,7 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three r
   }, 30_000);
 
   it('fires an `every 1 seconds` job once per occurrence across the three, none missed across a 2 s stall of the service, claimed promptly once caught up', async () => {
-    const created = await replicas.post(A, '/api/v1/scheduler/jobs', { name: 'secondly', schedule: 'every 1 seconds', task: 'what is 2+2?', provider: 'offline' });
+    const created = await replicas.post(B, '/api/v1/scheduler/jobs', { name: 'secondly', schedule: 'every 1 seconds', task: 'what is 2+2?', provider: 'offline' });
     expect(created.status).toBe(201);
     const { id, next_run_at: first } = created.body.data as { id: string; next_run_at: string };
     await sleep(2_500);
@@ -76,7 +76,7 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three r
     for (const served of replicas.served) served!.child.kill('SIGCONT');
     const resumed = Date.now();
     await sleep(3_500);
-    expect((await replicas.post(B, '/api/v1/controls/scheduler.pause_job', { target: id, confirm: `pause-job:${id}` })).status).toBe(200);
+    expect((await replicas.post(C, '/api/v1/controls/scheduler.pause_job', { target: id, confirm: `pause-job:${id}` })).status).toBe(200);
 
     const job = (await replicas.json(C, '/api/v1/scheduler/jobs')).body.data.jobs.find((j: { id: string }) => j.id === id);
     expect(job).toMatchObject({ missed: 0, last_missed_at: null });
