@@ -33,7 +33,11 @@ export interface JobRunnerOptions {
 export interface PassResult {
   /** The clock the pass judged due jobs by. */
   at: number;
-  /** Whether it took up due jobs (each was claimed here or, meanwhile, by another runner). */
+  /**
+   * Whether it claimed an occurrence. Only its own claims count as progress: a job whose claim keeps
+   * failing without an error (another runner keeps winning, or the store never matches) gets no
+   * pass at once from here, so nothing can spin.
+   */
   claimed: boolean;
   /** Whether one of them could not be fired (an error, logged). */
   failed: boolean;
@@ -145,14 +149,16 @@ export class JobRunner {
     }
     const due = await this.options.store.due(new Date(now).toISOString(), this.options.maxDue);
     let failed = false;
-    await Promise.all(due.map((job) => this.fire(job, now).catch((error: unknown) => {
+    const won = await Promise.all(due.map((job) => this.fire(job, now).catch((error: unknown) => {
       failed = true;
       this.options.log.error(`scheduler: job ${job.id} could not fire: ${(error as Error)?.stack ?? String(error)}`);
+      return false;
     })));
-    return { at: now, claimed: due.length > 0, failed };
+    return { at: now, claimed: won.includes(true), failed };
   }
 
-  private async fire(job: JobRecord, now: number): Promise<void> {
+  /** True when this runner claimed the occurrence (false: another runner did, or the job changed). */
+  private async fire(job: JobRecord, now: number): Promise<boolean> {
     const { store, audit } = this.options;
     const plan = planFire(jobTimeline(job), Date.parse(job.next_run_at!), now, this.startedAt);
     const decision = plan.fireAt === null ? null : await this.decide(job, plan.fireAt, now);
@@ -164,11 +170,12 @@ export class JobRunner {
       fire: decision?.fire ?? null,
     });
     // Another runner took this occurrence, or the job was paused or removed meanwhile.
-    if (!claimed) return;
+    if (!claimed) return false;
     if (plan.missed > 0) await audit.missed(job, plan.missed, plan.missedExact, iso(plan.lastMissedAt), claimed.next_run_at);
     const fire = decision?.fire;
     if (fire?.status === 'skipped') await audit.skipped(job, fire.reason, iso(plan.fireAt)!, decision!.note);
     if (fire?.status === 'starting') await this.startRun(claimed, fire.run_id, iso(plan.fireAt)!);
+    return true;
   }
 
   /** Whether and how the occurrence at `due` fires; decided before the claim, so the claim records it. */
