@@ -442,14 +442,17 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
 /**
  * What the replica cannot reach of what it needs to serve. Probes asking while a check runs share
  * it: readiness needs no key and, while Redis is down, no rate limit, so a flood of probes must
- * cost the database one query at a time, not one each.
+ * cost the database one query and Redis one PING at a time, not one each.
  */
 function readinessCheck(storage: Storage, coordination: RedisCoordination | null): () => Promise<Dependency[]> {
   let checking: Promise<Dependency[]> | null = null;
+  // Both are asked at once (a probe waits for the slower, never the sum), and Redis with a command:
+  // a hung Redis keeps its connection open and would look ready to anything that only read its state.
   const check = async (): Promise<Dependency[]> => {
+    const [database, redis] = await Promise.all([storage.ready(), coordination ? coordination.answers() : true]);
     const down: Dependency[] = [];
-    if (!(await storage.ready())) down.push('database');
-    if (coordination && !coordination.reachable) down.push('redis');
+    if (!database) down.push('database');
+    if (!redis) down.push('redis');
     return down;
   };
   return () => (checking ??= check().finally(() => (checking = null)));

@@ -150,6 +150,41 @@ describeWithRedis('fail closed when Redis is down, recover when it returns', () 
   });
 });
 
+describeWithRedis('readiness while Redis hangs (TCP open, no replies)', () => {
+  let redis: PrivateRedis;
+  let t: TestApp;
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    t = await replica(redis.url, uniquePrefix());
+  });
+  afterEach(() => redis.thaw());
+  afterAll(async () => {
+    await t?.close();
+    await redis?.stop();
+  });
+
+  const ready = async () => {
+    const response = await fetch(`${t.url}/api/v1/ready`);
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('answers 503 AGENTD_NOT_READY naming Redis at the first probe, as the API answers 503, and ready again once it answers', async () => {
+    expect(await ready()).toEqual({ status: 200, body: { status: 'ok', data: { status: 'ready' } } });
+    redis.freeze();
+    // The connection stays open and "ready" to ioredis: only a command shows that nothing answers.
+    // No polling: the very first probe after the freeze must already say so, and probes arriving
+    // together (one shared check) all get the same answer.
+    const probes = await Promise.all(Array.from({ length: 5 }, ready));
+    for (const probe of probes) {
+      expect(probe).toEqual({ status: 503, body: { status: 'error', error: 'Not ready: Redis is unreachable', code: 'AGENTD_NOT_READY' } });
+    }
+    expect(await json(await t.request('/api/v1/health'))).toMatchObject({ code: 'AGENTD_COORDINATION_UNAVAILABLE' });
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    redis.thaw();
+    await expect.poll(async () => (await ready()).status, { timeout: 10_000, interval: 100 }).toBe(200);
+  });
+});
+
 describeWithRedis('a replica started while Redis is down', () => {
   let redis: PrivateRedis;
   let t: TestApp;

@@ -69,6 +69,20 @@ export class RedisConnection {
   }
 
   /**
+   * Whether Redis answers a PING now, waiting at most the command timeout. Readiness asks this
+   * rather than `isReachable`: a Redis that accepts TCP but never replies (hung, stopped with
+   * SIGSTOP, behind a black-holing network) keeps the connection "ready" while every command of the
+   * API times out, so only a command tells what the API will do.
+   */
+  async answers(): Promise<boolean> {
+    try {
+      return (await this.client.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * Connects, waiting at most one connection attempt. False when Redis cannot be reached now: the
    * connection keeps trying in the background, and what needs Redis fails closed until then.
    */

@@ -40,9 +40,9 @@ export class RedisCoordination {
     return this.commands.target;
   }
 
-  /** Whether Redis answered last time the connection heard from it (readiness). */
-  get reachable(): boolean {
-    return this.commands.isReachable;
+  /** Whether Redis answers a PING within the command timeout now (readiness). */
+  answers(): Promise<boolean> {
+    return this.commands.answers();
   }
 
   /**

@@ -20,18 +20,26 @@ export interface FirePlan {
 }
 
 /**
- * Only the most recent due occurrence may fire, and only if the runner was already up when it fell
- * due and it is not older than the grace: fires that fell due while the process was down are never
- * replayed (decisions.md), only counted, so the operator sees that they did not happen.
+ * An occurrence fires if the runner was already up when it fell due and it is not older than the
+ * grace; a claim that merely comes late (a slow pass, a busy store, a second behind on a busy
+ * machine) fires that occurrence late — it is not a miss — and moves the job on to the next one,
+ * which may already be due and is then claimed at once (firing, or skipping `in_flight` while this
+ * fire's run is still going). Only occurrences that fell due while the process was down, or that
+ * are older than the grace (the runner stalled for longer), are missed: never replayed
+ * (decisions.md), only counted, so the operator sees that they did not happen.
  */
 export function planFire(timeline: Timeline, due: number, now: number, runnerStartedAt: number): FirePlan {
-  const catchup = timeline.catchUp(due, now);
-  const fires = catchup.latest >= runnerStartedAt && now - catchup.latest <= LATE_FIRE_GRACE_MS;
+  // The oldest moment an occurrence may have fallen due and still fire.
+  const horizon = Math.max(runnerStartedAt, now - LATE_FIRE_GRACE_MS);
+  if (due >= horizon) return { fireAt: due, missed: 0, missedExact: true, lastMissedAt: null, next: timeline.next(due) };
+  // Everything before the horizon was missed; the first occurrence at or after it fires if it is due.
+  const gone = timeline.catchUp(due, horizon - 1);
+  const fires = gone.next !== null && gone.next <= now;
   return {
-    fireAt: fires ? catchup.latest : null,
-    missed: catchup.before + (fires ? 0 : 1),
-    missedExact: catchup.exact,
-    lastMissedAt: fires ? catchup.previous : catchup.latest,
-    next: catchup.next,
+    fireAt: fires ? gone.next : null,
+    missed: gone.before + 1,
+    missedExact: gone.exact,
+    lastMissedAt: gone.latest,
+    next: fires ? timeline.next(gone.next!) : gone.next,
   };
 }

@@ -29,6 +29,20 @@ export interface JobRunnerOptions {
   maxDue: number;
 }
 
+/** What a pass did, for when the next one runs. */
+export interface PassResult {
+  /** The clock the pass judged due jobs by. */
+  at: number;
+  /**
+   * Whether it claimed an occurrence. Only its own claims count as progress: a job whose claim keeps
+   * failing without an error (another runner keeps winning, or the store never matches) gets no
+   * pass at once from here, so nothing can spin.
+   */
+  claimed: boolean;
+  /** Whether one of them could not be fired (an error, logged). */
+  failed: boolean;
+}
+
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /**
@@ -71,9 +85,9 @@ export class JobRunner {
    * One pass: settles orphaned fires (every `RECONCILE_INTERVAL_MS`), then fires every due job.
    * Passes never overlap; each waits for the one before it.
    */
-  tick(): Promise<void> {
+  tick(): Promise<PassResult> {
     const pass = this.passes.then(() => this.pass());
-    this.passes = pass.catch(() => undefined);
+    this.passes = pass.then(() => undefined, () => undefined);
     return pass;
   }
 
@@ -97,13 +111,18 @@ export class JobRunner {
 
   private loop(): void {
     const next = async (): Promise<number> => {
-      await this.tick();
+      const pass = await this.tick();
       // Stopped during the pass: the store may be closing.
       if (this.stopped) return POLL_INTERVAL_MS;
       const due = await this.options.store.nextDue();
-      const wait = due === null ? POLL_INTERVAL_MS : Date.parse(due) - this.options.now();
-      // A job still due after a pass failed to fire (logged): wait a poll before trying again.
-      return wait > 0 ? Math.min(wait, POLL_INTERVAL_MS) : POLL_INTERVAL_MS;
+      if (due === null) return POLL_INTERVAL_MS;
+      const dueAt = Date.parse(due);
+      const wait = dueAt - this.options.now();
+      if (wait > 0) return Math.min(wait, POLL_INTERVAL_MS);
+      // Due already. It fell due during the pass, or the pass moved a late job on to an occurrence
+      // that is due too: go again at once — waiting a poll would make it a poll late. A job still
+      // due after a pass that failed to fire it (logged) waits a poll before it is tried again.
+      return dueAt > pass.at || (pass.claimed && !pass.failed) ? 0 : POLL_INTERVAL_MS;
     };
     next().then(
       (wait) => this.rearm(wait),
@@ -121,20 +140,25 @@ export class JobRunner {
     this.timer.unref();
   }
 
-  private async pass(): Promise<void> {
-    if (this.stopped) return;
+  private async pass(): Promise<PassResult> {
     const now = this.options.now();
+    if (this.stopped) return { at: now, claimed: false, failed: false };
     if (now - this.lastReconcile >= RECONCILE_INTERVAL_MS) {
       this.lastReconcile = now;
       await Promise.all((await this.options.store.unsettled()).filter((job) => !this.inFlight.has(job.id)).map((job) => this.settleOrphan(job, now)));
     }
     const due = await this.options.store.due(new Date(now).toISOString(), this.options.maxDue);
-    await Promise.all(due.map((job) => this.fire(job, now).catch((error: unknown) => {
+    let failed = false;
+    const won = await Promise.all(due.map((job) => this.fire(job, now).catch((error: unknown) => {
+      failed = true;
       this.options.log.error(`scheduler: job ${job.id} could not fire: ${(error as Error)?.stack ?? String(error)}`);
+      return false;
     })));
+    return { at: now, claimed: won.includes(true), failed };
   }
 
-  private async fire(job: JobRecord, now: number): Promise<void> {
+  /** True when this runner claimed the occurrence (false: another runner did, or the job changed). */
+  private async fire(job: JobRecord, now: number): Promise<boolean> {
     const { store, audit } = this.options;
     const plan = planFire(jobTimeline(job), Date.parse(job.next_run_at!), now, this.startedAt);
     const decision = plan.fireAt === null ? null : await this.decide(job, plan.fireAt, now);
@@ -146,11 +170,12 @@ export class JobRunner {
       fire: decision?.fire ?? null,
     });
     // Another runner took this occurrence, or the job was paused or removed meanwhile.
-    if (!claimed) return;
+    if (!claimed) return false;
     if (plan.missed > 0) await audit.missed(job, plan.missed, plan.missedExact, iso(plan.lastMissedAt), claimed.next_run_at);
     const fire = decision?.fire;
     if (fire?.status === 'skipped') await audit.skipped(job, fire.reason, iso(plan.fireAt)!, decision!.note);
     if (fire?.status === 'starting') await this.startRun(claimed, fire.run_id, iso(plan.fireAt)!);
+    return true;
   }
 
   /** Whether and how the occurrence at `due` fires; decided before the claim, so the claim records it. */

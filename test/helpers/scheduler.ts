@@ -29,7 +29,8 @@ export interface SchedulerHarnessOptions {
   file: string;
   /** Where this harness's audit events go; default the shared file (one writer at a time). */
   auditFile?: string;
-  clock: TestClock;
+  /** A `TestClock`, or any clock (real time with a skew the test moves, for the runner's own loop). */
+  clock: { now: () => number };
   config?: ConfigInput;
   env?: Record<string, string>;
   /** Tools in place of the built-in ones with the same names (a tool that blocks). */

@@ -15,6 +15,8 @@ export interface ReplicaSetOptions {
   count: number;
   postgresUrl: string;
   redisUrl: string;
+  /** Replica `index`'s own way to that Redis (a proxy that can hang), instead of `redisUrl`. */
+  redisUrlOf?: (index: number) => string | undefined;
   upstream: FakeLlmServer;
   /** `api.rate_limit_rpm` of every replica (one limit for the whole service). */
   rateLimitRpm: number;
@@ -37,11 +39,12 @@ export class ReplicaSet {
 
   static async start(options: ReplicaSetOptions): Promise<ReplicaSet> {
     const homes = Array.from({ length: options.count }, () => mkdtempSync(join(tmpdir(), 'agentd-replica-')));
-    for (const home of homes) {
+    for (const [index, home] of homes.entries()) {
+      const redisUrl = options.redisUrlOf?.(index) ?? options.redisUrl;
       writeCrashConfig(home, {
         rateLimitRpm: options.rateLimitRpm,
         extra: [
-          'storage:', '  backend: postgres', `  postgres_url: ${options.postgresUrl}`, `  redis_url: ${options.redisUrl}`, '  postgres_pool_size: 4',
+          'storage:', '  backend: postgres', `  postgres_url: ${options.postgresUrl}`, `  redis_url: ${redisUrl}`, '  postgres_pool_size: 4',
           'providers:', '  default: openai',
           `  openai: { api_key_env: OPENAI_API_KEY, model: gpt-4.1-mini, base_url: "${options.upstream.baseUrl}" }`,
           'network:', `  allowed_hosts: ["${options.upstream.host}"]`,
