@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import pg from 'pg';
+import { tcpRelay } from './tcp-relay.js';
 
 /**
  * PostgreSQL for tests. Suites that need it run when AGENTD_TEST_POSTGRES_URL names a server whose
@@ -52,38 +52,15 @@ async function admin(sql: string): Promise<void> {
  */
 export async function databaseRelay(): Promise<{ url(database: string): string; stop(): Promise<void>; start(): Promise<void> }> {
   const target = new URL(postgresTestUrl!);
-  const sockets = new Set<Socket>();
-  let server: Server | null = null;
-  let port = 0;
-  const start = async () => {
-    server = createServer((client) => {
-      const upstream = connect(Number(target.port || 5432), target.hostname);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on('close', () => sockets.delete(socket));
-        socket.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-  };
-  await start();
+  const relay = await tcpRelay(target.hostname, Number(target.port || 5432));
   return {
     url: (database) => {
       const url = new URL(withDatabase(postgresTestUrl!, database));
       url.hostname = '127.0.0.1';
-      url.port = String(port);
+      url.port = String(relay.port());
       return url.toString();
     },
-    stop: async () => {
-      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-    start,
+    stop: relay.stop,
+    start: relay.start,
   };
 }

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { describe } from 'vitest';
 import { randomToken } from '../../src/security/tokens.js';
 import { REDIS_TEST_ENV } from './redis-env.js';
+import { tcpRelay } from './tcp-relay.js';
 
 export { REDIS_TEST_ENV };
 
@@ -27,31 +28,11 @@ export function uniquePrefix(): string {
  */
 export async function redisRelay(): Promise<{ url: string; cut(): Promise<void> }> {
   const target = new URL(testRedisUrl!);
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relay = await tcpRelay(target.hostname, Number(target.port || 6379));
   const url = new URL(testRedisUrl!);
   url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
-  return {
-    url: url.toString(),
-    cut: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
+  url.port = String(relay.port());
+  return { url: url.toString(), cut: relay.stop };
 }
 
 async function freePort(): Promise<number> {
