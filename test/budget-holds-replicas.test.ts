@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { eventually, json, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { testRedisUrl, uniquePrefix } from './helpers/redis.js';
+import { spawnReplicaChild } from './helpers/replica-child.js';
 import { postStatus } from './helpers/webhook.js';
 
 /**
@@ -61,36 +61,18 @@ interface Spawned {
 /** A replica in a process of its own (built code) on `home`, which the test kills with SIGKILL. */
 async function spawnReplica(home: string, config: Record<string, unknown>, leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 }): Promise<Spawned> {
   const apiKey = 'key-of-the-replica-about-to-die';
-  const child = spawn(process.execPath, ['test/helpers/replica-process.mjs'], {
-    env: {
-      PATH: process.env.PATH ?? '', ...ENV, REPLICA_HOME: home, REPLICA_LEASE_MS: String(leases.sessionLeaseMs), REPLICA_HEARTBEAT_MS: String(leases.heartbeatMs),
-      REPLICA_CONFIG: JSON.stringify({ ...config, api: { api_key: apiKey, port: 0 } }),
-    },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const replica = await spawnReplicaChild({ home, config, apiKey, env: ENV, leases });
   cleanups.push(() => {
-    child.kill('SIGKILL');
+    replica.child.kill('SIGKILL');
   });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const listening = /replica listening on (\S+)/.exec(out);
-      if (listening) resolve(listening[1]!);
-    });
-    void exited.then(() => reject(new Error('the replica exited before it was ready')));
-  });
+  const { url } = replica;
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   return {
     url,
-    webhookPort: Number(/replica webhook on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]),
+    webhookPort: replica.webhookPort,
     get: async (path) => json(await fetch(`${url}${path}`, { headers })),
     post: (path, body) => fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) }),
-    kill: async () => {
-      child.kill('SIGKILL');
-      await exited;
-    },
+    kill: replica.kill,
   };
 }
 

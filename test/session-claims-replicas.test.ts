@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { eventually, json, postJson, readEvents, startRun } from './helpers/agen
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 import { createTestDatabase, databaseRelay, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { redisRelay, testRedisUrl, uniquePrefix } from './helpers/redis.js';
+import { spawnReplicaChild } from './helpers/replica-child.js';
 import { postStatus } from './helpers/webhook.js';
 
 const ENV = { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' };
@@ -190,37 +191,19 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
   const spawnReplica = async (leases: { sessionLeaseMs: number; heartbeatMs: number }, extra: Record<string, unknown> = {}) => {
     const home = mkdtempSync(join(tmpdir(), 'agentd-killed-'));
     const apiKey = 'key-of-the-replica-about-to-die';
-    const child = spawn(process.execPath, ['test/helpers/replica-process.mjs'], {
-      env: {
-        PATH: process.env.PATH ?? '', ...ENV, REPLICA_HOME: home, REPLICA_LEASE_MS: String(leases.sessionLeaseMs), REPLICA_HEARTBEAT_MS: String(leases.heartbeatMs), REPLICA_REDIS_PREFIX: redisKeyPrefix,
-        REPLICA_CONFIG: JSON.stringify({ ...config(), api: { api_key: apiKey, port: 0 }, ...extra }),
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout!.on('data', (chunk) => {
-        out += chunk;
-        const listening = /replica listening on (\S+)/.exec(out);
-        if (listening) resolve(listening[1]!);
-      });
-      void exited.then(() => reject(new Error('the replica exited before it was ready')));
-    });
+    const replica = await spawnReplicaChild({ home, config: { ...config(), ...extra }, apiKey, env: ENV, leases, redisKeyPrefix });
+    const { child, url } = replica;
     spawned.push({ child, home });
     return {
       url,
-      webhookPort: Number(/replica webhook on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]),
+      webhookPort: replica.webhookPort,
       request: (path: string, body: unknown) => fetch(`${url}${path}`, {
         method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
       }),
-      kill: async () => {
-        child.kill('SIGKILL');
-        await exited;
-      },
+      kill: replica.kill,
     };
   };
-  const spawned: { child: ReturnType<typeof spawn>; home: string }[] = [];
+  const spawned: { child: ChildProcess; home: string }[] = [];
   afterEach(() => {
     for (const { child, home } of spawned.splice(0)) {
       child.kill('SIGKILL');
