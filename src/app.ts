@@ -256,6 +256,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       unrecorded: () => agent.leases.renewNow(),
     })
     : null;
+  if (liveness) agent.leases.knowLastAliveBy(() => liveness.lastWritten());
   const stopRetention = startRetention(retentionRules(config, storage, audit, now), log);
 
   if (config.api.api_key === '') {

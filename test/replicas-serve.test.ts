@@ -161,6 +161,18 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three a
     const { status, output } = verifyAudit(replicas.homes[C]!);
     expect(output.trim()).toBe(`audit chain ok: ${before + 60} events verified`);
     expect(status).toBe(0);
+
+    // Each replica lists it in chain order (newest first): every event's prev_hash is the hash of
+    // the one listed after it, across page boundaries too, though three clocks stamped the events.
+    for (const index of [A, B, C]) {
+      const listed: { prev_hash: string; hash: string }[] = [];
+      for (let offset = 0; offset < before + 60; offset += 50) {
+        listed.push(...(await replicas.json(index, `/api/v1/audit?limit=50&offset=${offset}`)).body.data.events);
+      }
+      expect(listed).toHaveLength(before + 60);
+      const breaks = listed.slice(0, -1).filter((event, n) => event.prev_hash !== listed[n + 1]!.hash);
+      expect(breaks).toEqual([]);
+    }
   });
 
   it('runs every webhook message once, also those a replica accepted just before it was killed', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPLICA_STOPPED } from '../src/agent/session-leases.js';
+import { DATABASE_CUT_OFF, REPLICA_STOPPED } from '../src/agent/session-leases.js';
 import type { PostgresStorage } from '../src/storage/postgres/index.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
@@ -90,7 +90,7 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     await eventually(async () => (await a.app.agent.getRun(doomed.run_id))?.status === 'cancelled');
   });
 
-  it('ends a run whose replica stopped renewing its claim within a lease, once, and frees its session on the other replica', async () => {
+  it('ends a run whose replica, alive, stopped renewing its claim within a lease, once, as cut off from the database, and frees its session on the other replica', async () => {
     const leases = { sessionLeaseMs: 1_500, heartbeatMs: 250 };
     const [a, b] = await replicas(leases);
     const calls = server.requests.length;
@@ -100,16 +100,17 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     const viewed = readEvents(b, run.run_id);
     const viewedOnA = readEvents(a, run.run_id);
 
-    // A stops heartbeating without finishing its run, as a replica killed with -9 would.
+    // A stops heartbeating without finishing its run, as a replica whose database writes stall
+    // would; it keeps writing its liveness key, so it is not taken for stopped (SIGKILL: below).
     await a.app.agent.leases.stop();
     const ended = await eventually(async () => {
       const record = (await json(await b.request(`/api/v1/runs/${run.run_id}`))).data;
       return record.finished_at !== null && record;
     });
-    expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+    expect(ended).toMatchObject({ status: 'error', error: DATABASE_CUT_OFF });
     const { events } = await viewed;
     expect(events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
-    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ run_id: run.run_id, error: REPLICA_STOPPED });
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ run_id: run.run_id, error: DATABASE_CUT_OFF });
     expect(b.log.lines.some((line) => line.includes(`held by run ${run.run_id}`))).toBe(true);
     expect((await postJson(b, '/api/v1/runs', { message: 'next', session_id: run.session_id, provider: 'offline' })).status).toBe(202);
 
@@ -118,8 +119,8 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
     await apps.splice(0, 1)[0]!.close();
     const onA = (await viewedOnA).events;
     expect(onA.map((event) => event.event)).toEqual(['run.start', 'run.error']);
-    expect(JSON.parse(onA.at(-1)!.data)).toMatchObject({ error: REPLICA_STOPPED });
-    expect((await json(await b.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+    expect(JSON.parse(onA.at(-1)!.data)).toMatchObject({ error: DATABASE_CUT_OFF });
+    expect((await json(await b.request(`/api/v1/runs/${run.run_id}`))).data).toMatchObject({ status: 'error', error: DATABASE_CUT_OFF });
     expect((await readEvents(b, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
   });
 
@@ -147,17 +148,18 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('session
       await eventually(() => !a!.app.agent.isBusy(run.session_id));
       expect(Date.now() - cutAt).toBeLessThan(10_000);
       expect(a!.log.lines.filter((line) => line.includes('lapsed before it could be renewed'))).toHaveLength(2);
-      // ...and B ends the run as interrupted, once.
+      // ...and B ends the run as interrupted, once, saying why: A wrote its liveness key all along,
+      // so it did not stop; the database was out of its reach.
       const ended = await eventually(async () => {
         const record = (await json(await b!.request(`/api/v1/runs/${run.run_id}`))).data;
         return record.finished_at !== null && record;
       });
-      expect(ended).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+      expect(ended).toMatchObject({ status: 'error', error: DATABASE_CUT_OFF });
 
       // Back in touch, A adds nothing: the run's log ends with B's terminal event.
       await relay.start();
       await eventually(async () => (await fetch(`${a!.url}/api/v1/ready`)).status === 200);
-      expect(await a!.app.agent.getRun(run.run_id)).toMatchObject({ status: 'error', error: REPLICA_STOPPED });
+      expect(await a!.app.agent.getRun(run.run_id)).toMatchObject({ status: 'error', error: DATABASE_CUT_OFF });
       expect((await readEvents(a!, run.run_id)).events.map((event) => event.event)).toEqual(['run.start', 'run.error']);
     } finally {
       await Promise.all(apps.splice(0).map((app) => app.close()));

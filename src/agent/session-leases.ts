@@ -12,6 +12,11 @@ export const LEASE_MS = 20_000;
 export const HEARTBEAT_MS = 5_000;
 /** What a run left by a replica that stopped is ended with. */
 export const REPLICA_STOPPED = 'interrupted: the replica running it stopped';
+/**
+ * What a run is ended with when its claim lapsed while its replica was alive (it wrote its liveness
+ * key after the lease's end) but could not reach the database to renew it: nothing stopped.
+ */
+export const DATABASE_CUT_OFF = 'interrupted: the database was unavailable to the replica running it';
 /** What a run left without a claim (its replica could not store its end or its claim's release) is ended with. */
 export const DATABASE_UNAVAILABLE = 'interrupted: the database was unavailable while its replica stored it';
 /** Expired claims reaped per heartbeat at most (the next heartbeat takes the rest). */
@@ -58,6 +63,8 @@ export class SessionLeases {
   private timer: NodeJS.Timeout | null = null;
   /** Told when a heartbeat freed what stopped replicas held (wired once, at assembly). */
   private readonly reapedListeners: (() => void)[] = [];
+  /** When each other replica last showed itself alive, by its own clock (`ReplicaLiveness`); none known without Redis. */
+  private lastAlive: () => ReadonlyMap<string, number> = () => new Map();
   private beating: Promise<void> = Promise.resolve();
   /** Releases being tried again after a failure. */
   private readonly releasing = new Set<NodeJS.Timeout>();
@@ -179,6 +186,16 @@ export class SessionLeases {
     for (const listener of this.reapedListeners) listener();
   }
 
+  /**
+   * Learns when the other replicas last showed themselves alive: an expired claim whose replica was
+   * alive after the claim's lease ended is ended as cut off from the database, not as stopped, so
+   * the run's error tells the truth. (A killed replica's last sign of life comes before its lease ends:
+   * it renews well within a lease, and both times are written by its own clock.)
+   */
+  knowLastAliveBy(source: () => ReadonlyMap<string, number>): void {
+    this.lastAlive = source;
+  }
+
   /** Drops the claims a previous process of this replica left, then starts the heartbeat. */
   async start(): Promise<void> {
     await this.options.store.releaseOwn();
@@ -215,7 +232,10 @@ export class SessionLeases {
         const claim = this.held.get(holderId);
         if (claim) claim.expiresAt = now + this.leaseMs;
       }
-      const reaped = await store.reapExpired(iso(now), REPLICA_STOPPED, REAP_BATCH);
+      // Replicas seen alive are spared by the plain reap: their expired claims are ended as cut
+      // off once they are seen alive past the lease, or as stopped once their liveness key lapses.
+      const alive = this.lastAlive();
+      const reaped = [...await this.reapCutOff(now, alive), ...await store.reapExpired(iso(now), REPLICA_STOPPED, REAP_BATCH, [...alive.keys()])];
       for (const claim of reaped) {
         log.warn(`freed session ${claim.session_id}, held by ${claim.kind} ${claim.holder_id} of replica ${claim.owner} whose lease expired at ${claim.expires_at}`);
       }
@@ -225,6 +245,21 @@ export class SessionLeases {
     } catch (err) {
       log.warn(`session leases: the heartbeat failed (tried again in ${this.heartbeatMs / 1000} s): ${(err as Error)?.message ?? String(err)}`);
     }
+  }
+
+  /** Ends the expired claims of replicas seen alive after their leases ended: cut off from the database, not stopped. */
+  private async reapCutOff(now: number, alive: ReadonlyMap<string, number>): Promise<SessionClaim[]> {
+    const reaped: SessionClaim[] = [];
+    for (const [owner, aliveAt] of alive) {
+      // Strictly before: a lease that ended at the very moment of the last sign of life proves nothing.
+      const upTo = iso(Math.min(now, aliveAt) - 1);
+      let batch: SessionClaim[];
+      do {
+        batch = await this.options.store.reapOwner(owner, upTo, iso(now), DATABASE_CUT_OFF, REAP_BATCH);
+        reaped.push(...batch);
+      } while (batch.length === REAP_BATCH);
+    }
+    return reaped;
   }
 
   /**

@@ -197,9 +197,10 @@ export interface SessionClaimStore {
    * given back in the same step, for any replica to take at once; so are the budget holds of the
    * calls in flight on those sessions (`CostStore.reserve`: only a session's claim holder makes
    * calls on it), so its next call is not refused for calls nobody will settle. Returns the claims
-   * it reaped.
+   * it reaped. The claims of the `spared` owners are left: replicas seen alive, whose expired claims
+   * are judged by their liveness (`reapOwner`) rather than taken for stopped.
    */
-  reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]>;
+  reapExpired(now: string, message: string, limit: number, spared?: readonly string[]): Promise<SessionClaim[]>;
   /**
    * Ends as `error` with `message` (and a terminal `run.error`) the unfinished runs, at most `limit`,
    * that hold no claim on their session: a live run always does (it is created with it and frees it

@@ -51,6 +51,24 @@ describeWithRedis('ReplicaLiveness on a real Redis', () => {
     expect(stopped).toEqual([['rep_x', 'renewal 7']]);
   });
 
+  it('tells when each other replica last wrote its key, by that replica\'s clock, and vouches for nobody once its own beats stop reaching Redis', async () => {
+    const prefix = uniquePrefix();
+    const stopped: [string, string | null][] = [];
+    const relay = await redisRelay();
+    const j = await replica('rep_j', relay.url, prefix, new Map(), stopped);
+    const before = Date.now();
+    await replica('rep_x', testRedisUrl!, prefix, new Map(), stopped);
+    await sleep(TIMING.intervalMs * 2);
+    const written = j.lastWritten().get('rep_x')!;
+    expect(written).toBeGreaterThanOrEqual(before);
+    expect(written).toBeLessThanOrEqual(Date.now());
+    expect([...j.lastWritten().keys()]).toEqual(['rep_x']);
+    // J's Redis gone: what it read goes stale within a TTL, and then it vouches for nobody.
+    await relay.cut();
+    await sleep(TIMING.ttlMs + TIMING.intervalMs * 2);
+    expect(j.lastWritten().size).toBe(0);
+  });
+
   it('never judges stopped a replica cut off from Redis alone while it renews its claims; judges it once they stop too', async () => {
     const prefix = uniquePrefix();
     const renewals = new Map<string, number>();

@@ -50,6 +50,8 @@ export class ReplicaLiveness {
   /** Replicas whose key this process saw since Redis last answered it. */
   private readonly seen = new Set<string>();
   private readonly suspects = new Map<string, Suspect>();
+  /** When each other replica last wrote its key, as read at this process's last successful beat (and when that was). */
+  private lastWrites: { byReplica: Map<string, number>; at: number } = { byReplica: new Map(), at: 0 };
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private beating: Promise<void> = Promise.resolve();
@@ -83,6 +85,15 @@ export class ReplicaLiveness {
     await this.beating;
   }
 
+  /**
+   * When each other replica with a key last wrote it (its own clock, the one its claims' leases are
+   * written by), as of the last beat if that beat reached Redis within a key's TTL; empty otherwise
+   * (what is known of them is stale, so nobody is vouched for).
+   */
+  lastWritten(): ReadonlyMap<string, number> {
+    return this.now() - this.lastWrites.at <= this.ttlMs ? this.lastWrites.byReplica : new Map();
+  }
+
   private schedule(delayMs: number): void {
     if (!this.running) return;
     this.timer = setTimeout(() => {
@@ -102,6 +113,9 @@ export class ReplicaLiveness {
         await this.options.unrecorded();
         next = Math.floor(this.intervalMs / 2);
       } else {
+        const byReplica = new Map<string, number>();
+        for (const [id, key] of others) if (key !== null && Number.isFinite(Number(key))) byReplica.set(id, Number(key));
+        this.lastWrites = { byReplica, at: this.now() };
         await this.judge(others);
       }
     } catch (err) {
@@ -111,8 +125,11 @@ export class ReplicaLiveness {
     }
   }
 
-  /** Writes this replica's key; the other replicas on the roll and whether each one's key exists, or null when Redis did not answer. */
-  private async record(): Promise<Map<string, boolean> | null> {
+  /**
+   * Writes this replica's key; the other replicas on the roll and each one's key (when its replica
+   * wrote it, by that replica's clock), or null when Redis did not answer.
+   */
+  private async record(): Promise<Map<string, string | null> | null> {
     const { connection, replicaId } = this.options;
     try {
       const replies = await connection.client.multi()
@@ -125,16 +142,16 @@ export class ReplicaLiveness {
       const others = (replies[2]![1] as string[]).filter((id) => id !== replicaId).sort();
       if (others.length === 0) return new Map();
       const values = await connection.client.mget(others.map((id) => this.keyOf(id)));
-      return new Map(others.map((id, n) => [id, values[n] !== null]));
+      return new Map(others.map((id, n) => [id, values[n] ?? null]));
     } catch (err) {
       connection.reportFailure('writing the replica liveness key', err);
       return null;
     }
   }
 
-  private async judge(others: Map<string, boolean>): Promise<void> {
-    for (const [id, alive] of others) {
-      if (alive) {
+  private async judge(others: Map<string, string | null>): Promise<void> {
+    for (const [id, key] of others) {
+      if (key !== null) {
         this.seen.add(id);
         this.suspects.delete(id);
         continue;

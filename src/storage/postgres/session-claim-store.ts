@@ -44,11 +44,12 @@ export class PgSessionClaimStore implements SessionClaimStore {
    * calls in flight (`CostStore.reserve`). Should such a replica only have been slow, a message
    * it also goes on to start is still run once: its run's id was fixed when it was accepted.
    */
-  reapExpired(now: string, message: string, limit: number): Promise<SessionClaim[]> {
+  reapExpired(now: string, message: string, limit: number, spared: readonly string[] = []): Promise<SessionClaim[]> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<SessionClaim>(`DELETE FROM session_claims WHERE session_id IN (
-          SELECT session_id FROM session_claims WHERE expires_at <= $1 AND owner <> $2 ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-        RETURNING ${CLAIM_COLUMNS}`, [now, this.owner, limit]);
+          SELECT session_id FROM session_claims WHERE expires_at <= $1 AND owner <> $2 AND owner <> ALL($4::text[])
+          ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING ${CLAIM_COLUMNS}`, [now, this.owner, limit, spared]);
       await endReaped(tx, rows, now, message, [...new Set(rows.map((claim) => claim.owner))]);
       return rows;
     });
