@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../src/http/errors.js';
 
 /**
  * The contract lives in docs/, and the code points there. These checks keep the two in step: no
@@ -141,6 +142,19 @@ describe('docs/', () => {
     expect(brokenPointer('api.md', 'paging')).toBeNull();
     expect(brokenPointer('api.md', 'no-such-section')).not.toBeNull();
     expect(brokenPointer('no-such-page.md', undefined)).not.toBeNull();
+  });
+});
+
+describe('docs/api.md', () => {
+  it('lists every catalogue code under its status in the errors table, and no other', () => {
+    const text = readFileSync(join(DOCS, 'api.md'), 'utf8');
+    const section = /^## Errors\n([\s\S]*?)(?=^## )/m.exec(text)?.[1] ?? '';
+    const documented: Record<string, number> = {};
+    for (const row of section.matchAll(/^\| (\d{3}) \| ([^|]*) \|/gm)) {
+      for (const code of row[2]!.matchAll(/`(AGENTD_\w+)`/g)) documented[code[1]!] = Number(row[1]);
+    }
+    const catalogue = Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([code, { status }]) => [code, status]));
+    expect(documented).toEqual(catalogue);
   });
 });
 
