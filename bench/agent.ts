@@ -61,8 +61,8 @@ async function offlineRuns(options: AgentBenchOptions): Promise<ScenarioResult> 
 
 async function sseViewers(options: AgentBenchOptions): Promise<ScenarioResult> {
   const viewers = options.viewers ?? 1000;
-  // 50 viewers on each of 20 runs: the gateway keeps at most 20 upstream connections (the spec's
-  // pool bound), so 20 runs are what can be held in flight at the upstream at once.
+  // 50 viewers on each of 20 runs: the gateway keeps at most 20 upstream connections (its pool's
+  // bound, docs/gateway.md#connection-pool), so 20 runs are what can be held in flight at the upstream at once.
   const perRun = options.viewersPerRun ?? 50;
   const runs = Math.ceil(viewers / perRun);
   const upstream = await startUpstream({ answerAfterMs: options.upstreamDelayMs ?? 5000 });

@@ -160,7 +160,7 @@ async function serveBareDurable(): Promise<void> {
 }
 
 /**
- * The in-memory webhook's baseline: the work the spec requires of any handler (drain the body,
+ * The in-memory webhook's baseline: the work docs/webhook.md requires of any handler (drain the body,
  * verify the same HMAC in constant time, parse the JSON, answer 202), nothing of agentd's own.
  */
 function serveBareWebhook(): Promise<void> {

@@ -61,7 +61,7 @@ describe('GET /api/v1/audit', () => {
     });
   });
 
-  it('takes every filter of the spec, alone and combined', async () => {
+  it('takes every documented filter, alone and combined', async () => {
     for (const field of AUDIT_FILTER_FIELDS) {
       const values = new Set(emitted.map((e) => e[field]).filter((v) => v !== null));
       for (const value of values) {

@@ -38,7 +38,7 @@ describe('an idle console', () => {
     page.on('request', (request) => requests.push(new URL(request.url()).pathname));
 
     await sleep(60_000);
-    // Printed for the record: the number the spec's budget is about.
+    // Printed for the record: the number docs/decisions.md#the-console-polls-only-the-visible-panel is about.
     console.log(`idle console, 60 s on the status panel: ${requests.length} requests (${requests.join(', ')})`);
     expect(requests.length).toBeLessThanOrEqual(30);
     // It does poll: four intervals of 15 s fit in a minute (a fifth may land on the edge), for the panel and the badge.

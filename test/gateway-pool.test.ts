@@ -9,7 +9,7 @@ import { startTestApp } from './helpers/app.js';
 
 /**
  * The gateway's connection pool, measured where it counts: on loopback servers that count the
- * sockets they hold. The spec's limits (20 connections, 10 kept alive) are for the gateway as a
+ * sockets they hold. The limits (20 connections, 10 kept alive; docs/gateway.md#connection-pool) are for the gateway as a
  * whole, across destinations.
  */
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 // The package's public entry as embedders import it (`import … from 'agentd'` resolves to the build).
 describe('library surface', () => {
-  it('exports what decisions.md promises from the built entry', async () => {
+  it('exports the library surface from the built entry', async () => {
     const lib = (await import('agentd')) as Record<string, unknown>;
     for (const name of ['createApp', 'WebhookChannel', 'createClient', 'Gateway', 'PolicyViolationError', 'ResponseTooLargeError', 'RequestTimeoutError', 'InvalidUrlError', 'loadConfig']) {
       expect(typeof lib[name], name).toBe('function');

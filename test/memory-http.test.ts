@@ -58,7 +58,7 @@ describe('GET /api/v1/memory/search', () => {
     });
   });
 
-  it('carries the whole content of a long turn next to its short preview (decisions.md turn fields)', async () => {
+  it('carries the whole content of a long turn next to its short preview (docs/resources.md#turns-and-memory)', async () => {
     const long = `${'lorem ipsum dolor '.repeat(30)}the kumquat clause ${'sit amet consectetur '.repeat(30)}`.trim();
     const hit = await add(long, 'sess_long');
     const [result] = await search('q=kumquat');

@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('OpenAPI document', () => {
-  it('lists every API route of the spec', () => {
+  it('lists every API route', () => {
     const expected = [
       'GET /api/v1/health', 'GET /api/v1/status', 'GET /api/v1/providers', 'GET /api/v1/tools', 'GET /api/v1/diagnostics',
       'GET /api/v1/costs/summary', 'POST /api/v1/sessions', 'GET /api/v1/sessions', 'GET /api/v1/sessions/{id}',

@@ -86,7 +86,7 @@ describe('webhook start-up warnings and logging', () => {
     expect(log.lines.filter((l) => l.includes(' warn '))).toEqual([]);
   });
 
-  // The spec's wording is "anything but 127.0.0.1": other loopback spellings are warned about too.
+  // Anything but 127.0.0.1 (docs/decisions.md#only-127001-counts-as-unexposed): other loopback spellings are warned about too.
   it.each(['localhost', '::1'])('warns without a secret on %s', async (host) => {
     const log = createMemoryLogger();
     await startChannel({ host, log });

@@ -431,8 +431,8 @@ export class RunRegistry {
     // An upstream's error message may hold NUL, which PostgreSQL cannot store (security/nul.ts).
     record.error = outcome.error === undefined ? null : withoutNul(outcome.error);
     const cost: RunCost = { ...record.cost };
-    // Every terminal event carries the run's summary (the spec's rule), failures included: a run
-    // that failed after spending shows what it spent.
+    // Every terminal event carries the run's summary, failures included: a run that failed after
+    // spending shows what it spent (docs/decisions.md#every-terminal-event-carries-the-summary).
     const summary = { resolved_provider: record.resolved_provider, tools_used: record.tools_used, cost };
     const payload =
       outcome.status === 'complete'

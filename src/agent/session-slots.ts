@@ -11,7 +11,7 @@ export interface InFlight {
 }
 
 /**
- * The one in-flight slot each session has (spec: runs in flight per session = 1). A run and a
+ * The one in-flight slot each session has (docs/decisions.md#one-run-per-session). A run and a
  * synchronous chat take the same slot, so a chat on a busy session is refused like a second run.
  * The controller in the slot is how a run or chat is cancelled from outside (cancel endpoint,
  * session end, shutdown).

@@ -125,7 +125,7 @@ export interface CostStore {
 }
 
 /**
- * API sessions. In memory on the embedded backend (the spec's rule: a restart forgets them, their
+ * API sessions. In memory on the embedded backend (docs/resources.md#api-sessions: a restart forgets them, their
  * turns persist); shared where several replicas serve one API.
  */
 export interface SessionStore {

@@ -18,7 +18,7 @@ export interface RunCost {
 
 export const ZERO_COST: Readonly<RunCost> = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });
 
-/** A run as the API returns it (decisions.md, "run"). */
+/** A run as the API returns it (docs/resources.md#runs). */
 export interface RunRecord {
   run_id: string;
   session_id: string;
@@ -54,7 +54,7 @@ export interface RunEvent {
   data: string;
 }
 
-/** An API session (decisions.md, "API session"). Lives in memory only. */
+/** An API session (docs/resources.md#api-sessions). Lives in memory only. */
 export interface ApiSession {
   id: string;
   name: string | null;

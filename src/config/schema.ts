@@ -169,7 +169,7 @@ export const configSchema = z
         port: port.default(9090),
         secret: z.string().default(''),
         trust_proxy: z.boolean().default(false),
-        // Per client IP, sliding 60 s window: the spec's 60 by default, like api.rate_limit_rpm.
+        // Per client IP, sliding 60 s window: 60 by default, like api.rate_limit_rpm (docs/webhook.md#limits).
         rate_limit_rpm: z.number().int().min(1).default(60),
         // Sign `<unix seconds>.<body>` and send the seconds in X-Service-Timestamp: a captured
         // request is refused once it is older than the tolerance, and within it is accepted once.

@@ -7,7 +7,7 @@ import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH } from './as
 const HEAD = `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="${CONSOLE_STYLE_PATH}">`;
 
-/** Single-field form; the key goes in a password input named api_key (decisions.md). */
+/** Single-field form; the key goes in a password input named api_key (docs/api.md#browser-sessions-and-csrf). */
 export function loginPage(failed: boolean): string {
   return `<!doctype html>
 <html lang="en"><head>${HEAD}

@@ -12,7 +12,7 @@ export interface ControlDomains {
   mcp: McpServers;
 }
 
-/** The four controls of the spec and the MCP manifest control, in the order the console shows them. */
+/** The controls of docs/resources.md#operator-controls, in the order the console shows them. */
 export function controlCatalogue(domains: ControlDomains): Control[] {
   return [
     setDefaultProvider(domains),

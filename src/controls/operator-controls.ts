@@ -7,7 +7,7 @@ import { confirmFor, confirmTemplate, type Control, type ControlId, type Control
 /** Errors that mean the request was refused (audited as deny); anything else is a failure. */
 const REFUSALS = [ControlError, SchedulerError, UnknownProviderError, ProviderUnavailableError];
 
-/** A control as GET /api/v1/controls lists it (decisions.md, "control"). */
+/** A control as GET /api/v1/controls lists it (docs/resources.md#operator-controls). */
 export interface ControlListing {
   id: ControlId;
   label: string;

@@ -1,4 +1,4 @@
-/** Operator controls (spec: Operator controls; decisions.md: control payloads and confirm templates). */
+/** Operator controls: their payloads and confirm templates (docs/resources.md#operator-controls). */
 
 export const CONTROL_IDS = ['provider.set_default', 'scheduler.pause_job', 'scheduler.resume_job', 'scheduler.remove_job', 'mcp.accept_manifest'] as const;
 export type ControlId = (typeof CONTROL_IDS)[number];
@@ -37,7 +37,7 @@ export interface ControlResult extends ControlChange {
 
 /**
  * One control over a domain operation. Its confirm string for a target is `<verb>:<target>`; the
- * template shown to clients is `<verb>:<placeholder>` (decisions.md: `pause-job:<job id>`).
+ * template shown to clients is `<verb>:<placeholder>` (`pause-job:<job id>`; docs/decisions.md#confirm-strings-name-the-target).
  */
 export interface Control {
   id: ControlId;

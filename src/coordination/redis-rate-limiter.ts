@@ -5,7 +5,7 @@ import type { RedisConnection } from './redis-connection.js';
  * One hit on a shared window, atomically (a script runs alone on the server). The window is the
  * in-memory limiter's, kept in a hash: one counter per second (field = the second, from the
  * server's clock so every replica agrees), at most `window` fields, summed on each hit. A counter
- * older than the window is deleted; a refused hit counts nothing (the spec's sliding window
+ * older than the window is deleted; a refused hit counts nothing (docs/api.md#rate-limits: the sliding window
  * counts served requests). The key expires a window after its last counted hit, so an idle
  * client's window disappears by itself.
  *

@@ -4,8 +4,8 @@ import { redactUrl } from './url.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 
 /**
- * The gateway's audit events. `network_request` (allow) for every completed request, as the spec
- * fixes it; `network_denied` (deny) for every refusal — URL, policy, REST rule, address, size —
+ * The gateway's audit events (docs/gateway.md#audit-events). `network_request` (allow) for every
+ * completed request; `network_denied` (deny) for every refusal — URL, policy, REST rule, address, size —
  * with the host, category, rule and reason; `network_error` (error) when the transport failed.
  * URLs are always redacted (no credentials, query values replaced). Each request ends in exactly
  * one of these events, so they are also where the gateway's requests are counted.

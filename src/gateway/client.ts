@@ -77,7 +77,7 @@ interface Opened {
 }
 
 /**
- * The single outbound HTTP client. Each request runs the spec's flow in order: URL check →
+ * The single outbound HTTP client. Each request runs docs/gateway.md#request-flow in order: URL check →
  * network policy → REST rules → (DNS, address check) → send on a pinned, pooled connection without
  * following redirects → size limit → audit → return. The option allowlist is applied first of all
  * (it is pure, and `query` is part of the URL being checked); every refusal happens before the

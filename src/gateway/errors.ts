@@ -8,7 +8,7 @@ export class GatewayError extends Error {
   override name = 'GatewayError';
 }
 
-/** The URL is unusable: too long, not http(s), no host, or credentials in it (the spec's ValueError). */
+/** The URL is unusable: too long, not http(s), no host, or credentials in it (docs/gateway.md#url-rules). */
 export class InvalidUrlError extends GatewayError {
   override name = 'InvalidUrlError';
 }

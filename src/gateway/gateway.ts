@@ -24,7 +24,7 @@ export interface GatewayOptions {
   approval?: Approver;
   resolver?: Resolver;
   log?: Logger;
-  /** Pool limits; the defaults are the spec's (20 connections, 10 kept alive). */
+  /** Pool limits; the defaults are docs/gateway.md#connection-pool (20 connections, 10 kept alive). */
   pool?: PoolLimits;
   /** Counts every request the gateway ends, and its refusals. */
   metrics?: GatewayMetrics;

@@ -4,8 +4,8 @@ import { pinnedConnector } from './connector.js';
 import { GatewayError } from './errors.js';
 
 /**
- * The gateway's connection pool. The spec fixes 20 connections and 10 keep-alive connections for
- * the gateway as a whole; undici's Agent counts per origin only, so the accounting is done here:
+ * The gateway's connection pool: 20 connections and 10 kept alive for the gateway as a whole
+ * (docs/decisions.md#outbound-one-pool-for-the-whole-gateway); undici's Agent counts per origin only, so:
  * every connection is one undici `Client` (pipelining 1, so one socket and one request at a time)
  * and the pool counts them across all destinations.
  *

@@ -32,7 +32,7 @@ export function offeredApiKey(headers: IncomingHttpHeaders): string | null {
 }
 
 /**
- * A check for the configured key. An empty configured key matches nothing: the spec makes an
+ * A check for the configured key. An empty configured key matches nothing: docs/api.md#authentication makes an
  * unset key mean "every request is refused", never "no authentication".
  */
 export function apiKeyChecker(configuredKey: string): (offered: string | null) => boolean {

@@ -55,7 +55,7 @@ const FASTIFY_CODES: Record<string, () => ApiError> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new ApiError('AGENTD_BAD_REQUEST', 'Request body size did not match Content-Length'),
 };
 
-/** decisions.md: a `message` (a job's `task` alike) over its length limit is 413, not the 400 of other fields. */
+/** A `message` (a job's `task` alike) over its length is 413, not 400 (docs/decisions.md#an-over-long-message-is-413). */
 const TOO_LARGE_FIELDS: ReadonlySet<string> = new Set(['message', 'task']);
 
 /**

@@ -102,7 +102,7 @@ export type Gate = (request: FastifyRequest, reply: FastifyReply) => ApiError | 
 
 export interface Pipeline {
   /**
-   * The request pipeline, in the order decisions.md fixes:
+   * The request pipeline, in this order (docs/api.md#order-of-checks):
    *   1. security headers and X-Request-Id (first, so every answer carries them, refusals included;
    *      what the request does afterwards is given `request.id` by its handler)
    *   2. authentication: every offered credential must be right, else the session cookie
@@ -222,7 +222,7 @@ function authenticate(
   // A valid key decides (no cookie parsing, no CSRF): the hot path stays one header compare.
   if (keyMatches(offered)) return AUTHENTICATED;
   const path = pathOf(request);
-  // An unset key refuses everything, the login page and existing cookies included (spec).
+  // An unset key refuses everything, the login page and existing cookies included (docs/decisions.md#fail-closed-on-an-empty-key).
   if (options.apiKey === '') return failed(offered !== null ? wrongKey(request, options, path, offered) : unauthorized());
   // Any credential that is offered and wrong refuses the request, whatever else it carries: a
   // live cookie next to it, or a public path. The cookie is only the credential of requests that
@@ -263,7 +263,7 @@ function wrongKey(request: FastifyRequest, options: PipelineOptions, path: strin
 function checkCsrf(request: FastifyRequest, session: WebSession, options: PipelineOptions, path: string): ApiError | null {
   const header = request.headers['x-csrf-token'];
   if (typeof header === 'string' && constantTimeEqual(header, session.csrfToken)) return null;
-  // Every mismatch is recorded (the spec's rule); the per-IP rate limit already bounds the volume.
+  // Every mismatch is recorded (docs/api.md#browser-sessions-and-csrf); the per-IP rate limit already bounds the volume.
   refusal(options, {
     event_type: 'web.csrf', category: 'web', result: 'deny', severity: 'warning', subsystem: 'http',
     source: request.clientAddress, actor: 'operator', action: `${request.method} ${path}`,

@@ -2,7 +2,7 @@ import { invalidField } from './errors.js';
 
 /**
  * Parse a `limit`-style query value: absent → `fallback`; not an integer → 400; otherwise clamped
- * into [1, max] (the spec gives maxima, and a demanding client prefers a clamped answer to an error).
+ * into [1, max] (docs/decisions.md#limits-are-clamped-not-refused).
  */
 export function parseLimit(raw: unknown, fallback: number, max: number, name = 'limit'): number {
   if (raw === undefined || raw === '') return fallback;

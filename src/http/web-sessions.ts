@@ -1,5 +1,5 @@
 
-/** A browser's server-side session (spec: "Web session"). The session token itself is never kept. */
+/** A browser's server-side session (docs/api.md#browser-sessions-and-csrf). The session token itself is never kept. */
 export interface WebSession {
   /** Public handle for audit rows; not a credential. */
   readonly id: string;

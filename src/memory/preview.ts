@@ -1,6 +1,6 @@
 import { foldWord, wordSpans } from './query.js';
 
-/** The spec's bound on a search result's excerpt. */
+/** The bound on a search result's excerpt (docs/resources.md#turns-and-memory). */
 export const PREVIEW_MAX_CHARS = 200;
 
 /** Context kept before the first match, so the excerpt reads as a sentence rather than starting on it. */

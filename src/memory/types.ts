@@ -1,6 +1,6 @@
 export type TurnRole = 'user' | 'assistant' | 'system' | 'tool';
 
-/** One stored conversation turn (the spec's Turn resource). */
+/** One stored conversation turn (docs/resources.md#turns-and-memory). */
 export interface Turn {
   id: string;
   session_id: string;

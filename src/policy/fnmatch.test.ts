@@ -4,7 +4,7 @@ import { fnmatch, fnmatchToRegExp } from './fnmatch.js';
 // Expected values are what Python's fnmatch.fnmatchcase returns for the same inputs.
 describe('fnmatch (Python fnmatchcase semantics)', () => {
   it.each([
-    // The four shapes the spec names.
+    // The four shapes docs/gateway.md#rest-rules names.
     ['/repos/x', '/repos/**', true],
     ['/repos/x/y/z', '/repos/**', true],
     ['/repos', '/repos/**', false],

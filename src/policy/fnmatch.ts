@@ -1,5 +1,5 @@
 /**
- * Glob patterns with Python `fnmatch.fnmatchcase` semantics, as the spec prescribes for REST rule
+ * Glob patterns with Python `fnmatch.fnmatchcase` semantics, as docs/gateway.md#rest-rules has for REST rule
  * paths: `*` matches any run of characters *including* `/` (so `/repos/*` also matches
  * `/repos/a/b`), `?` one character, `[...]` a set, `[!...]` its complement; the whole string must
  * match; case-sensitive. Everything else is literal: it is escaped before it reaches the RegExp, so

@@ -19,7 +19,7 @@ export function parseTimeOfDay(text: string, options: { allowEndOfDay?: boolean 
 }
 
 // An IANA name is letters, digits, `_`, `+`, `-` in `/`-separated parts; this keeps out the UTC
-// offsets ("+02:00") that some Intl versions accept but croner and the spec do not.
+// offsets ("+02:00") that some Intl versions accept but croner does not (docs/decisions.md#time-zones-are-iana-names).
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 const MAX_ZONE_CHARS = 64;
 

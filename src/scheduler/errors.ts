@@ -6,7 +6,7 @@
 export type SchedulerErrorCode =
   /** A job field is invalid (400; the message names the field). */
   | 'invalid'
-  /** A job field is longer than its cap where the spec says 413 (`task`). */
+  /** A job field is longer than its cap where that is a 413 (`task`; docs/decisions.md#an-over-long-message-is-413). */
   | 'too_large'
   | 'job_not_found'
   | 'job_limit'

@@ -26,7 +26,7 @@ export interface FirePlan {
  * which may already be due and is then claimed at once (firing, or skipping `in_flight` while this
  * fire's run is still going). Only occurrences that fell due while the process was down, or that
  * are older than the grace (the runner stalled for longer), are missed: never replayed
- * (decisions.md), only counted, so the operator sees that they did not happen.
+ * (docs/decisions.md#missed-fires-are-counted-not-replayed), only counted, so the operator sees that they did not happen.
  */
 export function planFire(timeline: Timeline, due: number, now: number, runnerStartedAt: number): FirePlan {
   // The oldest moment an occurrence may have fallen due and still fire.

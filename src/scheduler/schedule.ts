@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import { parseTimeOfDay } from './clock-time.js';
 
 /**
- * A parsed `schedule` (decisions.md, Scheduler). Every calendar form becomes a croner pattern, so
+ * A parsed `schedule` (docs/resources.md#scheduled-jobs). Every calendar form becomes a croner pattern, so
  * time zones and DST follow croner's documented rules; `every` is a fixed interval of elapsed time.
  */
 export type ScheduleSpec =

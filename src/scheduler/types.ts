@@ -23,7 +23,7 @@ export interface JobOrigin {
   requestId?: string;
 }
 
-/** A scheduled job as the API returns it (decisions.md "job", plus what a fire left behind). */
+/** A scheduled job as the API returns it (docs/resources.md#scheduled-jobs), with what a fire left behind. */
 export interface JobRecord {
   id: string;
   name: string;

@@ -6,8 +6,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 });
 
 /**
- * Added to every HTML page (console, login, message pages). The spec would allow inline script and
- * style; the pages have none (the console's script and stylesheet are files served by agentd), so
+ * Added to every HTML page (console, login, message pages). Inline script and
+ * style could be allowed; the pages have none (docs/decisions.md#the-pages-carry-no-inline-script), so
  * the policy refuses them: an injected `<script>` or `style` attribute does nothing.
  */
 export const HTML_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({

@@ -1,6 +1,6 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
 
-/** A random URL-safe token of `bytes` random bytes (32 by default, as the spec asks for web sessions). */
+/** A random URL-safe token of `bytes` random bytes (32 by default, as web sessions use: docs/api.md#browser-sessions-and-csrf). */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }

@@ -96,7 +96,7 @@ export interface Storage {
   /** Requests waiting for an operator's decision, and the decisions taken. */
   readonly approvals: ApprovalStore;
   /**
-   * The API sessions: in memory on SQLite (the spec's rule: a restart forgets them), in the
+   * The API sessions: in memory on SQLite (a restart forgets them, docs/resources.md#api-sessions), in the
    * database on PostgreSQL (every replica sees them; they outlive a restart).
    */
   sessionStore(options: SessionStoreOptions): SessionStore;

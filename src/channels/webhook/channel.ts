@@ -145,7 +145,7 @@ export class WebhookChannel {
   }
 
   /**
-   * The webhook's caller was answered 202 long ago and gets nothing back, as the spec says; the
+   * The webhook's caller was answered 202 long ago and gets nothing back (docs/webhook.md#two-ways-to-run-it); the
    * reply is only acknowledged in the log, by its length (the text itself may be sensitive).
    */
   send(text: string): void {
@@ -180,7 +180,7 @@ export class WebhookChannel {
   }
 
   private warnAboutExposure(): void {
-    // The spec's wording: anything but 127.0.0.1 (`localhost` and `::1` included) is warned about.
+    // Anything but 127.0.0.1 (`localhost` and `::1` included) is warned about (docs/decisions.md#only-127001-counts-as-unexposed).
     if (this.secret === '' && this.host !== '127.0.0.1') {
       this.log.warn(
         `webhook: no secret is set and the listener is bound to ${this.host}, not 127.0.0.1: ` +

@@ -79,7 +79,7 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
 }
 
 /**
- * The checks run in the order decisions.md fixes, and the order is the point:
+ * The checks run in the order of docs/webhook.md#order-of-checks, and the order is the point:
  *
  *   (stopping) → method → rate limit → Content-Type → Content-Length → read body → signature → JSON → prompt
  *   length → queue
@@ -92,7 +92,7 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
  * anyone make us buffer and hash an arbitrarily large body. With a secret set, only a verified body
  * is parsed, so an unauthenticated client never reaches the JSON parser.
  *
- * One step is ours, not the spec's: before the body is read, its declared length must fit in the
+ * One step guards memory (docs/decisions.md#webhook-body-budget): before the body is read, its declared length must fit in the
  * budget of body bytes held by all requests together (503 otherwise), so memory stays bounded
  * however many clients upload at once.
  */

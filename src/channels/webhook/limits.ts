@@ -1,4 +1,4 @@
-/** The webhook channel's fixed limits (spec "Limits" table and decisions.md "Webhook channel"). */
+/** The webhook channel's fixed limits (docs/webhook.md#limits). */
 
 /** Largest accepted body: 1 MiB; exactly 1,048,576 bytes is still accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -17,7 +17,7 @@ export const MAX_TRACKED_CLIENTS = 10_000;
 export const MAX_BODY_BYTES_IN_FLIGHT = 64 * MAX_BODY_BYTES;
 /** How long a client may take to send the body once the headers have arrived. */
 export const BODY_TIMEOUT_MS = 10_000;
-/** The value of Retry-After on 429: the length of the sliding window, as the spec says. */
+/** The value of Retry-After on 429: the length of the sliding window (docs/webhook.md#order-of-checks). */
 export const RETRY_AFTER_SECONDS = 60;
 
 /** `requireTimestamp`: accepted clock difference between sender and us. */

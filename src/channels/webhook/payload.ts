@@ -11,7 +11,7 @@ export type PayloadResult =
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The body rules of the spec: a JSON object with a non-empty string `prompt` (at most 32,000
+ * The body rules (docs/webhook.md#body): a JSON object with a non-empty string `prompt` (at most 32,000
  * characters) and an optional string `sender`. A prompt of only whitespace counts as empty: it
  * gives the agent nothing to do. Error messages never echo the body.
  */

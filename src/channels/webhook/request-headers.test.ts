@@ -4,7 +4,7 @@ import { hasRequestBody, isJsonContentType, parseContentLength, pickWebhookHeade
 describe('isJsonContentType', () => {
   it.each([
     ['application/json', true],
-    // Exactly the spec's value: no parameters, no other case.
+    // Exactly that value: no parameters, no other case (docs/decisions.md#webhook-content-type-is-exact).
     ['application/json; charset=utf-8', false],
     ['application/json;charset=utf-8', false],
     ['Application/JSON', false],
@@ -61,7 +61,7 @@ describe('hasRequestBody', () => {
 });
 
 describe('pickWebhookHeaders', () => {
-  it('keeps only the four named headers, under their spec spelling', () => {
+  it('keeps only the four named headers, under their documented spelling', () => {
     const kept = pickWebhookHeaders({
       'content-type': 'application/json',
       'user-agent': 'ci/1.0',

@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** The request headers a message keeps in `metadata.webhook_headers`, under their spec spelling. */
+/** The request headers a message keeps in `metadata.webhook_headers`, spelt as docs/webhook.md#body lists them. */
 export const KEPT_HEADERS = ['Content-Type', 'User-Agent', 'X-Request-Id', 'X-Service-Signature'] as const;
 export type KeptHeader = (typeof KEPT_HEADERS)[number];
 export type WebhookHeaders = Partial<Record<KeptHeader, string>>;
 
 /**
- * Exactly `application/json`, as the spec says: no parameters (`; charset=utf-8` is refused), no
+ * Exactly `application/json` (docs/decisions.md#webhook-content-type-is-exact): no parameters (`; charset=utf-8` is refused), no
  * other case (`Application/JSON` is refused), no structured-syntax suffix. JSON on the wire is
  * UTF-8 (RFC 8259), and anything that does not decode as UTF-8 is a 400.
  */

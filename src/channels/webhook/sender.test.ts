@@ -26,7 +26,7 @@ describe('sanitizeSender', () => {
     expect(sanitizeSender('b'.repeat(64))).toBe('b'.repeat(64));
   });
 
-  it('caps before stripping, as the spec orders it', () => {
+  it('caps before stripping, as docs/webhook.md#body orders it', () => {
     // 64 stripped characters fill the cap, so the name after them never makes it in.
     expect(sanitizeSender('!'.repeat(64) + 'alice')).toBe('webhook');
     expect(sanitizeSender('!'.repeat(60) + 'alice')).toBe('alic');

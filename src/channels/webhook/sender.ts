@@ -10,7 +10,7 @@ export const DEFAULT_SENDER = 'webhook';
 const DISALLOWED = /[^A-Za-z0-9\-_. @]/g;
 
 /**
- * The spec's sender rule, in the spec's order: cap at 64 characters first, then strip every
+ * The sender rule, in its order (docs/webhook.md#body): cap at 64 characters first, then strip every
  * character outside the allowed set, and fall back to `webhook` when nothing is left. The cap
  * counts code points, so a cut never splits a surrogate pair.
  */

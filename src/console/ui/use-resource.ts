@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { failureMessage } from './api/client.js';
 
 /**
- * How often the visible panel re-reads its data (spec: console polling interval). Only the panel
+ * How often the visible panel re-reads its data (docs/decisions.md#the-console-polls-only-the-visible-panel). Only the panel
  * on screen is mounted, so an idle console makes two requests per interval (that panel and the
  * approvals badge), and none while its tab is hidden: well under half of the default rate limit.
  */

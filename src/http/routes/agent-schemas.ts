@@ -77,7 +77,7 @@ export const turnSchema = {
 /**
  * Body of POST /chat and POST /runs. A field the route does not know is named in the 400 (a typo
  * such as `sesion_id` would otherwise silently start a new session); a `message` over its
- * maxLength is a 413 (decisions.md), which the error mapping decides.
+ * maxLength is a 413 (docs/decisions.md#an-over-long-message-is-413), which the error mapping decides.
  */
 export const turnBodySchema = {
   type: 'object',
@@ -107,7 +107,7 @@ const runEventOf = (event: string, data: Record<string, unknown>) => ({
   },
 });
 
-/** The events of GET /runs/{id}/events (decisions.md: payloads), named in the OpenAPI document as RunEvent. */
+/** The events of GET /runs/{id}/events (docs/api.md#run-event-stream), named in the OpenAPI document as RunEvent. */
 export const runEventSchema = {
   description: 'One event of a run\'s stream, as the SSE fields id, event and data (JSON). run.complete, run.error and run.cancelled are terminal: exactly one ends every run.',
   oneOf: [

@@ -50,7 +50,7 @@ const filterParams = Object.fromEntries(AUDIT_FILTER_FIELDS.map((field) => [fiel
   description: ENUMS[field] ? `exact match: ${ENUMS[field]!.join(', ')}` : 'exact match',
 }]));
 
-/** GET /audit: the redacted audit events, filtered, faceted and paged (spec: Audit endpoint). */
+/** GET /audit: the redacted audit events, filtered, faceted and paged (docs/resources.md#audit). */
 export function auditRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'auditTrail'>): void {
   app.get('/audit', {
     schema: {

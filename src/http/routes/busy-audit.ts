@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { AgentError } from '../../agent/errors.js';
 import type { AuditSink } from '../../audit/types.js';
 
-/** The spec's audit trail of refused starts: `web.run` deny (and `web.chat` deny for chats). */
+/** The audit trail of refused starts (docs/decisions.md#one-run-per-session): `web.run` deny (and `web.chat` deny for chats). */
 export async function auditBusy(
   audit: AuditSink,
   err: unknown,

@@ -3,7 +3,7 @@ import { ok, okSchema } from '../envelope.js';
 import type { RouteContext, RouteInstance } from './context.js';
 import { confirmField, controlListSchema, controlResultSchema } from './scheduler-schemas.js';
 
-/** Operator controls (spec: Operator controls; decisions.md: body `{target, confirm}`). */
+/** Operator controls, body `{target, confirm}` (docs/resources.md#operator-controls). */
 export function controlRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'controls'>): void {
   app.get('/controls', {
     schema: {

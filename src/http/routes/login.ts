@@ -60,7 +60,7 @@ export const webRoutes: RoutePlugin = async (app, { context }) => {
     const limited = await ctx.countAttempt(request, matched);
     if (limited !== null) throw limited;
     if (!matched) {
-      // Every failed login within the limit is recorded (the spec's rule); past it the 429 is (sampled).
+      // Every failed login within the limit is recorded (docs/api.md#browser-sessions-and-csrf); past it the 429 is (sampled).
       await ctx.audit.emit({
         event_type: 'web.login', category: 'web', result: 'deny', severity: 'warning', subsystem: 'http',
         source: request.clientAddress, action: 'POST /login',

@@ -31,7 +31,7 @@ const searchResultSchema = {
   },
 } as const;
 
-/** Search, pin and delete of stored conversation turns (spec: Memory endpoints). */
+/** Search, pin and delete of stored conversation turns (docs/resources.md#turns-and-memory). */
 export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory' | 'audit'>): void {
   const turnNotFound = () => new ApiError('AGENTD_TURN_NOT_FOUND');
 
@@ -63,7 +63,7 @@ export function memoryRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'memory
     return ok({ results });
   });
 
-  // decisions.md: the body is optional and an absent or empty one means "pin" (the schema's
+  // docs/decisions.md#an-empty-pin-body-pins: the body is optional and an absent or empty one means "pin" (the schema's
   // default); validation never coerces, so "false" or 0 is a 400 naming `pinned`.
   app.post('/memory/turns/:id/pin', {
     schema: {

@@ -17,7 +17,7 @@ function lastEventId(request: FastifyRequest, fromQuery: string | undefined): nu
 }
 
 /**
- * GET /runs/{id}/events: the run's events as Server-Sent Events, framed as decisions.md fixes
+ * GET /runs/{id}/events: the run's events as Server-Sent Events, framed as docs/api.md#run-event-stream says
  * (`id`, `event`, one-line `data`; `retry: 3000` first; `: ping` keep-alives). The stored log is
  * replayed after Last-Event-ID (header, or the `last_event_id` query parameter for clients that
  * cannot set headers); a live run then streams until its terminal event, a finished one closes.

@@ -8,7 +8,7 @@ import type { RouteContext, RouteInstance } from './context.js';
 const LIST_DEFAULT = 20;
 const LIST_MAX = 100;
 
-/** Background runs (spec: Runs; decisions.md: status values and the cancel endpoint). */
+/** Background runs: status values and the cancel endpoint (docs/resources.md#runs). */
 export function runRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'audit'>): void {
   const { agent } = ctx;
 

@@ -10,7 +10,7 @@ import { confirmField, controlResultSchema, jobBodySchema, jobSchema, jobSummary
 const LIST_DEFAULT = 50;
 const LIST_MAX = 200;
 
-/** Scheduled jobs (spec: Scheduler endpoints). */
+/** Scheduled jobs (docs/resources.md#scheduled-jobs). */
 export function schedulerRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'scheduler' | 'controls'>): void {
   app.get('/scheduler/jobs', {
     schema: {

@@ -10,7 +10,7 @@ const LIST_MAX = 200;
 const HISTORY_DEFAULT = 50;
 const HISTORY_MAX = 500;
 
-/** API sessions: in-memory conversation handles (spec: Sessions). */
+/** API sessions: in-memory conversation handles (docs/resources.md#api-sessions). */
 export function sessionRoutes(app: RouteInstance, ctx: Pick<RouteContext, 'agent' | 'memory' | 'audit'>): void {
   const { agent } = ctx;
   const sessionNotFound = () => new ApiError('AGENTD_SESSION_NOT_FOUND');

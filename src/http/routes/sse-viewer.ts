@@ -4,7 +4,7 @@ import type { RunEvent } from '../../agent/types.js';
 import { SECURITY_HEADERS } from '../../security/headers.js';
 import { sseFrame } from './sse-frames.js';
 
-/** Reconnect delay EventSource clients are told to use (decisions.md). */
+/** Reconnect delay EventSource clients are told to use (docs/api.md#run-event-stream). */
 export const SSE_RETRY_MS = 3000;
 export const SSE_PING_INTERVAL_MS = 15_000;
 /**

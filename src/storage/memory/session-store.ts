@@ -9,7 +9,7 @@ export const MAX_API_SESSIONS = 10_000;
 export type InMemorySessionStoreOptions = SessionStoreOptions;
 
 /**
- * API sessions, in memory as the spec says (a restart forgets them; their turns persist). The map's
+ * API sessions, in memory (docs/resources.md#api-sessions: a restart forgets them; their turns persist). The map's
  * insertion order is kept as recency order — every use moves a session to the end — so the least
  * recently used session is the first key and "most recent first" is the map read backwards.
  */

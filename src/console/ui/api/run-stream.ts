@@ -1,7 +1,7 @@
 import { API_PREFIX } from './client.js';
 import type { Cost } from './types.js';
 
-/** A run as the Ask panel shows it, built up from its event stream (decisions.md: run events). */
+/** A run as the Ask panel shows it, built up from its event stream (docs/api.md#run-event-stream). */
 export interface RunView {
   runId: string;
   sessionId: string;

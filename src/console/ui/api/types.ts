@@ -1,5 +1,5 @@
 /**
- * Payloads of the API endpoints the console reads (decisions.md: REST API payloads). Where the
+ * Payloads of the API endpoints the console reads (docs/resources.md). Where the
  * service declares a payload's type in a module free of server code, that type is used (erased
  * from the bundle); the rest are declared here.
  */
