@@ -12,10 +12,10 @@ import { diagnose, type DiagnosticsReport } from './diagnostics/index.js';
 import { ConfigError } from './config/errors.js';
 import { applyStorageEnv, ensureHome, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
-import { API_PREFIX, apiRoutes, isLoginForm, webRoutes, WEB_PUBLIC_PATHS, type RouteContext } from './http/routes/index.js';
-import type { Dependency } from './http/routes/context.js';
+import type { Dependency, RouteContext } from './http/resources/context.js';
+import { registerResources } from './http/resources/index.js';
+import { isLoginForm, WEB_PUBLIC_PATHS } from './http/resources/login/index.js';
 import { Gateway } from './gateway/index.js';
-import { metricsRoutes } from './http/routes/metrics.js';
 import { ServiceMetrics } from './metrics/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
@@ -346,9 +346,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
     pingIntervalMs: options.ssePingIntervalMs,
     metrics,
   };
-  void http.register(webRoutes, { context });
-  void http.register(metricsRoutes, { context });
-  void http.register(apiRoutes, { prefix: API_PREFIX, context });
+  registerResources(http, context);
 
   let url = '';
   let port = 0;

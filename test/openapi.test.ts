@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRIC_FAMILIES } from '../src/http/routes/metrics.js';
+import { METRIC_FAMILIES } from '../src/http/resources/metrics/index.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
 type Operation = {

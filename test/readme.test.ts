@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { METRIC_FAMILIES } from '../src/http/routes/metrics.js';
+import { METRIC_FAMILIES } from '../src/http/resources/metrics/index.js';
 import { HTML_SECURITY_HEADERS } from '../src/security/headers.js';
 
 const README = readFileSync('README.md', 'utf8');

@@ -1,52 +1,45 @@
 import type { FastifyError } from 'fastify';
-import { AgentError, type AgentErrorCode } from '../agent/errors.js';
-import { ApprovalError, type ApprovalErrorCode } from '../approvals/errors.js';
-import { ControlError, type ControlErrorCode } from '../controls/errors.js';
-import { SchedulerError, type SchedulerErrorCode } from '../scheduler/errors.js';
+import { AgentError } from '../agent/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
-import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType, type ErrorCode } from './errors.js';
+import { codedErrors, errorEntry, type ErrorEntry } from './error-entries.js';
+import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType } from './errors.js';
+import { RESOURCES } from './resources/index.js';
 
-/** The agent runtime's failures in the catalogue; its messages are written for the operator. */
-const AGENT_CODES: Record<AgentErrorCode, ErrorCode> = {
-  session_not_found: 'AGENTD_SESSION_NOT_FOUND',
-  run_not_found: 'AGENTD_RUN_NOT_FOUND',
-  session_busy: 'AGENTD_RUN_BUSY',
-  run_finished: 'AGENTD_RUN_FINISHED',
-  budget_exceeded: 'AGENTD_BUDGET_EXCEEDED',
-  unpriced_model: 'AGENTD_UNPRICED_MODEL',
-  cancelled: 'AGENTD_RUN_CANCELLED',
-  iteration_limit: 'AGENTD_ITERATION_LIMIT',
-  capacity: 'AGENTD_AT_CAPACITY',
-  shutting_down: 'AGENTD_SHUTTING_DOWN',
-  storage: 'AGENTD_STORAGE',
-  storage_full: 'AGENTD_STORAGE_FULL',
-  coordination_unavailable: 'AGENTD_COORDINATION_UNAVAILABLE',
-  storage_unavailable: 'AGENTD_STORAGE_UNAVAILABLE',
-};
+/** Domain errors the routes of several resources raise; each resource lists those only its own routes do. */
+const SHARED_ERRORS: readonly ErrorEntry[] = [
+  // The agent runtime's failures (sessions, chat, runs, costs); its messages are written for the operator.
+  codedErrors(AgentError, {
+    session_not_found: 'AGENTD_SESSION_NOT_FOUND',
+    run_not_found: 'AGENTD_RUN_NOT_FOUND',
+    session_busy: 'AGENTD_RUN_BUSY',
+    run_finished: 'AGENTD_RUN_FINISHED',
+    budget_exceeded: 'AGENTD_BUDGET_EXCEEDED',
+    unpriced_model: 'AGENTD_UNPRICED_MODEL',
+    cancelled: 'AGENTD_RUN_CANCELLED',
+    iteration_limit: 'AGENTD_ITERATION_LIMIT',
+    capacity: 'AGENTD_AT_CAPACITY',
+    shutting_down: 'AGENTD_SHUTTING_DOWN',
+    storage: 'AGENTD_STORAGE',
+    storage_full: 'AGENTD_STORAGE_FULL',
+    coordination_unavailable: 'AGENTD_COORDINATION_UNAVAILABLE',
+    storage_unavailable: 'AGENTD_STORAGE_UNAVAILABLE',
+  }),
+  // Provider messages are written for the operator and scrubbed of keys by the provider layer.
+  errorEntry(UnknownProviderError, (error) => new ApiError('AGENTD_UNKNOWN_PROVIDER', error.message)),
+  errorEntry(ProviderUnavailableError, (error) => new ApiError('AGENTD_PROVIDER_UNAVAILABLE', error.message)),
+  errorEntry(ProviderRequestError, (error) => new ApiError('AGENTD_PROVIDER_FAILED', error.message)),
+  // Any write of any route (turns, runs, pins, deletions, audit events) on a full disk.
+  errorEntry(StorageFullError, () => new ApiError('AGENTD_STORAGE_FULL')),
+  errorEntry(StorageBusyError, (error) => new ApiError('AGENTD_AT_CAPACITY', error.message, { 'retry-after': '1' })),
+  errorEntry(StorageUnavailableError, () => new ApiError('AGENTD_STORAGE_UNAVAILABLE')),
+];
 
-/** The scheduler's refusals; `invalid` messages name the field. */
-const SCHEDULER_CODES: Record<SchedulerErrorCode, ErrorCode> = {
-  invalid: 'AGENTD_VALIDATION',
-  too_large: 'AGENTD_PAYLOAD_TOO_LARGE',
-  job_not_found: 'AGENTD_JOB_NOT_FOUND',
-  job_limit: 'AGENTD_JOB_LIMIT',
-  state_conflict: 'AGENTD_STATE_CONFLICT',
-};
-
-const CONTROL_CODES: Record<ControlErrorCode, ErrorCode> = {
-  control_not_found: 'AGENTD_CONTROL_NOT_FOUND',
-  target_not_found: 'AGENTD_TARGET_NOT_FOUND',
-  confirm_mismatch: 'AGENTD_CONFIRM_MISMATCH',
-  conflict: 'AGENTD_STATE_CONFLICT',
-};
-
-const APPROVAL_CODES: Record<ApprovalErrorCode, ErrorCode> = {
-  approval_not_found: 'AGENTD_APPROVAL_NOT_FOUND',
-  confirm_mismatch: 'AGENTD_CONFIRM_MISMATCH',
-  already_decided: 'AGENTD_APPROVAL_DECIDED',
-  session_grant_refused: 'AGENTD_SESSION_GRANT_REFUSED',
-};
+/**
+ * The one table of domain errors and their catalogue codes that the error handler asks: the shared
+ * entries and those of every resource in the list.
+ */
+export const DOMAIN_ERRORS: readonly ErrorEntry[] = [...SHARED_ERRORS, ...RESOURCES.flatMap((resource) => resource.errors)];
 
 /** Fastify's own client errors that can reach the handler, reworded for API clients. */
 const FASTIFY_CODES: Record<string, () => ApiError> = {
@@ -64,18 +57,10 @@ const TOO_LARGE_FIELDS: ReadonlySet<string> = new Set(['message', 'task']);
  */
 export function asApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
-  if (error instanceof AgentError) return new ApiError(AGENT_CODES[error.code], error.message);
-  if (error instanceof SchedulerError) return new ApiError(SCHEDULER_CODES[error.code], error.message);
-  if (error instanceof ControlError) return new ApiError(CONTROL_CODES[error.code], error.message);
-  if (error instanceof ApprovalError) return new ApiError(APPROVAL_CODES[error.code], error.message);
-  // Provider messages are written for the operator and scrubbed of keys by the provider layer.
-  if (error instanceof UnknownProviderError) return new ApiError('AGENTD_UNKNOWN_PROVIDER', error.message);
-  if (error instanceof ProviderUnavailableError) return new ApiError('AGENTD_PROVIDER_UNAVAILABLE', error.message);
-  if (error instanceof ProviderRequestError) return new ApiError('AGENTD_PROVIDER_FAILED', error.message);
-  // Any write of any route (turns, runs, pins, deletions, audit events) on a full disk.
-  if (error instanceof StorageFullError) return new ApiError('AGENTD_STORAGE_FULL');
-  if (error instanceof StorageBusyError) return new ApiError('AGENTD_AT_CAPACITY', error.message, { 'retry-after': '1' });
-  if (error instanceof StorageUnavailableError) return new ApiError('AGENTD_STORAGE_UNAVAILABLE');
+  for (const entry of DOMAIN_ERRORS) {
+    const answer = entry.answer(error);
+    if (answer !== null) return answer;
+  }
   if (!(error instanceof Error)) return null;
   const fastify = error as FastifyError;
   if (fastify.validation) return fromValidation(fastify);

@@ -1,7 +1,7 @@
 /**
  * Errors of the scheduler. The HTTP layer maps each code to a catalogue code and status
- * (`src/http/error-mapping.ts`); messages reach the operator verbatim, so they name the field and
- * say what is accepted.
+ * (`src/http/resources/scheduler/errors.ts`); messages reach the operator verbatim, so they name
+ * the field and say what is accepted.
  */
 export type SchedulerErrorCode =
   /** A job field is invalid (400; the message names the field). */

@@ -8,7 +8,7 @@ export type { ApprovalRecord as Approval, OperatorDecision } from '../../../appr
 export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../audit/types.js';
 export type { Check, CheckStatus, DiagnosticsReport as Diagnostics } from '../../../diagnostics/types.js';
 export type { JobRecord as Job, JobPage, JobSummary } from '../../../scheduler/types.js';
-export type { StatusSnapshot as Status } from '../../../http/routes/status-snapshot.js';
+export type { StatusSnapshot as Status } from '../../../http/resources/system/status-snapshot.js';
 
 export interface Provider {
   name: string;

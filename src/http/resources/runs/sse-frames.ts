@@ -1,0 +1,23 @@
+import type { RunEvent } from '../../../agent/types.js';
+
+/**
+ * The SSE frames of run events, encoded once and shared: every viewer of a run, live or replaying
+ * the stored log, writes the same bytes for the same event. A string written to N sockets is
+ * encoded again for each (a 16 MiB answer to 40 viewers was 640 MiB), and each replay reads its own
+ * copy of the log from the store. A frame lives as long as something holds it (a socket's pending
+ * write, a viewer's queue); a later viewer encodes it again.
+ */
+const frames = new Map<string, WeakRef<Buffer>>();
+const forget = new FinalizationRegistry<string>((key) => {
+  if (frames.get(key)?.deref() === undefined) frames.delete(key);
+});
+
+export function sseFrame(runId: string, event: RunEvent): Buffer {
+  const key = `${runId}:${event.id}`;
+  const held = frames.get(key)?.deref();
+  if (held) return held;
+  const frame = Buffer.from(`id: ${event.id}\nevent: ${event.name}\ndata: ${event.data}\n\n`);
+  frames.set(key, new WeakRef(frame));
+  forget.register(frame, key);
+  return frame;
+}

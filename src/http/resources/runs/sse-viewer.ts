@@ -1,0 +1,176 @@
+import type { ServerResponse } from 'node:http';
+import type { RunViewer } from '../../../agent/fan-out.js';
+import type { RunEvent } from '../../../agent/types.js';
+import { SECURITY_HEADERS } from '../../../security/headers.js';
+import { sseFrame } from './sse-frames.js';
+
+/** Reconnect delay EventSource clients are told to use (docs/api.md#run-event-stream). */
+export const SSE_RETRY_MS = 3000;
+export const SSE_PING_INTERVAL_MS = 15_000;
+/**
+ * Bounds of what a viewer that has fallen behind may have waiting for it (events and bytes, the
+ * event being added included); past either it is disconnected and resumes with Last-Event-ID.
+ */
+export const MAX_BUFFERED_EVENTS = 256;
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+export interface SseViewerOptions {
+  pingIntervalMs?: number;
+  maxBufferedEvents?: number;
+  maxBufferedBytes?: number;
+}
+
+/**
+ * One SSE connection watching a run, writing to the raw response of a hijacked reply. An event is
+ * written when the socket has taken what was written before (Node's buffer is under its high-water
+ * mark, 16 KiB); otherwise it waits in `pending`. So Node buffers at most one event beyond that
+ * mark for a viewer, whatever its size, and a viewer that keeps up receives an event of any size —
+ * a long answer can always be seen. Events that arrive while the viewer is behind are bounded
+ * (MAX_BUFFERED_EVENTS and MAX_BUFFERED_BYTES, the new one included): past either, the socket is
+ * destroyed at once, which frees what Node still held for it, and the client resumes from the
+ * stored log with Last-Event-ID.
+ *
+ * The catch-up (the replay the client asked for, and what the run sent before the stream opened) is
+ * not bounded: it is written as the socket takes it, so a client resuming after a disconnect gets
+ * its events even when several of them are large.
+ */
+export class SseViewer implements RunViewer {
+  private readonly maxEvents: number;
+  private readonly maxBytes: number;
+  private readonly pingIntervalMs: number;
+  /** What the run sent before the stream was opened (the handler reads the replay meanwhile); null once open. */
+  private early: RunEvent[] | null = [];
+  /**
+   * Frames not written yet, oldest first: the catch-up, then events that arrived while behind. Kept
+   * as the shared frames, so waiting here costs no copy of an event.
+   */
+  private pending: Buffer[] = [];
+  /** How many of `pending`, from the front, are the catch-up. */
+  private catchUp = 0;
+  /** Bytes of the frames in `pending` after the catch-up. */
+  private behindBytes = 0;
+  /** The run has finished (or the service is closing): the stream ends once `pending` is written. */
+  private ending = false;
+  private closed = false;
+  private ping: NodeJS.Timeout | undefined;
+  private onClose: (() => void)[] = [];
+
+  constructor(private readonly res: ServerResponse, private readonly runId: string, options: SseViewerOptions = {}) {
+    this.maxEvents = options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
+    this.maxBytes = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+    this.pingIntervalMs = options.pingIntervalMs ?? SSE_PING_INTERVAL_MS;
+  }
+
+  /** Opens the stream and writes `replay`, then what arrived meanwhile; ends it if the run ended. */
+  start(replay: readonly RunEvent[], finished: boolean): void {
+    const last = replay.at(-1)?.id ?? 0;
+    const catchUp = [...replay, ...this.early!.filter((event) => event.id > last)];
+    this.early = null;
+    this.pending = catchUp.map((event) => sseFrame(this.runId, event));
+    this.catchUp = this.pending.length;
+    if (finished) this.ending = true;
+    if (this.open()) this.flush();
+  }
+
+  /** Runs once when the connection ends, whichever side ends it. */
+  whenClosed(fn: () => void): void {
+    if (this.closed) fn();
+    else this.onClose.push(fn);
+  }
+
+  send(event: RunEvent): void {
+    if (this.closed || this.ending) return;
+    if (this.early) {
+      this.early.push(event);
+      return;
+    }
+    const frame = sseFrame(this.runId, event);
+    if (this.pending.length === 0 && !this.res.writableNeedDrain) {
+      this.res.write(frame);
+      return;
+    }
+    // Behind. The event the socket is still taking is not counted: it is written whole, however
+    // large (or no one could ever see a 16 MiB answer, and a reconnect would fail on it again), and
+    // it is the frame every viewer shares. What queues behind it must fit in the bounds.
+    if (this.pending.length - this.catchUp >= this.maxEvents || this.behindBytes + frame.length > this.maxBytes) {
+      this.disconnect();
+      return;
+    }
+    this.pending.push(frame);
+    this.behindBytes += frame.length;
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.ending = true;
+    if (!this.early && this.pending.length === 0) this.finish();
+  }
+
+  /**
+   * The service is closing: ends the stream now. A viewer that has not taken everything is cut off
+   * (it resumes with Last-Event-ID), or closing the server would wait for it as long as it reads.
+   */
+  close(): void {
+    if (this.closed) return;
+    if (!this.early && this.pending.length === 0 && !this.res.writableNeedDrain) this.finish();
+    else this.disconnect();
+  }
+
+  /**
+   * Sends the head (with the security headers: a hijacked reply skips Fastify's hooks' headers)
+   * and the retry hint, and starts the keep-alive pings. False when the client has already left.
+   */
+  private open(): boolean {
+    // A client that left while the request was being handled gets no 'close' event any more.
+    if (!this.res.socket || this.res.socket.destroyed) {
+      this.cleanup();
+      return false;
+    }
+    // No `Connection` header of our own: Node answers `keep-alive` to a client that keeps its
+    // connection and `close` (and closes it after the last event) to one that sent `Connection: close`
+    // or speaks HTTP/1.0; a fixed `keep-alive` would hold such a client's socket open after the run.
+    this.res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'x-accel-buffering': 'no',
+    });
+    this.res.write(`retry: ${SSE_RETRY_MS}\n\n`);
+    this.res.on('drain', () => this.flush());
+    this.res.once('close', () => this.cleanup());
+    this.ping = setInterval(() => {
+      if (this.pending.length === 0 && !this.res.writableNeedDrain) this.res.write(': ping\n\n');
+    }, this.pingIntervalMs);
+    return true;
+  }
+
+  /** Writes pending events while the socket takes them; ends the stream when the run has ended. */
+  private flush(): void {
+    while (this.pending.length > 0 && !this.res.writableNeedDrain && !this.closed) {
+      const frame = this.pending.shift()!;
+      if (this.catchUp > 0) this.catchUp--;
+      else this.behindBytes -= frame.length;
+      this.res.write(frame);
+    }
+    if (this.ending && this.pending.length === 0) this.finish();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.res.end();
+    this.cleanup();
+  }
+
+  private disconnect(): void {
+    this.res.destroy();
+    this.cleanup();
+  }
+
+  private cleanup(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.early = null;
+    this.pending = [];
+    clearInterval(this.ping);
+    for (const fn of this.onClose.splice(0)) fn();
+  }
+}

@@ -1,0 +1,32 @@
+/** JSON schemas of the sessions resource. */
+import { nullableString, timestamp } from '../schemas.js';
+
+export const MAX_SESSION_NAME_CHARS = 200;
+
+export const sessionSchema = {
+  type: 'object',
+  required: ['id', 'name', 'provider', 'created_at', 'last_used_at', 'turn_count'],
+  properties: {
+    id: { type: 'string' },
+    name: nullableString,
+    provider: { type: 'string', description: 'provider used when a request names none' },
+    created_at: timestamp,
+    last_used_at: timestamp,
+    turn_count: { type: 'integer', description: 'turns stored through this session' },
+  },
+} as const;
+
+export const turnSchema = {
+  type: 'object',
+  required: ['id', 'session_id', 'role', 'content', 'provider', 'timestamp', 'pinned'],
+  properties: {
+    id: { type: 'string' },
+    session_id: { type: 'string' },
+    role: { type: 'string', enum: ['user', 'assistant', 'system', 'tool'] },
+    content: { type: 'string' },
+    provider: nullableString,
+    timestamp,
+    pinned: { type: 'boolean' },
+  },
+} as const;
+
