@@ -87,7 +87,7 @@ export interface App {
   diagnostics(): Promise<DiagnosticsReport>;
   /** The generated API key when this start bootstrapped a new config file. */
   readonly bootstrapKey: string | null;
-  /** Start listening; resolves with the base URL (`http://host:port`). */
+  /** Start listening; resolves with the base URL (`http://host:port`). When it fails, what it had started is stopped again with the rest of the app. */
   listen(): Promise<string>;
   readonly url: string;
   readonly port: number;

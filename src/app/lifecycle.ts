@@ -30,11 +30,6 @@ export class Lifecycle {
     for (const part of this.parts) if (!part.start) this.started.add(part);
   }
 
-  /** The parts' names in start order. */
-  get order(): string[] {
-    return this.parts.map((part) => part.name);
-  }
-
   /** Starts the parts of `phase` in order; a failure stops everything started so far, then throws. */
   async start(phase: LifecyclePhase): Promise<void> {
     for (const part of this.parts) {
