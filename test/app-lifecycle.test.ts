@@ -44,5 +44,4 @@ describe('the app lifecycle', () => {
     const again = await open({});
     expect(await again.listen()).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
-
 });
