@@ -1,19 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { URL_FILE } from './app.js';
+import { serviceTools } from './app/gateway.js';
+import { URL_FILE } from './app/http.js';
 import { ConfigError } from './config/errors.js';
 import { homeProblem, loadConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { diagnose, type Check, type DiagnosticsReport } from './diagnostics/index.js';
+import { diagnose, storedDiagnosticsParts, type Check, type DiagnosticsReport } from './diagnostics/index.js';
 import { buildReport } from './diagnostics/report.js';
 import { SECTION_KEYS } from './diagnostics/types.js';
 import { createClient } from './gateway/index.js';
-import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { NetworkPolicy } from './policy/index.js';
 import { jobSummary, MAX_JOBS } from './scheduler/index.js';
 import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
 import type { Storage } from './storage/types.js';
-import { createToolRegistry } from './tools/index.js';
 import { createMemoryLogger } from './log.js';
 
 export interface DoctorResult {
@@ -133,21 +132,19 @@ async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openS
   }
   const redisUrl = config.storage.redis_url;
   try {
-    const memory = storage.turns;
     const noRequests: GatewayClientFactory = () => {
       throw new Error('agentd doctor sends no requests');
     };
     // Awaited here: the finally below closes the storage the checks read.
     return await diagnose({
-      config, home: loaded.home, configPath: loaded.configPath, apiKeyFromEnv: loaded.apiKeyFromEnv, storage, memory, checkIntegrity: true,
+      ...storedDiagnosticsParts(loaded, storage), checkIntegrity: true,
       providers: createProviderRegistry({ config, env, gatewayClientFactory: noRequests }),
-      tools: createToolRegistry({ gatewayClientFactory: noRequests, extraTools: [createMemorySearchTool(memory, { channelScope: config.tools.memory_search_scope })] }),
+      tools: serviceTools(config, storage.turns, noRequests),
       webhook: config.webhook.enabled
         ? { enabled: true, listening: null, host: config.webhook.host, port: config.webhook.port, secretSet: config.webhook.secret !== '' }
         : null,
       scheduler: { jobs: async () => (await storage.jobs.list({ limit: MAX_JOBS, offset: 0 })).jobs.map(jobSummary), firing: null, now: Date.now() },
       runtime: { uptimeSeconds: 0, sessions: async () => 0, runsInFlight: 0 },
-      pendingApprovals: () => storage.approvals.list({ pendingOnly: true, limit: 100 }),
       // Offline there is time to walk the whole chain now.
       audit: { stats: () => storage.audit.stats(), chain: async () => ({ verdict: await storage.audit.verify(), checkedAt: Date.now() }) },
       // The probe reports through its check, not through log lines.

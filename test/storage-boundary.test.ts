@@ -5,11 +5,11 @@ import { expect, it } from 'vitest';
 
 /**
  * The storage seam: the domain sees store interfaces only. The drivers (better-sqlite3, pg) are
- * imported under src/storage/ alone, and only the composition roots (app.ts, cli.ts, through
+ * imported under src/storage/ alone, and only the composition roots (app/storage.ts, cli.ts, through
  * storage/open.ts or directly) pick a backend.
  */
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
-const COMPOSITION_ROOTS = new Set(['app.ts', 'cli.ts']);
+const COMPOSITION_ROOTS = new Set([join('app', 'storage.ts'), 'cli.ts']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -45,5 +45,5 @@ it('finds what it looks for (the scanner itself works)', () => {
   expect(found).toContain(join('storage', 'sqlite', 'database.ts'));
   expect(sources(SRC).filter((file) => imports(file).includes('pg')).map((file) => relative(SRC, file))).toContain(join('storage', 'postgres', 'database.ts'));
   expect(imports(join(SRC, 'cli.ts'))).toContain('./storage/sqlite/index.js');
-  expect(imports(join(SRC, 'app.ts'))).toContain('./storage/open.js');
+  expect(imports(join(SRC, 'app', 'storage.ts'))).toContain('../storage/open.js');
 });

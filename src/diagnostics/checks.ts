@@ -44,7 +44,8 @@ export interface DiagnosticsInput {
   approvals: { pending: number; oldestCreatedAt: string | null };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** Bind addresses only this machine reaches: anything else needs a proxy with TLS and access control in front. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
 const check = (name: string, status: Check['status'], summary: string, remediation?: string): Check =>
   remediation ? { name, status, summary, remediation } : { name, status, summary };
 
@@ -54,7 +55,7 @@ export function webChecks(input: DiagnosticsInput): Check[] {
     api.api_key === ''
       ? check('api_key', 'error', 'no API key is configured: every request is refused with 401', 'set api.api_key in the config or SERVICE_API_KEY in the environment (agentd init writes a fresh one)')
       : check('api_key', 'ok', `API key configured${input.apiKeyFromEnv ? ' (from SERVICE_API_KEY)' : ''}`),
-    LOOPBACK.has(api.host)
+    LOOPBACK_HOSTS.has(api.host)
       ? check('bind', 'ok', `REST API bound to loopback ${api.host}:${api.port}`)
       : check('bind', 'warn', `REST API bound to non-loopback ${api.host}`, 'bind to 127.0.0.1 and put a TLS reverse proxy with access control in front'),
     api.trust_proxy
@@ -78,7 +79,7 @@ function webhookChecks(input: DiagnosticsInput): Check[] {
     ? check('webhook_secret', 'ok', 'webhook requests must carry an HMAC signature')
     : check(
         'webhook_secret',
-        LOOPBACK.has(hook.host) ? 'warn' : 'error',
+        LOOPBACK_HOSTS.has(hook.host) ? 'warn' : 'error',
         'webhook secret is empty: unsigned requests are accepted',
         'set webhook.secret and sign requests with X-Service-Signature: sha256=<hex HMAC>',
       );

@@ -1,10 +1,11 @@
 import type { ChainReport } from '../audit/chain-status.js';
 import type { AuditStats } from '../audit/types.js';
+import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { RedisHealth } from '../coordination/redis-health.js';
 import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/index.js';
-import type { StorageHealth } from '../storage/types.js';
+import type { Storage, StorageHealth } from '../storage/types.js';
 import type { JobRecord } from '../scheduler/types.js';
 import type { McpServerStatus } from '../mcp/index.js';
 import type { ToolRegistry } from '../tools/index.js';
@@ -36,6 +37,20 @@ export interface DiagnosticsParts {
   /** Approvals waiting for a decision, newest first. */
   pendingApprovals: () => Promise<{ created_at: string }[]>;
   now?: () => number;
+}
+
+/**
+ * The parts the running service's report and `agentd doctor`'s read alike, from the config and the
+ * stores; the rest (webhook, scheduler, runtime, audit chain, Redis, MCP) each side knows its own way.
+ */
+export function storedDiagnosticsParts(
+  loaded: Pick<LoadedConfig, 'config' | 'home' | 'configPath' | 'apiKeyFromEnv'>, storage: Storage,
+): Pick<DiagnosticsParts, 'config' | 'home' | 'configPath' | 'apiKeyFromEnv' | 'storage' | 'memory' | 'pendingApprovals'> {
+  return {
+    config: loaded.config, home: loaded.home, configPath: loaded.configPath || null, apiKeyFromEnv: loaded.apiKeyFromEnv,
+    storage, memory: storage.turns,
+    pendingApprovals: () => storage.approvals.list({ pendingOnly: true, limit: 100 }),
+  };
 }
 
 /**

@@ -2,6 +2,8 @@ import type { StorageHealth } from '../storage/types.js';
 import { gatewayChecks, memoryChecks, policyChecks, postgresCheck, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
 import { auditCheck } from './audit.js';
 import { collectDiagnosticsInput, type DiagnosticsParts } from './collect.js';
+export { storedDiagnosticsParts } from './collect.js';
+export { logStartupChecks, startupChecks, type StartupFacts } from './startup-checks.js';
 import { buildReport } from './report.js';
 import { schedulerChecks } from './scheduler-checks.js';
 import { SECTION_KEYS, type DiagnosticsReport } from './types.js';
