@@ -5,7 +5,7 @@ import { ControlError, type ControlErrorCode } from '../controls/errors.js';
 import { SchedulerError, type SchedulerErrorCode } from '../scheduler/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
-import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType, type ErrorCode } from './errors.js';
+import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType, type ErrorCode } from '../listener/errors.js';
 
 /** The agent runtime's failures in the catalogue; its messages are written for the operator. */
 const AGENT_CODES: Record<AgentErrorCode, ErrorCode> = {

@@ -1,6 +1,6 @@
 import type { ChannelInbox } from '../../agent/channel-dispatcher.js';
 import type { Logger } from '../../log.js';
-import { newId } from '../../security/tokens.js';
+import { newId } from '../../security/ids/tokens.js';
 import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
 import type { InboxStore } from './types.js';
 

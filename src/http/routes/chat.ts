@@ -1,4 +1,4 @@
-import { errorSchema, ok, okSchema } from '../envelope.js';
+import { errorSchema, ok, okSchema } from '../../listener/envelope.js';
 import { costSchema, turnBodySchema } from './agent-schemas.js';
 import { auditBusy } from './busy-audit.js';
 import type { RouteContext, RouteInstance } from './context.js';

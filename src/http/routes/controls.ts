@@ -1,5 +1,5 @@
 import { actorOf } from '../actor.js';
-import { ok, okSchema } from '../envelope.js';
+import { ok, okSchema } from '../../listener/envelope.js';
 import type { RouteContext, RouteInstance } from './context.js';
 import { confirmField, controlListSchema, controlResultSchema } from './scheduler-schemas.js';
 

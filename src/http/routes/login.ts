@@ -1,7 +1,7 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import { apiKeyChecker } from '../auth.js';
-import { ok, okSchema } from '../envelope.js';
+import { ok, okSchema } from '../../listener/envelope.js';
 import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH } from '../../console/assets.js';
 import { loginPage } from '../../console/pages.js';
 import { sendHtml, webSessionOf } from '../pipeline.js';

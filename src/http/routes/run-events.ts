@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, invalidField } from '../errors.js';
+import { ApiError, invalidField } from '../../listener/errors.js';
 import { idParams, runEventSchema } from './agent-schemas.js';
 import type { RouteContext, RouteInstance } from './context.js';
 import { SseViewer } from './sse-viewer.js';
