@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChannelDispatcher, type ChannelRunner } from '../src/agent/channel-dispatcher.js';
+import { ChannelDispatcher, type ChannelRunner } from '../src/channels/dispatcher.js';
 import type { RunRecord } from '../src/agent/types.js';
 import { DurableInbox } from '../src/channels/inbox/durable-inbox.js';
 import { createMemoryLogger } from '../src/log.js';

@@ -1,4 +1,4 @@
-import { ChannelDispatcher, type ChannelRunner } from '../agent/channel-dispatcher.js';
+import { ChannelDispatcher, type ChannelRunner } from './dispatcher.js';
 import type { AuditSink } from '../audit/types.js';
 import type { Config } from '../config/schema.js';
 import type { WebhookState } from '../diagnostics/index.js';

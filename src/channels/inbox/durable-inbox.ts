@@ -1,4 +1,4 @@
-import type { ChannelInbox } from '../../agent/channel-dispatcher.js';
+import type { ChannelInbox } from '../dispatcher.js';
 import type { Logger } from '../../log.js';
 import { newId } from '../../security/ids/tokens.js';
 import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
