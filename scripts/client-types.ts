@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.js';
 import { createMemoryLogger } from '../src/log.js';
-import { randomToken } from '../src/security/tokens.js';
+import { randomToken } from '../src/security/ids/tokens.js';
 import { OPENAPI_TYPES_FILE, renderOpenApiTypes } from './openapi-types.js';
 
 /**

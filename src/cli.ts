@@ -13,7 +13,7 @@ import { doctorReport } from './doctor.js';
 import { configJsonSchema } from './config/schema.js';
 import type { DiagnosticsReport } from './diagnostics/index.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log.js';
-import { randomToken } from './security/tokens.js';
+import { randomToken } from './security/ids/tokens.js';
 import type { Config } from './config/schema.js';
 import { redactServiceUrl, withoutPassword } from './config/service-url.js';
 import { acquireHomeLock } from './storage/home-lock.js';

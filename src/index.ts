@@ -7,7 +7,7 @@ export type { AuditEvent, AuditInput, AuditSink } from './audit/types.js';
 export type { AgentRuntime, ChatReply, CostSummary, TurnRequest } from './agent/runtime.js';
 export type { ApiSession, RunCost, RunEvent, RunEventName, RunRecord, RunStatus } from './agent/types.js';
 export type { RunViewer } from './agent/fan-out.js';
-export type { RateDecision, RateLimiter } from './security/rate-limiter.js';
+export type { RateDecision, RateLimiter } from './security/rate-limit/rate-limiter.js';
 export type { Scheduler, JobInput, JobRecord, JobState, FireStatus, SkipReason } from './scheduler/index.js';
 export { WebhookChannel, computeSignature, type WebhookChannelOptions, type WebhookMessage } from './channels/webhook/index.js';
 export {

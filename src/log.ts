@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
-import { censor } from './security/secrets.js';
+import { censor } from './security/secrets/secrets.js';
 
 /** What a line may carry besides its message. */
 export interface LogFields {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE } from '../src/http/errors.js';
+import { ERROR_CATALOGUE } from '../src/listener/errors.js';
 import { postJson } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { startChannel, stopChannels } from './helpers/webhook.js';

@@ -31,6 +31,13 @@ function reaches(graph: Map<string, string[]>, from: string, to: string): boolea
   return false;
 }
 
+/** `file -> imported file` for each import from a module in folder `from` of a module in folder `to`. */
+function importsFrom(graph: Map<string, string[]>, from: string, to: string): string[] {
+  const inFolder = (file: string, folder: string) => file.startsWith(join(SRC, folder) + '/');
+  return [...graph].filter(([file]) => inFolder(file, from))
+    .flatMap(([file, imports]) => imports.filter((next) => inFolder(next, to)).map((next) => `${file.slice(SRC.length + 1)} -> ${next.slice(SRC.length + 1)}`));
+}
+
 describe('import graph', () => {
   it('has no cycle between providers and tools: shared contracts live apart from both', () => {
     const graph = importGraph();
@@ -38,6 +45,15 @@ describe('import graph', () => {
     // The offline provider uses the tools' expression parser; the reverse direction must not exist.
     expect(reaches(graph, 'providers', 'tools')).toBe(true);
     expect(reaches(graph, 'tools', 'providers')).toBe(false);
+  });
+
+  it('keeps the listeners\' shared layer below http: listener/ reaches nothing of http/, channels/ imports nothing from it', () => {
+    const graph = importGraph();
+    expect(reaches(graph, 'listener', 'http')).toBe(false);
+    // Direct imports only: storage still declares the web-session store's type in http/, and channels use storage's ports.
+    expect(importsFrom(graph, 'channels', 'http')).toEqual([]);
+    // The check itself sees such an import.
+    expect(importsFrom(graph, 'http', 'listener').length).toBeGreaterThan(0);
   });
 
   it('defines GatewayCategory once', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canonicalJson, sha256Hex } from '../src/security/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../src/security/ids/canonical-json.js';
 import { startFakeOpenAI, type FakeLlmServer } from './fakes/openai-server.js';
 import { eventually, finishedRun, json, postJson, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';

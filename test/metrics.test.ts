@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SECURITY_HEADERS } from '../src/security/headers.js';
+import { SECURITY_HEADERS } from '../src/listener/headers.js';
 import { eventually, heldTool, json, postJson, rawGet, readEvents, startAppWithFakeOpenAI, startRun } from './helpers/agent.js';
 import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { METRIC_FAMILIES } from '../src/http/resources/metrics/index.js';
-import { HTML_SECURITY_HEADERS } from '../src/security/headers.js';
+import { HTML_SECURITY_HEADERS } from '../src/listener/headers.js';
 
 const README = readFileSync('README.md', 'utf8');
 const PKG = JSON.parse(readFileSync('package.json', 'utf8')) as { files: string[]; engines: { node: string } };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChannelDispatcher, type ChannelRunner } from '../src/agent/channel-dispatcher.js';
+import { ChannelDispatcher, type ChannelRunner } from '../src/channels/dispatcher.js';
 import type { RunRecord } from '../src/agent/types.js';
 import { DurableInbox } from '../src/channels/inbox/durable-inbox.js';
 import { createMemoryLogger } from '../src/log.js';
@@ -60,7 +60,7 @@ describe.skipIf(postgresTestUrl === null)('webhook messages while the database c
       },
       whenRunFinished: async (runId) => ({ run_id: runId, response: 'done' }) as RunRecord,
     };
-    const dispatcher = new ChannelDispatcher({ inbox, runner, sessionPrefix: 'webhook', log, pollIntervalMs: 20 });
+    const dispatcher = new ChannelDispatcher({ inbox, runner, sessionPrefix: 'webhook', log });
     expect(await inbox.accept({ content: 'what is 6*7?', sender: 'ci', metadata: { webhook_headers: {} }, received_at: new Date().toISOString() }, 'delivery-1'))
       .toBe('queued');
     await inbox.recover();

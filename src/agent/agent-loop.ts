@@ -2,8 +2,8 @@ import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
 import type { NewTurn, TurnStore } from '../memory/types.js';
 import type { ChatMessage, CompletionResult, Provider, ToolCall } from '../providers/types.js';
-import { withoutNul } from '../security/nul.js';
-import { censor } from '../security/secrets.js';
+import { withoutNul } from '../security/input/nul.js';
+import { censor } from '../security/secrets/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { TurnOrigin } from '../tools/types.js';
 import type { CostMeter } from './cost-meter.js';
@@ -156,7 +156,7 @@ export class AgentLoop {
       signal.throwIfAborted();
 
       if (result.toolCalls.length === 0) {
-        // NUL from the model is replaced, on every backend alike: PostgreSQL cannot store it (security/nul.ts).
+        // NUL from the model is replaced, on every backend alike: PostgreSQL cannot store it (security/input/nul.ts).
         return { response: withoutNul(censor(result.text)), resolvedProvider: provider.name, toolsUsed: used, cost: total };
       }
       messages.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });

@@ -1,5 +1,5 @@
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
-import { censor } from '../security/secrets.js';
+import { censor } from '../security/secrets/secrets.js';
 import { StorageFullError, StorageUnavailableError } from '../storage/errors.js';
 
 /**

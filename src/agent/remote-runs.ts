@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log.js';
+import { RunAgain } from '../util/run-again.js';
 import { AgentError, runFinished, runNotFound } from './errors.js';
 import { FanOut, type RunViewer } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
@@ -31,8 +32,7 @@ interface Mirror {
   ended: boolean;
   unsubscribe: () => void;
   poll: NodeJS.Timeout | undefined;
-  syncing: Promise<void> | null;
-  syncAgain: boolean;
+  reads: RunAgain;
   /** The last read of the stored log failed (logged once, until a read works again). */
   readFailing: boolean;
 }
@@ -132,7 +132,8 @@ export class RemoteRuns {
 
   private async open(runId: string): Promise<Mirror> {
     const mirror: Mirror = {
-      runId, events: [], closed: false, ended: false, unsubscribe: () => {}, poll: undefined, syncing: null, syncAgain: false, readFailing: false,
+      runId, events: [], closed: false, ended: false, unsubscribe: () => {}, poll: undefined, readFailing: false,
+      reads: new RunAgain(() => this.readStored(mirror)),
       fanOut: new FanOut((_viewer, error) => this.options.log.warn(`dropped a viewer of run ${runId}: ${(error as Error)?.message ?? String(error)}`)),
     };
     // Subscribed before the store is read: an event committed in between arrives on the bus.
@@ -153,26 +154,22 @@ export class RemoteRuns {
 
   /** Reads the stored log after the last event taken; serialised, and run again when asked meanwhile. */
   private sync(mirror: Mirror): Promise<void> {
-    if (mirror.syncing) {
-      mirror.syncAgain = true;
-      return mirror.syncing;
+    return mirror.reads.run();
+  }
+
+  /** One read of the stored log; false (no further read now) when it failed or the mirror closed. */
+  private async readStored(mirror: Mirror): Promise<boolean> {
+    let events: RunEvent[];
+    try {
+      events = await this.options.store.events(mirror.runId, mirror.events.at(-1)?.id ?? 0);
+    } catch (error) {
+      if (!mirror.readFailing) this.options.log.warn(`could not read the events of run ${mirror.runId} (trying again every ${this.pollMs} ms): ${(error as Error)?.message ?? String(error)}`);
+      mirror.readFailing = true;
+      return false;
     }
-    mirror.syncing = (async () => {
-      do {
-        mirror.syncAgain = false;
-        let events: RunEvent[];
-        try {
-          events = await this.options.store.events(mirror.runId, mirror.events.at(-1)?.id ?? 0);
-        } catch (error) {
-          if (!mirror.readFailing) this.options.log.warn(`could not read the events of run ${mirror.runId} (trying again every ${this.pollMs} ms): ${(error as Error)?.message ?? String(error)}`);
-          mirror.readFailing = true;
-          return;
-        }
-        mirror.readFailing = false;
-        for (const event of events) this.take(mirror, event);
-      } while (mirror.syncAgain && !mirror.closed);
-    })().finally(() => (mirror.syncing = null));
-    return mirror.syncing;
+    mirror.readFailing = false;
+    for (const event of events) this.take(mirror, event);
+    return !mirror.closed;
   }
 
   private take(mirror: Mirror, event: RunEvent): void {

@@ -1,11 +1,11 @@
-import { withoutNul } from '../security/nul.js';
+import { withoutNul } from '../security/input/nul.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
 import type { Provider } from '../providers/types.js';
-import { redact } from '../security/redact.js';
-import { censor } from '../security/secrets.js';
-import { newId } from '../security/tokens.js';
+import { redact } from '../security/secrets/redact.js';
+import { censor } from '../security/secrets/secrets.js';
+import { newId } from '../security/ids/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
 import { RunClosedError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
 import { FanOut, type RunViewer } from './fan-out.js';
@@ -428,7 +428,7 @@ export class RunRegistry {
     record.status = outcome.status;
     record.finished_at = isoNow(this.now);
     record.response = outcome.response ?? null;
-    // An upstream's error message may hold NUL, which PostgreSQL cannot store (security/nul.ts).
+    // An upstream's error message may hold NUL, which PostgreSQL cannot store (security/input/nul.ts).
     record.error = outcome.error === undefined ? null : withoutNul(outcome.error);
     const cost: RunCost = { ...record.cost };
     // Every terminal event carries the run's summary, failures included: a run that failed after

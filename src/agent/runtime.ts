@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { TurnStore } from '../memory/types.js';
 import type { ProviderRegistry } from '../providers/registry.js';
-import { newId } from '../security/tokens.js';
+import { newId } from '../security/ids/tokens.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop, type ToolApproval } from './agent-loop.js';
 import { CostMeter } from './cost-meter.js';

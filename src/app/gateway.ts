@@ -9,7 +9,7 @@ import { createMemorySearchTool } from '../memory/memory-search-tool.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import type { NetworkPolicy } from '../policy/network-policy.js';
 import { createProviderRegistry, DefaultProviderSetting, type GatewayClientFactory } from '../providers/index.js';
-import { KnownSecrets } from '../security/known-secrets.js';
+import { KnownSecrets } from '../security/secrets/known-secrets.js';
 import type { Storage } from '../storage/types.js';
 import { createToolRegistry, type ToolRegistry } from '../tools/index.js';
 import type { LateBound } from './late-bound.js';

@@ -19,7 +19,7 @@ import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import { liveEvictionWarning, SlidingWindowRateLimiter } from '../security/rate-limiter.js';
+import { liveEvictionWarning, SlidingWindowRateLimiter } from '../security/rate-limit/rate-limiter.js';
 import type { Storage } from '../storage/types.js';
 import type { ToolRegistry } from '../tools/index.js';
 import { VERSION } from '../version.js';

@@ -3,7 +3,7 @@ import { tempAudit, type TempAudit } from '../../test/helpers/audit.js';
 import { eventually } from '../../test/helpers/agent.js';
 import { createMemoryLogger } from '../log.js';
 import type { Denial } from '../policy/destination.js';
-import { KnownSecrets } from '../security/known-secrets.js';
+import { KnownSecrets } from '../security/secrets/known-secrets.js';
 import { Approvals, type ApprovalsOptions } from './approvals.js';
 
 /**

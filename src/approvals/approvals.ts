@@ -1,8 +1,8 @@
 import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
 import type { ApprovalAsk, Approver } from '../policy/approver.js';
-import { constantTimeEqual } from '../security/compare.js';
-import { newId } from '../security/tokens.js';
+import { constantTimeEqual } from '../security/secrets/compare.js';
+import { newId } from '../security/ids/tokens.js';
 import { ApprovalError } from './errors.js';
 import { isChannelSession, networkGrant, toolGrant, type Grant } from './grant.js';
 import { networkRequest, toolRequest, type ExactRequest, type RequestKeys } from './request-text.js';

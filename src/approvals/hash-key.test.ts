@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/errors.js';
-import { KnownSecrets } from '../security/known-secrets.js';
+import { KnownSecrets } from '../security/secrets/known-secrets.js';
 import { HASH_KEY_FILE, loadRequestHashKey } from './hash-key.js';
 import { toolRequest } from './request-text.js';
 

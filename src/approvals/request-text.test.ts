@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../security/canonical-json.js';
-import { KnownSecrets } from '../security/known-secrets.js';
+import { canonicalJson } from '../security/ids/canonical-json.js';
+import { KnownSecrets } from '../security/secrets/known-secrets.js';
 import { fold, MAX_REQUEST_TEXT, networkRequest, toolRequest, type RequestKeys } from './request-text.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -1,8 +1,8 @@
-import { canonicalJson } from '../security/canonical-json.js';
-import type { KnownSecrets } from '../security/known-secrets.js';
-import { redact } from '../security/redact.js';
-import { redactUrl } from '../security/redact-url.js';
-import { censor } from '../security/secrets.js';
+import { canonicalJson } from '../security/ids/canonical-json.js';
+import type { KnownSecrets } from '../security/secrets/known-secrets.js';
+import { redact } from '../security/secrets/redact.js';
+import { redactUrl } from '../security/secrets/redact-url.js';
+import { censor } from '../security/secrets/secrets.js';
 import { requestDigest } from './hash-key.js';
 
 /** The request an approval is about: what the operator reads, what the audit log keeps, and the digest the decision is bound to. */

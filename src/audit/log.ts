@@ -1,5 +1,5 @@
-import { redact } from '../security/redact.js';
-import { newId } from '../security/tokens.js';
+import { redact } from '../security/secrets/redact.js';
+import { newId } from '../security/ids/tokens.js';
 import {
   PRUNED_EVENT_TYPE, type AuditEvent, type AuditInput, type AuditPage, type AuditQuery, type AuditSink, type AuditStats, type AuditStore,
   type AuditTimeRange, type ChainedAuditEvent, type ChainVerdict,

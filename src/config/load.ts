@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { z } from 'zod';
-import { randomToken } from '../security/tokens.js';
+import { randomToken } from '../security/ids/tokens.js';
 import { ConfigError } from './errors.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import { redactUrl } from '../security/redact-url.js';
+import { redactUrl } from '../security/secrets/redact-url.js';
 
 /**
  * A command that has not answered within this is failed: the request waiting on it is refused

@@ -1,4 +1,4 @@
-import type { RateDecision, RateLimiter } from '../security/rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../security/rate-limit/rate-limiter.js';
 import type { RedisConnection } from './redis-connection.js';
 
 /**

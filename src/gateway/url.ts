@@ -52,4 +52,4 @@ function appendQuery(url: URL, query: Query): void {
 }
 
 /** Shared with the rest of the service's redaction (audit details, run events). */
-export { redactUrl } from '../security/redact-url.js';
+export { redactUrl } from '../security/secrets/redact-url.js';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { secretMatcher } from '../security/compare.js';
+import { secretMatcher } from '../security/secrets/compare.js';
 
 /**
  * What `offeredApiKey` returns for a credential that was offered but cannot be right: an

@@ -1,4 +1,4 @@
-import { ApiError, type ErrorCode } from './errors.js';
+import { ApiError, type ErrorCode } from '../listener/errors.js';
 
 /** A domain error class; its subclasses are answered as it is. */
 export type ErrorClass<E extends Error = Error> = abstract new (...args: never[]) => E;

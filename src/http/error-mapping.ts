@@ -3,7 +3,7 @@ import { AgentError } from '../agent/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
 import { codedErrors, errorEntry, type ErrorEntry } from './error-entries.js';
-import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType } from './errors.js';
+import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType } from '../listener/errors.js';
 import { RESOURCES } from './resources/index.js';
 
 /** Domain errors the routes of several resources raise; each resource lists those only its own routes do. */

@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify';
-import { errorSchema } from './envelope.js';
+import { errorSchema } from '../listener/envelope.js';
 
 type Json = Record<string, unknown>;
 

@@ -4,13 +4,13 @@ import type { AuditSampler } from '../audit/sampler.js';
 import type { AuditInput, AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
-import { clientIp } from '../security/client-ip.js';
-import { constantTimeEqual } from '../security/compare.js';
-import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../security/headers.js';
-import { NUL_REFUSED, nulField } from '../security/nul.js';
-import type { RateDecision, RateLimiter } from '../security/rate-limiter.js';
+import { clientIp } from '../listener/client-ip.js';
+import { constantTimeEqual } from '../security/secrets/compare.js';
+import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../listener/headers.js';
+import { NUL_REFUSED, nulField } from '../security/input/nul.js';
+import type { RateDecision, RateLimiter } from '../security/rate-limit/rate-limiter.js';
 import { apiKeyChecker, offeredApiKey, UNUSABLE_CREDENTIAL } from './auth.js';
-import { ApiError, coordinationUnavailable, expectationFailed, forbidden, invalidField, rateLimited, shuttingDown, unauthorized } from './errors.js';
+import { ApiError, coordinationUnavailable, expectationFailed, forbidden, invalidField, rateLimited, shuttingDown, unauthorized } from '../listener/errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
 
@@ -176,7 +176,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
 /**
  * A path or query parameter holding NUL (`%00`), refused before any handler or store sees it (see
- * security/nul.ts; bodies are checked by their parsers). Only a URL with `%00` is looked into.
+ * security/input/nul.ts; bodies are checked by their parsers). Only a URL with `%00` is looked into.
  */
 function nulInUrl(request: FastifyRequest): ApiError | null {
   if (!(request.raw.url ?? '').includes('%00')) return null;

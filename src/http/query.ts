@@ -1,4 +1,4 @@
-import { invalidField } from './errors.js';
+import { invalidField } from '../listener/errors.js';
 
 /**
  * Parse a `limit`-style query value: absent → `fallback`; not an integer → 400; otherwise clamped

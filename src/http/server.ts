@@ -2,17 +2,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { pinoFor, type Logger } from '../log.js';
-import { answerAndClose, answeredAndClosing, rawErrorResponse, refusedHead, type ParserError } from '../security/raw-error.js';
-import { clientAskedToClose, drainBeforeClosing } from '../security/drain-body.js';
-import { closeAfterUpgradeRequest } from '../security/upgrade-requests.js';
-import { errorBody } from './envelope.js';
+import { answerAndClose, answeredAndClosing, rawErrorResponse, refusedHead, type ParserError } from '../listener/raw-error.js';
+import { clientAskedToClose, drainBeforeClosing } from '../listener/drain-body.js';
+import { closeAfterUpgradeRequest } from '../listener/upgrade-requests.js';
+import { errorBody } from '../listener/envelope.js';
 import { asApiError } from './error-mapping.js';
-import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from './errors.js';
+import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from '../listener/errors.js';
 import { OpenApiCollector } from './openapi.js';
 import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type Pipeline, type PipelineOptions } from './pipeline.js';
 import { RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
-import { NUL_REFUSED, nulField } from '../security/nul.js';
+import { NUL_REFUSED, nulField } from '../security/input/nul.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

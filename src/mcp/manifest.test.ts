@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sha256Hex } from '../security/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../security/ids/canonical-json.js';
 import { diffManifests, manifestOf, refusalOf, RECORD_DESCRIPTION_CHARS, RECORD_TOTAL_CHARS, summarizeDiff, type ManifestTool } from './manifest.js';
 import { lineDiff, reviewOf, reviewText } from './manifest-review.js';
 

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex as sha256 } from '../security/canonical-json.js';
+import { canonicalJson, sha256Hex as sha256 } from '../security/ids/canonical-json.js';
 import { wireToolName } from '../contracts/tool-spec.js';
 
 /** What a server says about one tool: what the model is told and what arguments it may pass. */

@@ -4,7 +4,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import type { AuditSink } from '../audit/types.js';
 import type { McpServerConfig } from '../config/schema.js';
 import { findGatewayError } from '../contracts/gateway-port.js';
-import { censor } from '../security/secrets.js';
+import { censor } from '../security/secrets/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { VERSION } from '../version.js';
 import { diffManifests, manifestOf, refusalOf, summarizeDiff, type Manifest, type ManifestTool } from './manifest.js';

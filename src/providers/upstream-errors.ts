@@ -1,4 +1,4 @@
-import { censor, REDACTED } from '../security/secrets.js';
+import { censor, REDACTED } from '../security/secrets/secrets.js';
 import { ProviderRequestError } from './errors.js';
 import { findGatewayError } from '../contracts/gateway-port.js';
 

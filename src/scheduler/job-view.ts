@@ -1,4 +1,4 @@
-import { censor } from '../security/secrets.js';
+import { censor } from '../security/secrets/secrets.js';
 import { TASK_HEAD_CHARS, type JobListing, type JobRecord, type JobSummary } from './types.js';
 
 /** Characters of a task a list shows; the rest is on GET /scheduler/jobs/{id}. */

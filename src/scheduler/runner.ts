@@ -1,7 +1,7 @@
 import { AgentError, failureMessage } from '../agent/errors.js';
 import { isFinished, type RunRecord } from '../agent/types.js';
 import type { Logger } from '../log.js';
-import { newId } from '../security/tokens.js';
+import { newId } from '../security/ids/tokens.js';
 import { parseActiveHours, withinActiveHours } from './active-hours.js';
 import type { JobAudit } from './audit.js';
 import { planFire } from './plan.js';

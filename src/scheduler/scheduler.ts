@@ -1,6 +1,6 @@
 import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
-import { newId } from '../security/tokens.js';
+import { newId } from '../security/ids/tokens.js';
 import { JobAudit } from './audit.js';
 import { jobNotFound, quote, SchedulerError } from './errors.js';
 import { validateJobInput, type JobInput } from './job-input.js';

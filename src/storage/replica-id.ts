@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newId } from '../security/tokens.js';
+import { newId } from '../security/ids/tokens.js';
 
 /** The file in the home folder that names this replica. */
 export const REPLICA_ID_FILE = 'agentd.replica';

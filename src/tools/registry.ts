@@ -1,4 +1,4 @@
-import { censor } from '../security/secrets.js';
+import { censor } from '../security/secrets/secrets.js';
 import { wireToolName, type ToolSpec } from '../contracts/tool-spec.js';
 import type { ToolContext, ToolDefinition } from './types.js';
 import { argsValidatorCompiler, type ArgsValidator } from './validate-args.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createApp, type App, type CreateAppOptions } from '../../src/app.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { createMemoryLogger } from '../../src/log.js';
-import { randomToken } from '../../src/security/tokens.js';
+import { randomToken } from '../../src/security/ids/tokens.js';
 import { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import type { SqliteDatabase } from '../../src/storage/sqlite/database.js';
 

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { describe } from 'vitest';
-import { randomToken } from '../../src/security/tokens.js';
+import { randomToken } from '../../src/security/ids/tokens.js';
 import { REDIS_TEST_ENV } from './redis-env.js';
 import { tcpRelay } from './tcp-relay.js';
 

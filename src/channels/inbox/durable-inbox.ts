@@ -1,6 +1,7 @@
-import type { ChannelInbox } from '../../agent/channel-dispatcher.js';
+import type { ChannelInbox } from '../dispatcher.js';
 import type { Logger } from '../../log.js';
-import { newId } from '../../security/tokens.js';
+import { RunAgain } from '../../util/run-again.js';
+import { newId } from '../../security/ids/tokens.js';
 import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
 import type { InboxStore } from './types.js';
 
@@ -69,10 +70,15 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
   private readonly capacity: number;
   private readonly leaseMs: number;
   private readonly now: () => number;
-  private pulling: Promise<void> | null = null;
-  private pullAgain = false;
+  /** One claim at a time; a claim asked for while one runs runs once after it. */
+  private readonly claims = new RunAgain(() => this.claim());
+  private wake: (() => void) | undefined;
+  private claiming = false;
+  /** The next claim nobody asked for (renewal and take-over), when one is due. */
   private renewal: NodeJS.Timeout | null = null;
   private failing = false;
+  /** A message's run exists but marking it started failed: the next claim marks it. */
+  private unmarked = false;
 
   constructor(private readonly options: DurableInboxOptions) {
     this.capacity = options.capacity ?? QUEUE_CAPACITY;
@@ -95,25 +101,25 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     return waiting;
   }
 
-  /** Renews this runner's claims and takes messages others left (their claims ended), every third of the lease. */
+  /** From now on renews this runner's claims and takes messages others left (their claims ended); see `scheduleClaim`. */
   startClaiming(): void {
-    this.renewal ??= setInterval(() => void this.pull(), Math.max(1, Math.floor(this.leaseMs / 3)));
-    this.renewal.unref();
+    this.claiming = true;
+    this.scheduleClaim();
   }
 
   /** Claims now what became free (a stopped replica's messages were given back), while claiming at all. */
   claimNow(): void {
-    if (this.renewal) void this.pull();
+    if (this.claiming) void this.pull();
   }
 
   /** Stops renewing and gives back the claims on messages not started, so another runner may take them at once. */
   async stopClaiming(): Promise<void> {
-    if (this.renewal) clearInterval(this.renewal);
-    this.renewal = null;
+    this.claiming = false;
+    this.scheduleClaim();
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     await Promise.allSettled([...this.starting]);
-    await this.pulling;
+    await this.claims.current;
     await this.options.store.release(this.options.owner).catch((error: unknown) => {
       this.options.log.warn(`${this.options.channel}: could not give back claimed messages (${(error as Error).message}); others take them when the claims end`);
     });
@@ -162,6 +168,14 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     return this.queue.shift();
   }
 
+  /** `wake` is called each time a claim queued messages for `receive`. */
+  listen(wake: () => void): () => void {
+    this.wake = wake;
+    return () => {
+      if (this.wake === wake) this.wake = undefined;
+    };
+  }
+
   settled(message: QueuedMessage): void {
     const marked = this.options.store.markStarted(message.runId).then(
       () => {
@@ -172,6 +186,8 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
       (error: unknown) => {
         // The run exists: the next claim finds it (this runner's own claim included) and marks it then.
         this.held.delete(message.runId);
+        this.unmarked = true;
+        this.scheduleClaim();
         this.options.log.warn(`${this.options.channel}: could not mark message of run ${message.runId} started: ${(error as Error).message}`);
       },
     );
@@ -191,7 +207,7 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     this.retryAt.set(message.runId, this.now() + afterMs);
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
-      if (this.renewal) void this.pull();
+      if (this.claiming) void this.pull();
     }, afterMs);
     timer.unref();
     this.retryTimers.add(timer);
@@ -212,26 +228,33 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     this.options.log.info(`${this.options.channel}: reply of ${text.length} characters (not delivered: webhook callers only get 202)`);
   }
 
-  /** One claim at a time; a pull asked for while one runs runs once after it. Never rejects. */
+  /** Claims now, or once more after the claim in progress. Never rejects. */
   private pull(): Promise<void> {
-    if (this.pulling) {
-      this.pullAgain = true;
-      return this.pulling;
-    }
-    this.pulling = (async () => {
-      do {
-        this.pullAgain = false;
-        await this.claim();
-      } while (this.pullAgain);
-    })().finally(() => {
-      this.pulling = null;
-    });
-    return this.pulling;
+    return this.claims.run();
   }
 
-  /** Claims (and so renews) what this runner may run; new messages go to the queue. */
+  /**
+   * The next claim nobody asks for, a third of the lease after this one: it renews this runner's
+   * claims and takes what others left once their claims ended. It is due only while something
+   * can come of it: on a store shared by replicas always (a replica may die holding messages, and
+   * nothing else says so), on a store of this process alone only while this runner holds claims,
+   * its last claim failed, or a started message is left to mark. Otherwise an idle service does
+   * no work: a new message is claimed as it is accepted, a sender's next one as the previous one
+   * settles.
+   */
+  private scheduleClaim(): void {
+    if (this.renewal) clearTimeout(this.renewal);
+    this.renewal = null;
+    const due = this.options.store.sharedByReplicas || this.held.size > 0 || this.failing || this.unmarked;
+    if (!this.claiming || !due) return;
+    this.renewal = setTimeout(() => void this.pull(), Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.renewal.unref();
+  }
+
+  /** Claims (and so renews) what this runner may run; new messages go to the queue, and the dispatcher is woken. */
   private async claim(): Promise<void> {
     const { store, channel, owner, runExists, log } = this.options;
+    let queued = false;
     try {
       const now = this.now();
       const claimed = await store.claim(channel, {
@@ -245,18 +268,22 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
         if (await runExists(message.run_id)) {
           // Its run was created by a runner that stopped before saying so: the sender's next one may go.
           await store.markStarted(message.run_id);
-          this.pullAgain = true;
+          void this.pull();
           continue;
         }
         this.held.add(message.run_id);
         this.queue.push({ content: message.content, sender: message.sender, runId: message.run_id });
+        queued = true;
       }
       if (this.failing) log.info(`${channel}: claiming messages works again`);
       this.failing = false;
+      this.unmarked = false;
     } catch (error) {
       // The store is unreachable: the messages stay stored and are claimed on a later try.
       if (!this.failing) log.warn(`${channel}: could not claim waiting messages (${(error as Error).message}); retrying`);
       this.failing = true;
     }
+    this.scheduleClaim();
+    if (queued) this.wake?.();
   }
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createLogger, type Logger } from '../../log.js';
-import { liveEvictionWarning, SlidingWindowRateLimiter, type RateLimiter } from '../../security/rate-limiter.js';
+import { liveEvictionWarning, SlidingWindowRateLimiter, type RateLimiter } from '../../security/rate-limit/rate-limiter.js';
 import { WebhookAudit } from './audit.js';
 import { createClientErrorHandler, createConnectHandler } from './client-errors.js';
 import { ByteBudget } from './byte-budget.js';

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
-import { clientIp } from '../../security/client-ip.js';
+import { clientIp } from '../../listener/client-ip.js';
 import type { WebhookAudit } from './audit.js';
-import { ApiError } from '../../http/errors.js';
-import { answerAndClose, answeredAndClosing, rawErrorResponse, refusedHead, type ParserError } from '../../security/raw-error.js';
+import { ApiError } from '../../listener/errors.js';
+import { answerAndClose, answeredAndClosing, rawErrorResponse, refusedHead, type ParserError } from '../../listener/raw-error.js';
 
 interface ClientErrorDeps {
   audit: WebhookAudit;

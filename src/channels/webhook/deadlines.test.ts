@@ -68,4 +68,25 @@ describe('Deadlines', () => {
       deadlines.stop();
     }
   });
+
+  it('has no timer while no entry waits, and sweeps again once one is added', async () => {
+    const deadlines = new Deadlines(20);
+    const timer = () => (deadlines as unknown as { timer: NodeJS.Timeout | null }).timer;
+    deadlines.start();
+    try {
+      expect(timer()).toBeNull();
+      const entry = deadlines.add(() => {});
+      expect(timer()).not.toBeNull();
+      deadlines.delete(entry);
+      // The next sweep finds nothing and ends the interval.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(timer()).toBeNull();
+      const fired = await new Promise<boolean>((resolve) => {
+        deadlines.add(() => resolve(true));
+      });
+      expect(fired).toBe(true);
+    } finally {
+      deadlines.stop();
+    }
+  });
 });

@@ -10,12 +10,14 @@ export interface Deadline {
  * per request: a per-request setTimeout measured about 2 µs of a ~30 µs accepted request, the
  * largest cost after the HMAC. Every entry has the same timeout, so insertion order is deadline
  * order and a sweep stops at the first entry still running. An entry fires at most one sweep
- * interval late (a quarter of the timeout, capped at 1 s). The clock is monotonic on purpose: a
- * wall-clock jump must neither cut off nor extend a read.
+ * interval late (a quarter of the timeout, capped at 1 s). The interval runs only while entries
+ * wait (it ends at the first sweep that finds none), so an idle listener has no timer firing. The
+ * clock is monotonic on purpose: a wall-clock jump must neither cut off nor extend a read.
  */
 export class Deadlines {
   private readonly entries = new Set<Deadline>();
   private timer: NodeJS.Timeout | null = null;
+  private started = false;
   readonly intervalMs: number;
 
   constructor(
@@ -30,20 +32,19 @@ export class Deadlines {
   }
 
   start(): void {
-    if (this.timer !== null) return;
-    this.timer = setInterval(() => this.sweep(), this.intervalMs);
-    // The listener keeps the process alive while it runs; this timer alone must not.
-    this.timer.unref();
+    this.started = true;
+    if (this.entries.size > 0) this.startSweeping();
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.started = false;
+    this.stopSweeping();
   }
 
   add(onExpire: () => void): Deadline {
     const deadline = { at: this.clock() + this.timeoutMs, onExpire };
     this.entries.add(deadline);
+    if (this.started) this.startSweeping();
     return deadline;
   }
 
@@ -53,11 +54,24 @@ export class Deadlines {
 
   /** Expire every entry whose time has come (run by the interval; callable directly in tests). */
   sweep(): void {
+    if (this.entries.size === 0) this.stopSweeping();
     const now = this.clock();
     for (const deadline of this.entries) {
       if (deadline.at > now) return;
       this.entries.delete(deadline);
       deadline.onExpire();
     }
+  }
+
+  private startSweeping(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => this.sweep(), this.intervalMs);
+    // The listener keeps the process alive while it runs; this timer alone must not.
+    this.timer.unref();
+  }
+
+  private stopSweeping(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
   }
 }

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiError, coordinationUnavailable, internalError, payloadTooLarge, rateLimited, shuttingDown, unauthorized, unsupportedMediaType } from '../../http/errors.js';
+import { ApiError, coordinationUnavailable, internalError, payloadTooLarge, rateLimited, shuttingDown, unauthorized, unsupportedMediaType } from '../../listener/errors.js';
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
 import { StorageFullError, StorageUnavailableError } from '../../storage/errors.js';
-import { clientIp } from '../../security/client-ip.js';
-import type { RateLimiter } from '../../security/rate-limiter.js';
+import { clientIp } from '../../listener/client-ip.js';
+import type { RateLimiter } from '../../security/rate-limit/rate-limiter.js';
 import type { WebhookAudit } from './audit.js';
 import { readBody } from './body.js';
 import type { ByteBudget } from './byte-budget.js';
@@ -19,8 +19,8 @@ import { sendError, sendQueued } from './respond.js';
 import type { RingBuffer } from './ring-buffer.js';
 import { signatureMatches } from './signature.js';
 import type { SignatureToRecord, WebhookIntake, WebhookMessage } from './types.js';
-import { afterBodyDrained } from '../../security/drain-body.js';
-import { closeAfterUpgradeRequest } from '../../security/upgrade-requests.js';
+import { afterBodyDrained } from '../../listener/drain-body.js';
+import { closeAfterUpgradeRequest } from '../../listener/upgrade-requests.js';
 
 export interface HandlerDeps {
   secret: string;

@@ -1,6 +1,6 @@
-import { ApiError, invalidField, payloadTooLarge } from '../../http/errors.js';
+import { ApiError, invalidField, payloadTooLarge } from '../../listener/errors.js';
 import { MAX_PROMPT_CHARS } from './limits.js';
-import { NUL_REFUSED } from '../../security/nul.js';
+import { NUL_REFUSED } from '../../security/input/nul.js';
 import { sanitizeSender } from './sender.js';
 
 export type PayloadResult =
@@ -35,7 +35,7 @@ export function parsePayload(body: Uint8Array): PayloadResult {
   if (prompt === undefined) return invalid('field "prompt" is required');
   if (typeof prompt !== 'string') return invalid('field "prompt" must be a string');
   if (prompt.trim() === '') return invalid('field "prompt" must not be empty');
-  // PostgreSQL cannot store it; refused on every backend alike (security/nul.ts).
+  // PostgreSQL cannot store it; refused on every backend alike (security/input/nul.ts).
   if (prompt.includes('\u0000')) return invalid(`field "prompt" ${NUL_REFUSED}`);
   // Code points never outnumber UTF-16 units, so the count is only needed for long prompts.
   if (prompt.length > MAX_PROMPT_CHARS && charCount(prompt) > MAX_PROMPT_CHARS) {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { errorBody } from '../../http/envelope.js';
-import type { ApiError } from '../../http/errors.js';
-import { SECURITY_HEADERS } from '../../security/headers.js';
+import { errorBody } from '../../listener/envelope.js';
+import type { ApiError } from '../../listener/errors.js';
+import { SECURITY_HEADERS } from '../../listener/headers.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 // A string, not a Buffer: Node then sends status line, headers and body in one write instead of a

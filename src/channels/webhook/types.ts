@@ -1,7 +1,7 @@
 import type { AuditSink } from '../../audit/types.js';
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
-import type { RateLimiter } from '../../security/rate-limiter.js';
+import type { RateLimiter } from '../../security/rate-limit/rate-limiter.js';
 import type { WebhookHeaders } from './request-headers.js';
 
 /** One accepted webhook request, as `receive()` hands it out. */

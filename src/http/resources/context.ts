@@ -11,7 +11,7 @@ import type { ServiceMetrics } from '../../metrics/index.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { Scheduler } from '../../scheduler/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
-import type { ApiError } from '../errors.js';
+import type { ApiError } from '../../listener/errors.js';
 import type { OpenApiCollector } from '../openapi.js';
 import type { WebSessionStore } from '../web-sessions.js';
 import type { StatusSnapshot } from './system/status-snapshot.js';

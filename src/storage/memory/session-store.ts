@@ -1,7 +1,7 @@
 import { AgentError } from '../../agent/errors.js';
 import type { SessionStore } from '../../agent/stores.js';
 import { isoNow, type ApiSession } from '../../agent/types.js';
-import { newId } from '../../security/tokens.js';
+import { newId } from '../../security/ids/tokens.js';
 import type { SessionStoreOptions } from '../types.js';
 
 export const MAX_API_SESSIONS = 10_000;

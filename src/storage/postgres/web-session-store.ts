@@ -1,5 +1,5 @@
 import type { WebSession, WebSessionStore } from '../../http/web-sessions.js';
-import { newId, randomToken } from '../../security/tokens.js';
+import { newId, randomToken } from '../../security/ids/tokens.js';
 import type { WebSessionStoreOptions } from '../types.js';
 import { isSessionToken, sessionTokenDigest } from '../web-session-token.js';
 import type { PgDatabase } from './database.js';

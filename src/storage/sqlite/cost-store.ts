@@ -1,5 +1,5 @@
 import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type SessionSpend, type SpendAnswer, type SpendRequest } from '../../agent/stores.js';
-import { newId } from '../../security/tokens.js';
+import { newId } from '../../security/ids/tokens.js';
 import type { Database } from './database.js';
 import { removeInSlices } from '../slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';

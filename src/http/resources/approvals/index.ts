@@ -1,6 +1,6 @@
 import { actorOf } from '../../actor.js';
-import { errorSchema, ok, okSchema } from '../../envelope.js';
-import { ApiError } from '../../errors.js';
+import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
+import { ApiError } from '../../../listener/errors.js';
 import { limitParam, parseLimit } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
 import { idParams } from '../schemas.js';

@@ -1,7 +1,7 @@
 import { MAX_QUERY_CHARS, MIN_QUERY_CHARS, parseAuditTimestamp, queryLength } from '../../../audit/query.js';
 import { AUDIT_FACET_FIELDS, AUDIT_FILTER_FIELDS, type AuditQuery } from '../../../audit/types.js';
-import { ok, okSchema } from '../../envelope.js';
-import { invalidField } from '../../errors.js';
+import { ok, okSchema } from '../../../listener/envelope.js';
+import { invalidField } from '../../../listener/errors.js';
 import { limitParam, parseLimit, parseOffset } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
 import { nullableString } from '../schemas.js';

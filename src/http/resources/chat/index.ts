@@ -1,4 +1,4 @@
-import { errorSchema, ok, okSchema } from '../../envelope.js';
+import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { auditBusy } from '../busy-audit.js';
 import type { ResourcePlugin } from '../context.js';
 import { costSchema, turnBodySchema } from '../schemas.js';

@@ -1,5 +1,5 @@
 import { consolePage } from '../../../console/pages.js';
-import { notFound } from '../../errors.js';
+import { notFound } from '../../../listener/errors.js';
 import { sendHtml, webSessionOf } from '../../pipeline.js';
 import type { ResourcePlugin } from '../context.js';
 

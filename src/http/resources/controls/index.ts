@@ -1,5 +1,5 @@
 import { actorOf } from '../../actor.js';
-import { ok, okSchema } from '../../envelope.js';
+import { ok, okSchema } from '../../../listener/envelope.js';
 import type { ResourcePlugin } from '../context.js';
 import { confirmField, controlResultSchema } from '../schemas.js';
 import { controlListSchema } from './schemas.js';

@@ -1,4 +1,4 @@
-import { ok, okSchema } from '../../envelope.js';
+import { ok, okSchema } from '../../../listener/envelope.js';
 import { limitParam, parseLimit } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
 

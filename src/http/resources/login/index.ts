@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH } from '../../../console/assets.js';
 import { loginPage } from '../../../console/pages.js';
 import { apiKeyChecker } from '../../auth.js';
-import { ok, okSchema } from '../../envelope.js';
+import { ok, okSchema } from '../../../listener/envelope.js';
 import { sendHtml, webSessionOf } from '../../pipeline.js';
 import { readCookie } from '../../web-sessions.js';
 import type { ResourcePlugin } from '../context.js';

@@ -1,7 +1,7 @@
 import { MAX_QUERY_WORDS, queryWords } from '../../../memory/query.js';
 import { actorOf } from '../../actor.js';
-import { errorSchema, ok, okSchema } from '../../envelope.js';
-import { ApiError, invalidField } from '../../errors.js';
+import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
+import { ApiError, invalidField } from '../../../listener/errors.js';
 import { limitParam, parseLimit } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
 

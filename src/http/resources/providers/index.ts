@@ -1,4 +1,4 @@
-import { ok, okSchema } from '../../envelope.js';
+import { ok, okSchema } from '../../../listener/envelope.js';
 import type { ResourcePlugin } from '../context.js';
 
 /** GET /providers: the providers the agent can use. */

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, invalidField } from '../../errors.js';
+import { ApiError, invalidField } from '../../../listener/errors.js';
 import type { ContextSlice, RouteInstance } from '../context.js';
 import { idParams } from '../schemas.js';
 import { runEventSchema } from './schemas.js';

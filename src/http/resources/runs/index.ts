@@ -1,5 +1,5 @@
-import { errorSchema, ok, okSchema } from '../../envelope.js';
-import { ApiError } from '../../errors.js';
+import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
+import { ApiError } from '../../../listener/errors.js';
 import { limitParam, parseLimit } from '../../query.js';
 import { auditBusy } from '../busy-audit.js';
 import type { ResourcePlugin } from '../context.js';

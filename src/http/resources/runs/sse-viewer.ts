@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { RunViewer } from '../../../agent/fan-out.js';
 import type { RunEvent } from '../../../agent/types.js';
-import { SECURITY_HEADERS } from '../../../security/headers.js';
+import { SECURITY_HEADERS } from '../../../listener/headers.js';
 import { sseFrame } from './sse-frames.js';
 
 /** Reconnect delay EventSource clients are told to use (docs/api.md#run-event-stream). */

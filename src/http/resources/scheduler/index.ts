@@ -1,7 +1,7 @@
 import { actorOf } from '../../actor.js';
-import { ok, okSchema } from '../../envelope.js';
+import { ok, okSchema } from '../../../listener/envelope.js';
 import { jobNotFound } from '../../../scheduler/index.js';
-import { invalidField } from '../../errors.js';
+import { invalidField } from '../../../listener/errors.js';
 import { limitParam, parseLimit, parseOffset } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
 import { confirmField, controlResultSchema, idParams } from '../schemas.js';

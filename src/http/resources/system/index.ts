@@ -1,5 +1,5 @@
-import { ok, okSchema } from '../../envelope.js';
-import { ApiError } from '../../errors.js';
+import { ok, okSchema } from '../../../listener/envelope.js';
+import { ApiError } from '../../../listener/errors.js';
 import type { Dependency, ResourcePlugin } from '../context.js';
 
 const DEPENDENCY_NAMES: Record<Dependency, string> = { database: 'the database', redis: 'Redis' };

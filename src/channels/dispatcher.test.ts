@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../log.js';
-import { ChannelDispatcher, type ChannelRunner } from './channel-dispatcher.js';
+import { ChannelDispatcher, type ChannelRunner } from './dispatcher.js';
 import { StorageUnavailableError } from '../storage/errors.js';
-import { AgentError } from './errors.js';
-import type { RunRecord } from './types.js';
+import { AgentError } from '../agent/errors.js';
+import type { RunRecord } from '../agent/types.js';
 
 /** A runner whose runs finish only when the test says so. */
 function scriptedRunner() {
@@ -28,6 +28,37 @@ function scriptedRunner() {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('ChannelDispatcher', () => {
+  it('takes a message when the inbox announces it, without a clock, and stops listening when stopped', async () => {
+    const messages: { sender: string; content: string }[] = [];
+    let wake: (() => void) | undefined;
+    const { runner, started } = scriptedRunner();
+    const dispatcher = new ChannelDispatcher({
+      inbox: {
+        receive: () => messages.shift(),
+        send: () => {},
+        listen: (listener) => {
+          wake = listener;
+          return () => (wake = undefined);
+        },
+      },
+      runner, sessionPrefix: 'webhook', log: createMemoryLogger(),
+    });
+    messages.push({ sender: 'a', content: 'before start' });
+    dispatcher.start();
+    // What the inbox held at the start is taken at once.
+    expect(started.map((s) => s.message)).toEqual(['before start']);
+    messages.push({ sender: 'b', content: 'pushed' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Nothing polls: the message waits until the inbox says so.
+    expect(started.map((s) => s.message)).toEqual(['before start']);
+    wake!();
+    expect(started.map((s) => s.message)).toEqual(['before start', 'pushed']);
+    started[0]!.finish('a');
+    started[1]!.finish('b');
+    await dispatcher.stop();
+    expect(wake).toBeUndefined();
+  });
+
   it('runs one message per sender at a time, in order, and sends each reply', async () => {
     const inbox = [
       { sender: 'a', content: 'a1' }, { sender: 'b', content: 'b1' }, { sender: 'a', content: 'a2' },
@@ -35,7 +66,7 @@ describe('ChannelDispatcher', () => {
     const sent: string[] = [];
     const { runner, started } = scriptedRunner();
     const dispatcher = new ChannelDispatcher({
-      inbox: { receive: () => inbox.shift(), send: (text) => sent.push(text) }, runner, sessionPrefix: 'webhook', log: createMemoryLogger(),
+      inbox: { listen: () => () => {}, receive: () => inbox.shift(), send: (text) => sent.push(text) }, runner, sessionPrefix: 'webhook', log: createMemoryLogger(),
     });
     dispatcher.pump();
     expect(started.map((s) => `${s.sessionId}/${s.message}`)).toEqual(['webhook:a/a1', 'webhook:b/b1']);
@@ -51,7 +82,7 @@ describe('ChannelDispatcher', () => {
     const { runner, started } = scriptedRunner();
     const log = createMemoryLogger();
     const dispatcher = new ChannelDispatcher({
-      inbox: { receive: () => inbox.shift(), send: () => {} }, runner, sessionPrefix: 'webhook', log, maxPending: 3,
+      inbox: { listen: () => () => {}, receive: () => inbox.shift(), send: () => {} }, runner, sessionPrefix: 'webhook', log, maxPending: 3,
     });
     dispatcher.pump();
     // Three taken: one started, two waiting; the rest stay in the channel's own bounded queue.
@@ -84,7 +115,7 @@ describe('ChannelDispatcher', () => {
       whenRunFinished: async (runId) => ({ run_id: runId, response: 'r' }) as RunRecord,
     };
     const dispatcher = new ChannelDispatcher({
-      inbox: { receive: () => messages.shift(), send: () => {}, settled: (m) => settled.push(m.runId) },
+      inbox: { listen: () => () => {}, receive: () => messages.shift(), send: () => {}, settled: (m) => settled.push(m.runId) },
       runner, sessionPrefix: 'webhook', log: createMemoryLogger(),
     });
     dispatcher.pump();
@@ -118,7 +149,7 @@ describe('ChannelDispatcher', () => {
     };
     const log = createMemoryLogger();
     const dispatcher = new ChannelDispatcher({
-      inbox: { receive: () => messages.shift(), send: (text) => sent.push(text), settled: (m) => settled.push(m.runId) },
+      inbox: { listen: () => () => {}, receive: () => messages.shift(), send: (text) => sent.push(text), settled: (m) => settled.push(m.runId) },
       runner, sessionPrefix: 'webhook', log,
     });
     dispatcher.pump();
@@ -145,7 +176,7 @@ describe('ChannelDispatcher', () => {
       whenRunFinished: async () => null,
     };
     const dispatcher = new ChannelDispatcher({
-      inbox: { receive: () => messages.shift(), send: () => {}, settled: (m) => settled.push(m.runId), retry: (m, after) => retried.push([m.runId, after]) },
+      inbox: { listen: () => () => {}, receive: () => messages.shift(), send: () => {}, settled: (m) => settled.push(m.runId), retry: (m, after) => retried.push([m.runId, after]) },
       runner, sessionPrefix: 'webhook', log: createMemoryLogger(),
     });
     dispatcher.pump();

@@ -9,7 +9,7 @@ export interface OkEnvelope<T> {
 export interface ErrorEnvelope {
   status: 'error';
   error: string;
-  /** The catalogue code (`src/http/errors.ts`), stable across releases unlike the message. */
+  /** The catalogue code (`src/listener/errors.ts`), stable across releases unlike the message. */
   code: ErrorCode;
 }
 

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { Config } from '../../config/schema.js';
 
 /** A secret the service holds, and the name it is shown under when masked. */
 export interface KnownSecret {

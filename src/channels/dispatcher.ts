@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { StorageUnavailableError } from '../storage/errors.js';
-import { AgentError } from './errors.js';
-import type { RunRecord } from './types.js';
+import { AgentError } from '../agent/errors.js';
+import type { RunRecord } from '../agent/types.js';
 
 /** One message a channel hands over. */
 export interface ChannelMessage {
@@ -11,9 +11,18 @@ export interface ChannelMessage {
   runId?: string;
 }
 
-/** What a channel offers the dispatcher: a non-blocking inbox and a way to deliver the reply. */
+/**
+ * What a channel offers the dispatcher: a non-blocking inbox that says when it has something, and
+ * a way to deliver the reply.
+ */
 export interface ChannelInbox<M extends ChannelMessage = ChannelMessage> {
   receive(): M | undefined;
+  /**
+   * Calls `wake` whenever `receive` may have a message for it (one came, a claim freed, a back-off
+   * ended), so the dispatcher takes it at once and does nothing while the inbox is empty. Returns
+   * the way to stop listening.
+   */
+  listen(wake: () => void): () => void;
   send(text: string): void;
   /** The message's run exists, or it was refused and will never run (a durable inbox stops keeping it). */
   settled?(message: M): void;
@@ -54,14 +63,14 @@ export interface ChannelDispatcherOptions<M extends ChannelMessage> {
   /** Session ids are `<prefix>:<sender>`, stable across restarts (spend caps follow them). */
   sessionPrefix: string;
   log: Logger;
-  pollIntervalMs?: number;
   /** Messages taken from the inbox but not yet started, across all senders. */
   maxPending?: number;
 }
 
 /**
  * Drains a channel's inbox into agent runs: one session per sender, one run at a time per
- * sender, messages of a sender in arrival order. It stops taking messages while `maxPending` wait,
+ * sender, messages of a sender in arrival order. It is woken by the inbox and by its own runs'
+ * ends, never by a clock, so an idle channel costs nothing. It stops taking messages while `maxPending` wait,
  * so a flood backs up into the channel's own bounded queue (which then answers 503) instead of
  * growing memory here. Each reply is handed to `inbox.send`.
  */
@@ -73,14 +82,15 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
   private readonly backingOff = new Map<string, NodeJS.Timeout>();
   private readonly failedStarts = new Map<string, number>();
   private pendingCount = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private unlisten: (() => void) | null = null;
   private stopped = false;
 
   constructor(private readonly options: ChannelDispatcherOptions<M>) {}
 
+  /** Takes what the inbox holds now, then whatever it announces. */
   start(): void {
-    this.timer = setInterval(() => this.pump(), this.options.pollIntervalMs ?? 50);
-    this.timer.unref();
+    this.unlisten ??= this.options.inbox.listen(() => this.pump());
+    this.pump();
   }
 
   /**
@@ -89,7 +99,8 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
    */
   async stop(): Promise<number> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.unlisten?.();
+    this.unlisten = null;
     for (const timer of this.backingOff.values()) clearTimeout(timer);
     this.backingOff.clear();
     await Promise.allSettled([...this.inFlight]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../config/load.js';
+import { parseConfig } from '../../config/load.js';
 import { KnownSecrets } from './known-secrets.js';
 
 describe('the secrets the service knows by value', () => {
