@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { AgentError, type AgentErrorCode } from '../agent/errors.js';
+import { AgentError, type AgentErrorCode } from '../contracts/agent-errors.js';
 import { ApprovalError, type ApprovalErrorCode } from '../approvals/errors.js';
 import { ControlError, type ControlErrorCode } from '../controls/errors.js';
 import { SchedulerError, type SchedulerErrorCode } from '../scheduler/errors.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AgentError } from '../../agent/errors.js';
+import { AgentError } from '../../contracts/agent-errors.js';
 import type { AuditSink } from '../../audit/types.js';
 
 /** The spec's audit trail of refused starts: `web.run` deny (and `web.chat` deny for chats). */
