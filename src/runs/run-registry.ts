@@ -1,77 +1,29 @@
-import { withoutNul } from '../security/nul.js';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunStore } from '../agent/stores.js';
 import type { AuditSink } from '../audit/types.js';
+import { AgentError, runFinished, runNotFound, shuttingDown } from '../contracts/agent-errors.js';
+import type { TurnRunner } from '../contracts/agent-turn.js';
 import type { Logger } from '../log.js';
-import type { Provider } from '../providers/types.js';
-import { redact } from '../security/redact.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 import { censor } from '../security/secrets.js';
 import { newId } from '../security/tokens.js';
-import type { AgentLoop } from '../agent/agent-loop.js';
-import { RunClosedError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
-import { FanOut, type RunViewer } from './fan-out.js';
-import type { RunEventBus } from './run-event-bus.js';
+import { EndWriter } from './end-writer.js';
+import type { RunViewer, WatchResult } from './fan-out.js';
+import { LiveRun, type LiveRunContext, type StartRunInput } from './live-run.js';
 import { RemoteRuns } from './remote-runs.js';
-import { AgentError, claimLost, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from '../contracts/agent-errors.js';
-import type { RunOutcome, RunStore } from '../agent/stores.js';
-import { auditRunEnd } from './run-audit.js';
-import type { ServiceMetrics } from '../metrics/index.js';
+import type { RunEventBus } from './run-event-bus.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
-import type { TurnOrigin } from '../tools/types.js';
-import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
+import { isFinished, isoNow, type RunRecord } from './types.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;
 /** How long shutdown waits for cancelled agent loops to unwind before the database closes. */
 export const SHUTDOWN_GRACE_MS = 5_000;
-/** How often the end of a run is tried again while the disk is full. */
-export const END_RETRY_MS = 1_000;
-
-export type WatchResult =
-  | { found: false }
-  | { found: true; replay: RunEvent[]; finished: boolean; stop(): void };
-
-export interface StartRunInput {
-  sessionId: string;
-  /** `api` for a run on an API session; `channel` for a webhook sender's or a job's run. */
-  origin: TurnOrigin;
-  message: string;
-  provider: Provider;
-  /** The provider named by the request (recorded as the run's `provider`), or null. */
-  requestedProvider: string | null;
-  /** An id chosen before the run exists (a durable channel message names its run when it is accepted). */
-  runId?: string;
-  /** The HTTP request that started the run, named on its audit events and log lines. */
-  requestId?: string;
-}
-
-interface LiveRun {
-  record: RunRecord;
-  origin: TurnOrigin;
-  message: string;
-  provider: Provider;
-  requestId: string | undefined;
-  controller: AbortController;
-  /** The run's committed log so far, in memory while it runs (bounded by the loop's step and tool caps). */
-  events: RunEvent[];
-  /** Id of the next event (ids stay unique when a write fails and its event is dropped). */
-  nextId: number;
-  /** The viewers, and the committed events on their way to them. */
-  fanOut: FanOut;
-  /** The terminal transition happened (the terminal event may still be committing). */
-  finished: boolean;
-  /** Its claim on the session lapsed: another replica may end it, so its end is tried once, not until stored. */
-  lost?: boolean;
-  /** A write of this run failed: nothing more is sent to viewers but the terminal event. */
-  broken: boolean;
-  /** Settles with the final record once the terminal event is committed (or failed to be). */
-  done: Promise<RunRecord>;
-  resolveDone(record: RunRecord): void;
-}
 
 export interface RunRegistryOptions {
   store: RunStore;
-  loop: AgentLoop;
+  /** What each run executes: the agent's turn. */
+  loop: TurnRunner;
   slots: SessionSlots;
   audit: AuditSink;
   log: Logger;
@@ -92,16 +44,13 @@ export interface RunRegistryOptions {
 }
 
 /**
- * Background runs: creation, the agent loop in the background, the event log (stored and fanned
- * out to viewers), cancellation and shutdown. A run's terminal event is written exactly once, by
- * `finish`, together with its final state; everything the loop reports afterwards is dropped.
+ * Background runs: creation, the agent loop in the background, reads and watches (of runs here,
+ * or through `RemoteRuns` of runs on other replicas), cancellation and shutdown. Each run executing
+ * here is a `LiveRun`, which stores and fans out its events and writes its end.
  *
- * Two rules hold every run together:
- * - an event reaches viewers only after its write committed, and a failed write ends the run
- *   with `run.error` (nobody is shown what the store lacks);
- * - the session's slot is freed only once the agent loop has unwound: a cancelled run answers at
- *   once, but a tool that ignores the abort keeps the session busy until it returns, so it never
- *   overlaps the session's next run.
+ * The session's slot is freed only once the agent loop has unwound: a cancelled run answers at
+ * once, but a tool that ignores the abort keeps the session busy until it returns, so it never
+ * overlaps the session's next run.
  */
 export class RunRegistry {
   /** Runs whose terminal event is not committed yet; readers see their in-memory state. */
@@ -114,10 +63,21 @@ export class RunRegistry {
   /** Runs executing on other replicas, watched or cancelled from this one (with a bus). */
   private readonly remote: RemoteRuns | null;
   private closing = false;
+  private readonly context: LiveRunContext;
 
   constructor(private readonly options: RunRegistryOptions) {
     this.now = options.now ?? Date.now;
     const { bus } = options;
+    this.context = {
+      store: options.store, loop: options.loop, audit: options.audit, log: options.log, now: this.now, bus,
+      leases: options.leases, metrics: options.metrics,
+      endWriter: new EndWriter({ store: options.store, log: options.log, closing: () => this.closing }),
+      ended: (run, delivered) => {
+        this.deliveries.add(delivered);
+        void delivered.then(() => this.deliveries.delete(delivered));
+        this.live.delete(run.record.run_id);
+      },
+    };
     this.remote = bus ? new RemoteRuns({ store: options.store, bus, log: options.log, maxViewersPerRun: MAX_VIEWERS_PER_RUN }) : null;
     // Every replica hears every cancel request; the one executing the run acts on it.
     bus?.onCancelRequest((runId) => {
@@ -174,20 +134,12 @@ export class RunRegistry {
       slots.release(input.sessionId, runId);
       throw err;
     }
-    let resolveDone!: (record: RunRecord) => void;
-    const done = new Promise<RunRecord>((resolve) => (resolveDone = resolve));
-    const fanOut = new FanOut((_viewer, err) => {
-      this.options.log.warn(`dropped a viewer of run ${runId}: ${(err as Error)?.message ?? String(err)}`);
-    });
-    const live: LiveRun = {
-      record, origin: input.origin, message: input.message, provider: input.provider, requestId: input.requestId, controller,
-      events: [], nextId: 1, fanOut, finished: false, broken: false, done, resolveDone,
-    };
+    const live = new LiveRun(this.context, record, input, controller);
     this.live.set(runId, live);
-    const snapshot = copy(record);
+    const snapshot = live.snapshot();
     // The agent starts after the caller has answered 202 with the pending record.
     const loop = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.execute(live))
+      .then(() => live.execute())
       .finally(async () => {
         // Not before the run's end is stored (or given up): a claim freed while the end is still
         // being written would leave a `running` run with no claim for another replica to end.
@@ -203,7 +155,7 @@ export class RunRegistry {
 
   async get(runId: string): Promise<RunRecord | null> {
     const live = this.live.get(runId);
-    if (live) return copy(live.record);
+    if (live) return live.snapshot();
     // A live run's status is kept here (approvalRequested/approvalResolved); only a stored one is asked about.
     const run = await this.options.store.get(runId);
     if (run?.status === 'running' && (await this.options.runWaiting?.(runId))) run.status = 'waiting_approval';
@@ -236,9 +188,8 @@ export class RunRegistry {
       if (this.remote && !isFinished(stored.status)) return this.remote.cancel(runId);
       throw runFinished(runId, stored.status);
     }
-    live.controller.abort(new AgentError('cancelled', 'the run was cancelled'));
-    this.finish(live, { status: 'cancelled' });
-    return copy(live.record);
+    live.cancel();
+    return live.snapshot();
   }
 
   /**
@@ -246,19 +197,12 @@ export class RunRegistry {
    * with what is asked. A run that is not live here (or has finished) is left alone.
    */
   approvalRequested(runId: string, payload: Record<string, unknown>): void {
-    this.setApprovalState(runId, 'waiting_approval', 'approval.request', payload);
+    this.live.get(runId)?.setApprovalState('waiting_approval', 'approval.request', payload);
   }
 
   /** The decision came (or the request was closed without one): `running` again, and `approval.result`. */
   approvalResolved(runId: string, payload: Record<string, unknown>): void {
-    this.setApprovalState(runId, 'running', 'approval.result', payload);
-  }
-
-  private setApprovalState(runId: string, status: 'waiting_approval' | 'running', event: RunEventName, payload: Record<string, unknown>): void {
-    const live = this.live.get(runId);
-    if (!live || live.finished) return;
-    live.record.status = status;
-    this.append(live, event, { run_id: runId, ...payload });
+    this.live.get(runId)?.setApprovalState('running', 'approval.result', payload);
   }
 
   /**
@@ -266,12 +210,7 @@ export class RunRegistry {
    * Its agent loop is aborted and its end is stored as `error` unless the store already has one.
    */
   stopLost(runId: string, reason: AgentError): void {
-    const live = this.live.get(runId);
-    if (!live) return;
-    live.lost = true;
-    if (live.finished) return;
-    live.controller.abort(reason);
-    this.finish(live, { status: 'error', error: reason.message });
+    this.live.get(runId)?.stopLost(reason);
   }
 
   /**
@@ -298,8 +237,7 @@ export class RunRegistry {
   async close(): Promise<void> {
     this.closing = true;
     for (const live of [...this.live.values()]) {
-      live.controller.abort(new AgentError('shutting_down', 'the service is shutting down'));
-      this.finish(live, { status: 'error', error: 'interrupted by shutdown' });
+      live.abort(new AgentError('shutting_down', 'the service is shutting down'), 'interrupted by shutdown');
     }
     await this.remote?.closeAll();
     const settled = await settleWithin(
@@ -331,203 +269,6 @@ export class RunRegistry {
       stop: () => live.fanOut.remove(viewer),
     };
   }
-
-  private async execute(live: LiveRun): Promise<void> {
-    if (live.finished) return;
-    const { record } = live;
-    const cost = record.cost;
-    try {
-      this.begin(live);
-      const result = await this.options.loop.run({
-        sessionId: record.session_id,
-        origin: live.origin,
-        runId: record.run_id,
-        message: live.message,
-        provider: live.provider,
-        signal: live.controller.signal,
-        requestId: live.requestId,
-        onUsage: (call) => {
-          cost.prompt_tokens += call.prompt_tokens;
-          cost.completion_tokens += call.completion_tokens;
-          cost.cost_usd += call.cost_usd;
-        },
-        onToolRequest: (info) => {
-          if (!record.tools_used.includes(info.tool)) record.tools_used.push(info.tool);
-          this.append(live, 'tool.request', { run_id: record.run_id, call_id: info.call_id, tool: info.tool, arguments: redact(info.arguments) });
-        },
-        onToolResult: (info) => this.append(live, 'tool.result', { run_id: record.run_id, ...info }),
-      });
-      this.finish(live, { status: 'complete', response: result.response }, { unwound: true });
-    } catch (err) {
-      if (live.finished) return;
-      const failure = failureMessage(err);
-      if (!failure.expected) this.options.log.error(`run ${record.run_id} failed: ${(err as Error)?.stack ?? String(err)}`, { request_id: live.requestId });
-      this.finish(live, { status: 'error', error: failure.message }, { unwound: true });
-    }
-  }
-
-  private event(live: LiveRun, name: RunEventName, payload: Record<string, unknown>): RunEvent {
-    return { id: live.nextId++, name, data: JSON.stringify(payload) };
-  }
-
-  /** A non-terminal event: stored, then sent to every viewer. Dropped once the run has finished. */
-  private append(live: LiveRun, name: RunEventName, payload: Record<string, unknown>): void {
-    if (live.finished) return;
-    const event = this.event(live, name, payload);
-    this.deliver(live, event, this.options.store.appendEvent(live.record.run_id, event));
-  }
-
-  /** Sends `event` once `write` has committed; a failed write ends the run with `run.error`. */
-  private deliver(live: LiveRun, event: RunEvent, write: Promise<void>): void {
-    write.then(
-      () => {
-        if (live.broken) return;
-        live.events.push(event);
-        live.fanOut.send(event);
-        this.options.bus?.publish(live.record.run_id, event);
-      },
-      (err: unknown) => {
-        live.broken = true;
-        if (err instanceof RunClosedError) {
-          // Ended elsewhere (this replica's claim lapsed): stop the loop; the end tried now is
-          // refused too, and viewers here get the end that is stored.
-          this.options.log.warn(`run ${live.record.run_id} was ended by another replica; its agent loop stops here`, { request_id: live.requestId });
-          this.stopLost(live.record.run_id, claimLost());
-          return;
-        }
-        this.options.log.error(`could not store event ${event.id} of run ${live.record.run_id}: ${(err as Error)?.message ?? String(err)}`, { request_id: live.requestId });
-        const failure = notStored(err, 'the run could not be stored');
-        live.controller.abort(failure);
-        this.finish(live, { status: 'error', error: failure.message });
-      },
-    );
-  }
-
-  /** `running`, and the `run.start` event that every run's log opens with. */
-  private begin(live: LiveRun): void {
-    const { record } = live;
-    record.status = 'running';
-    record.started_at = isoNow(this.now);
-    const start = this.event(live, 'run.start', { run_id: record.run_id, session_id: record.session_id, provider: record.resolved_provider });
-    this.deliver(live, start, this.options.store.start(record.run_id, record.started_at, start));
-  }
-
-  /**
-   * The run's one terminal transition; later calls are no-ops. `unwound`: the agent loop has
-   * returned (its turns are stored), so the session may be freed with the run's end, in the same
-   * statement where the store keeps the claims; a run ended while its loop still runs (cancelled,
-   * shut down) frees it only once the loop has unwound.
-   */
-  private finish(live: LiveRun, outcome: { status: RunOutcome['status']; response?: string; error?: string }, loop = { unwound: false }): void {
-    if (live.finished) return;
-    // Cancelled or shut down before the agent began: the log still opens with run.start.
-    if (live.nextId === 1) this.begin(live);
-    live.finished = true;
-    this.options.metrics?.runFinished(outcome.status);
-    const { record } = live;
-    record.status = outcome.status;
-    record.finished_at = isoNow(this.now);
-    record.response = outcome.response ?? null;
-    // An upstream's error message may hold NUL, which PostgreSQL cannot store (security/nul.ts).
-    record.error = outcome.error === undefined ? null : withoutNul(outcome.error);
-    const cost: RunCost = { ...record.cost };
-    // Every terminal event carries the run's summary (the spec's rule), failures included: a run
-    // that failed after spending shows what it spent.
-    const summary = { resolved_provider: record.resolved_provider, tools_used: record.tools_used, cost };
-    const payload =
-      outcome.status === 'complete'
-        ? { run_id: record.run_id, response: record.response, ...summary }
-        : outcome.status === 'error'
-          ? { run_id: record.run_id, error: record.error, ...summary }
-          : { run_id: record.run_id, ...summary };
-    const name: RunEventName = outcome.status === 'complete' ? 'run.complete' : outcome.status === 'error' ? 'run.error' : 'run.cancelled';
-    const terminal = this.event(live, name, payload);
-    const final: RunRecord = { ...record, tools_used: [...record.tools_used], cost };
-    const { leases, store } = this.options;
-    const releaseClaim = loop.unwound && leases !== undefined && store.claimsWithRuns;
-    // Queued in the same turn, so on SQLite the end state and its audit event share a commit.
-    const stored = this.storeEnd(record.run_id, {
-      status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
-      tools_used: final.tools_used, cost,
-    }, terminal, releaseClaim, () => live.lost === true);
-    void auditRunEnd(this.options.audit, this.options.log, final, live.requestId);
-    void stored.then(
-      () => {
-        // The end's statement freed the claim; until it committed the heartbeat kept renewing it,
-        // so a replica alive and retrying its end keeps its run.
-        if (releaseClaim) leases.forget(record.run_id);
-        live.events.push(terminal);
-        live.fanOut.send(terminal);
-        this.options.bus?.publish(record.run_id, terminal);
-        return final;
-      },
-      (err: unknown) => {
-        if (releaseClaim) leases.forget(record.run_id);
-        if (err instanceof RunClosedError) return this.storedEnd(live, final);
-        this.options.log.error(
-          `could not store the end of run ${record.run_id} (another replica, or the next start, marks it interrupted): ${(err as Error)?.message ?? String(err)}`,
-          { request_id: live.requestId },
-        );
-        return final;
-      },
-    ).then((settled) => {
-      // The viewers still get what is on its way to them, then the end; shutdown waits for that.
-      const delivered = live.fanOut.end();
-      this.deliveries.add(delivered);
-      void delivered.then(() => this.deliveries.delete(delivered));
-      // From here readers read the store, which holds the terminal state.
-      this.live.delete(record.run_id);
-      live.resolveDone(settled);
-    });
-  }
-
-  /**
-   * The end another replica stored for the run (it ended it as interrupted when this one's claim
-   * lapsed): viewers here are handed the stored events they lack, and the stored record is the
-   * run's final one. When the store cannot be read, `fallback` (viewers resume from the store).
-   */
-  private async storedEnd(live: LiveRun, fallback: RunRecord): Promise<RunRecord> {
-    const runId = live.record.run_id;
-    try {
-      for (const event of await this.options.store.events(runId, live.events.at(-1)?.id ?? 0)) {
-        live.events.push(event);
-        live.fanOut.send(event);
-      }
-      return (await this.options.store.get(runId)) ?? fallback;
-    } catch (err) {
-      this.options.log.warn(`could not read the end another replica stored for run ${runId}: ${(err as Error)?.message ?? String(err)}`);
-      return fallback;
-    }
-  }
-
-  /**
-   * Stores the end of a run, its one terminal event. On a full disk or an unreachable database it
-   * is tried again until it is stored (freeing space or the database coming back is enough): until
-   * then the run stays live, its claim is renewed, readers see its final state and viewers wait for
-   * the terminal event. Should the claim lapse meanwhile, it gives up: another replica ends the run
-   * (a try that gets through first finds it closed, `RunClosedError`, and viewers get that end).
-   * Once the service is closing it gives up too; the next start (or another replica) marks the run
-   * interrupted.
-   */
-  private async storeEnd(runId: string, outcome: RunOutcome, terminal: RunEvent, releaseClaim: boolean, lost: () => boolean): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.options.store.finish(runId, outcome, terminal, { releaseClaim });
-      } catch (err) {
-        const passing = err instanceof StorageFullError || err instanceof StorageUnavailableError;
-        // With its claim lapsed the run is another replica's to end (it reaps it): this one stops here.
-        if (!passing || this.closing || lost()) throw err;
-        const why = err instanceof StorageFullError ? 'the storage is full' : 'the database is unavailable';
-        if (attempt === 1) this.options.log.error(`could not store the end of run ${runId} (${why}); trying again until it is stored`);
-      }
-      // Quick at first (a dropped connection is usually back at once), then every END_RETRY_MS.
-      await sleep(Math.min(END_RETRY_MS, 100 * 2 ** (attempt - 1)), undefined, { ref: false });
-    }
-  }
-}
-
-function copy(record: RunRecord): RunRecord {
-  return { ...record, tools_used: [...record.tools_used], cost: { ...record.cost } };
 }
 
 /** True when every promise of `first`, then every one `then` lists once those settled, settled within `ms`. */
