@@ -140,7 +140,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     ? null
     : new (await import('./coordination/redis-coordination.js')).RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix ?? config.storage.redis_key_prefix });
   try {
-    storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message) });
+    storage = await openConfiguredStorage(config, home, { now, service: true, log });
     if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);
     await coordination?.start();
     const app = await assemble({ options, env, log, now, loaded, policy, storage, coordination, releaseLock });
@@ -207,7 +207,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   });
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
   const gateway = new Gateway({
-    policy, audit, log: (message) => log.warn(message),
+    policy, audit, log,
     approval: config.network.interactive_approval === 'api' ? approvals.network : undefined, metrics,
   });
   const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;
