@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { AuditLog } from '../src/audit/log.js';
 import { Gateway } from '../src/gateway/gateway.js';
+import { createMemoryLogger } from '../src/log.js';
 import { KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS } from '../src/gateway/pool.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
@@ -62,8 +63,8 @@ export async function gatewayScenario(): Promise<ScenarioResult[]> {
   const auditLog = new AuditLog(storage.audit);
   const common = { category: 'tool', sessionId: 'bench', taskId: 'bench' } as const;
   // One gateway per audit sink, as an app has one; a client per request, as providers and tools do.
-  const gateway = new Gateway({ policy, audit: discardingSink, log: () => undefined });
-  const auditedGateway = new Gateway({ policy, audit: auditLog, log: () => undefined });
+  const gateway = new Gateway({ policy, audit: discardingSink, log: createMemoryLogger() });
+  const auditedGateway = new Gateway({ policy, audit: auditLog, log: createMemoryLogger() });
   const agent = new Agent({ connections: MAX_CONNECTIONS, pipelining: 1, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS });
   const through = (g: Gateway) => async (): Promise<void> => {
     const response = await g.client(common).get(url);

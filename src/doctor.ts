@@ -104,7 +104,7 @@ async function askService(serviceUrl: string, apiKey: string, timeoutMs: number)
     category: 'tool',
     timeout: timeoutMs,
     policy: NetworkPolicy.fromConfig({ default_deny: true, allowed_hosts: [target.host] }),
-    log: () => {},
+    log: createMemoryLogger(10),
   });
   try {
     const response = await client.get(target.toString(), { headers: { authorization: `Bearer ${apiKey}` } });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPLICA_STOPPED } from '../src/agent/session-leases.js';
+import { REPLICA_STOPPED } from '../src/runs/session-leases.js';
 import type { PostgresStorage } from '../src/storage/postgres/index.js';
 import { startFakeAnthropic } from './fakes/anthropic-server.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InProcessRunEventBus, type RunEventBus } from '../src/agent/run-event-bus.js';
-import type { RunRegistry } from '../src/agent/run-registry.js';
+import { InProcessRunEventBus, type RunEventBus } from '../src/runs/run-event-bus.js';
+import type { RunRegistry } from '../src/runs/run-registry.js';
 import { RedisCoordination } from '../src/coordination/redis-coordination.js';
 import { createMemoryLogger } from '../src/log.js';
 import type { SqliteStorage } from '../src/storage/sqlite/index.js';

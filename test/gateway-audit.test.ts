@@ -6,6 +6,7 @@ import { InvalidUrlError, PolicyViolationError, RequestTimeoutError, ResponseToo
 import { InteractiveApproval } from '../src/policy/approval.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { loopbackPolicy, startHttp, tempAudit, type HttpServer, type TempAudit } from './gateway-support.js';
+import { quietLogger } from './helpers/log.js';
 
 /** The audit trail of the gateway, read back from a real audit log on a real SQLite file. */
 let server: HttpServer;
@@ -41,7 +42,7 @@ function client(options: Partial<StandaloneClientOptions> = {}): GatewayClient {
     taskId: 'task-9',
     policy: loopbackPolicy([server.port]),
     audit: log.audit,
-    log: () => undefined,
+    log: quietLogger,
     ...options,
   });
   clients.push(c);

@@ -9,6 +9,7 @@ import { startFakeAnthropic } from './fakes/anthropic-server.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { loopbackPolicy, startHttp, tempAudit, type HttpServer } from './gateway-support.js';
+import { collectingLogger, quietLogger } from './helpers/log.js';
 
 /**
  * `client.fetch` must be a drop-in `fetch` for the official SDKs: their requests (method, headers,
@@ -22,7 +23,7 @@ afterEach(async () => {
 });
 
 function gateway(policy: NetworkPolicy, logLines: string[] = []): GatewayClient {
-  const c = createClient({ category: 'provider', sessionId: 's', taskId: 't', timeout: 10_000, policy, log: (m) => logLines.push(m) });
+  const c = createClient({ category: 'provider', sessionId: 's', taskId: 't', timeout: 10_000, policy, log: collectingLogger(logLines) });
   clients.push(c);
   return c;
 }
@@ -179,7 +180,7 @@ describe('client.fetch', () => {
   it('is audited once per call', async () => {
     const log = tempAudit();
     try {
-      const c = createClient({ category: 'provider', policy: loopbackPolicy([server.port]), audit: log.audit, log: () => undefined });
+      const c = createClient({ category: 'provider', policy: loopbackPolicy([server.port]), audit: log.audit, log: quietLogger });
       clients.push(c);
       await (await c.fetch(`${server.url}/echo`)).text();
       expect(log.events().map((e) => e.event_type)).toEqual(['network_request']);

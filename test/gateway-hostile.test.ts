@@ -5,6 +5,7 @@ import { RequestTimeoutError, ResponseTooLargeError } from '../src/gateway/error
 import { createClient } from '../src/gateway/gateway.js';
 import { loopbackPolicy } from './gateway-support.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { quietLogger } from './helpers/log.js';
 
 /**
  * No answer of a remote server may take the process down or hold a request past its deadline.
@@ -103,7 +104,7 @@ const options = { category: 'tool', timeout: TIMEOUT_MS, maxResponseBytes: LIMIT
 /** The same shapes through the running app's own gateway and through a library client. */
 const makers: [string, () => GatewayClient][] = [
   ['the app gateway', () => app.app.gateway.client(options)],
-  ['a library client', () => createClient({ ...options, policy: loopbackPolicy([hostile.port]), log: () => undefined })],
+  ['a library client', () => createClient({ ...options, policy: loopbackPolicy([hostile.port]), log: quietLogger })],
 ];
 
 const url = (path: string) => `http://127.0.0.1:${hostile.port}${path}`;

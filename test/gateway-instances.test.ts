@@ -5,6 +5,7 @@ import { Gateway } from '../src/gateway/gateway.js';
 import { InteractiveApproval } from '../src/policy/approval.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { loopbackPolicy, startHttp, type HttpServer } from './gateway-support.js';
+import { quietLogger } from './helpers/log.js';
 
 /**
  * The gateway is an object, not module state: two in one process (two apps, or an app and an
@@ -24,7 +25,7 @@ afterEach(async () => {
 });
 
 function gateway(options: ConstructorParameters<typeof Gateway>[0]): Gateway {
-  const g = new Gateway({ log: () => undefined, ...options });
+  const g = new Gateway({ log: quietLogger, ...options });
   gateways.push(g);
   return g;
 }

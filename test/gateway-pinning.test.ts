@@ -7,6 +7,7 @@ import { pinnedConnector } from '../src/gateway/connector.js';
 import { GatewayError } from '../src/gateway/errors.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { startHttp, type HttpServer } from './gateway-support.js';
+import { quietLogger } from './helpers/log.js';
 
 /**
  * The connection goes to the address the policy checked, while the request keeps the name: the
@@ -30,7 +31,7 @@ function pinnedClient(port: number): { client: GatewayClient; lookups: string[] 
       lookups.push(host);
       return ['127.0.0.1'];
     },
-    log: () => undefined,
+    log: quietLogger,
   });
   clients.push(client);
   return { client, lookups };

@@ -6,6 +6,7 @@ import { Gateway } from '../src/gateway/gateway.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { loopbackPolicy } from './gateway-support.js';
 import { startTestApp } from './helpers/app.js';
+import { quietLogger } from './helpers/log.js';
 
 /**
  * The gateway's connection pool, measured where it counts: on loopback servers that count the
@@ -68,7 +69,7 @@ async function countedServer(handler: (req: IncomingMessage, res: ServerResponse
 }
 
 function gatewayFor(policy: NetworkPolicy, extra: ConstructorParameters<typeof Gateway>[0] = {}): Gateway {
-  const gateway = new Gateway({ policy, log: () => undefined, ...extra });
+  const gateway = new Gateway({ policy, log: quietLogger, ...extra });
   closers.push(() => gateway.close());
   return gateway;
 }
@@ -176,7 +177,7 @@ describe('the connection pool', () => {
 
   it('closing the gateway closes its idle sockets', async () => {
     const server = await countedServer((_req, res) => res.end('ok'));
-    const gateway = new Gateway({ policy: loopbackPolicy([server.port]), log: () => undefined });
+    const gateway = new Gateway({ policy: loopbackPolicy([server.port]), log: quietLogger });
     await gateway.client({ category: 'tool' }).get(`${server.url}/`);
     expect(server.open()).toBe(1);
     await gateway.close();

@@ -5,6 +5,7 @@ import { createClient } from '../src/gateway/gateway.js';
 import { ResponseTooLargeError } from '../src/gateway/errors.js';
 import { loopbackPolicy, startHttp, startSink, type HttpServer, type Sink } from './gateway-support.js';
 import { rssAfterGcMb } from './helpers/memory.js';
+import { quietLogger } from './helpers/log.js';
 
 const MB = 1024 * 1024;
 const LIMIT = 1 * MB;
@@ -132,7 +133,7 @@ function client(maxResponseBytes = LIMIT): GatewayClient {
     timeout: 10_000,
     maxResponseBytes,
     policy: loopbackPolicy([raw.port, redirector.port, target.port]),
-    log: () => undefined,
+    log: quietLogger,
   });
   clients.push(c);
   return c;

@@ -4,6 +4,7 @@ import { createClient, Gateway } from '../src/gateway/gateway.js';
 import { InvalidUrlError, PolicyViolationError } from '../src/gateway/errors.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { loopbackPolicy, startSink, type Sink } from './gateway-support.js';
+import { quietLogger } from './helpers/log.js';
 
 /**
  * "A denied destination sends no bytes": every refusal is checked against a TCP server that counts
@@ -11,7 +12,6 @@ import { loopbackPolicy, startSink, type Sink } from './gateway-support.js';
  */
 let sink: Sink;
 const clients: GatewayClient[] = [];
-const quiet = () => undefined;
 
 beforeAll(async () => {
   sink = await startSink();
@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 function client(policy: NetworkPolicy, resolver?: (host: string) => Promise<string[]>, timeout = 5_000): GatewayClient {
-  const c = createClient({ category: 'tool', sessionId: 's', taskId: 't', timeout, policy, resolver, log: quiet });
+  const c = createClient({ category: 'tool', sessionId: 's', taskId: 't', timeout, policy, resolver, log: quietLogger });
   clients.push(c);
   return c;
 }
@@ -120,7 +120,7 @@ describe('refused requests open no connection', () => {
 
   it('a client created without a policy denies everything', async () => {
     const before = sink.connections();
-    const c = createClient({ category: 'provider', log: quiet });
+    const c = createClient({ category: 'provider', log: quietLogger });
     clients.push(c);
     await expect(c.get(`http://127.0.0.1:${port()}/`)).rejects.toBeInstanceOf(PolicyViolationError);
     await expect(c.fetch(`http://127.0.0.1:${port()}/`)).rejects.toBeInstanceOf(PolicyViolationError);
@@ -128,7 +128,7 @@ describe('refused requests open no connection', () => {
   });
 
   it('a gateway created without a policy denies everything', async () => {
-    const gateway = new Gateway({ log: quiet });
+    const gateway = new Gateway({ log: quietLogger });
     try {
       const before = sink.connections();
       await expect(gateway.client({ category: 'tool' }).get(`http://127.0.0.1:${port()}/`)).rejects.toBeInstanceOf(PolicyViolationError);

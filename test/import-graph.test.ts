@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { matches, sources, SRC } from './helpers/sources.js';
 
@@ -31,14 +31,72 @@ function reaches(graph: Map<string, string[]>, from: string, to: string): boolea
   return false;
 }
 
-/** `file -> imported file` for each import from a module in folder `from` of a module in folder `to`. */
-function importsFrom(graph: Map<string, string[]>, from: string, to: string): string[] {
+/** The groups of files that import each other in a circle (strongly connected components), as paths under src/. */
+function circles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (stack.includes(next)) {
+        low.set(file, Math.min(low.get(file)!, index.get(next)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || graph.get(file)!.includes(file)) found.push(group.map((f) => relative(SRC, f)).sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+/** `file -> import` for every import of a file in folder `from` that names a file in folder `to`. */
+function importsInto(graph: Map<string, string[]>, from: string, to: string): string[] {
   const inFolder = (file: string, folder: string) => file.startsWith(join(SRC, folder) + '/');
-  return [...graph].filter(([file]) => inFolder(file, from))
-    .flatMap(([file, imports]) => imports.filter((next) => inFolder(next, to)).map((next) => `${file.slice(SRC.length + 1)} -> ${next.slice(SRC.length + 1)}`));
+  return [...graph].flatMap(([file, imports]) =>
+    inFolder(file, from) ? imports.filter((next) => inFolder(next, to)).map((next) => `${relative(SRC, file)} -> ${relative(SRC, next)}`) : [],
+  );
 }
 
 describe('import graph', () => {
+  it('has no import circle among the source files, type imports included', () => {
+    const graph = importGraph();
+    expect(graph.size).toBeGreaterThan(50);
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('finds a circle where there is one (the detector itself works)', () => {
+    const a = join(SRC, 'a.ts');
+    const b = join(SRC, 'b.ts');
+    const c = join(SRC, 'c.ts');
+    expect(circles(new Map([[a, [b]], [b, [c]], [c, [a]]]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(circles(new Map([[a, [b]], [b, [c]], [c, []]]))).toEqual([]);
+    expect(circles(new Map([[a, [a]]]))).toEqual([['a.ts']]);
+  });
+
+  it('keeps runs/ below the agent and the HTTP layer: the agent imports runs, never the other way', () => {
+    const graph = importGraph();
+    // The store interfaces still live in agent/stores.ts; they are the storage ports, which runs/ may use.
+    const storePorts = (edge: string) => edge.endsWith(' -> agent/stores.ts');
+    expect(importsInto(graph, 'runs', 'agent').filter((edge) => !storePorts(edge))).toEqual([]);
+    expect(importsInto(graph, 'runs', 'http')).toEqual([]);
+    // It does see them: the agent's runtime is built on the run registry.
+    expect(importsInto(graph, 'agent', 'runs')).toContain('agent/runtime.ts -> runs/run-registry.ts');
+  });
+
   it('has no cycle between providers and tools: shared contracts live apart from both', () => {
     const graph = importGraph();
     expect(graph.size).toBeGreaterThan(50);
@@ -51,9 +109,9 @@ describe('import graph', () => {
     const graph = importGraph();
     expect(reaches(graph, 'listener', 'http')).toBe(false);
     // Direct imports only: storage still declares the web-session store's type in http/, and channels use storage's ports.
-    expect(importsFrom(graph, 'channels', 'http')).toEqual([]);
+    expect(importsInto(graph, 'channels', 'http')).toEqual([]);
     // The check itself sees such an import.
-    expect(importsFrom(graph, 'http', 'listener').length).toBeGreaterThan(0);
+    expect(importsInto(graph, 'http', 'listener').length).toBeGreaterThan(0);
   });
 
   it('defines GatewayCategory once', () => {

@@ -9,6 +9,7 @@ import { createToolRegistry } from '../src/tools/index.js';
 import { startFakeAnthropic } from './fakes/anthropic-server.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
+import { quietLogger } from './helpers/log.js';
 
 /**
  * The hosted providers against fake upstreams that speak the real wire formats, through the real
@@ -55,7 +56,7 @@ async function setup(vendor: Vendor, options: { allow?: boolean; keyEnv?: string
   const registry = createProviderRegistry({
     config,
     env: options.env ?? { TEST_PROVIDER_KEY: KEY },
-    gatewayClientFactory: (o) => createClient({ ...o, policy, audit, log: () => {} }),
+    gatewayClientFactory: (o) => createClient({ ...o, policy, audit, log: quietLogger }),
   });
   return { server, provider: registry.resolve(vendor), audit };
 }
@@ -229,7 +230,7 @@ describe('per-request override through the registry', () => {
     const registry = createProviderRegistry({
       config: configSchema.parse({ providers: { anthropic: { api_key_env: 'K', model: 'claude-haiku-4-5', base_url: server.baseUrl } } }),
       env: { K: KEY },
-      gatewayClientFactory: (o) => createClient({ ...o, policy, log: () => {} }),
+      gatewayClientFactory: (o) => createClient({ ...o, policy, log: quietLogger }),
     });
     server.enqueue({ text: 'from claude' });
     const result = await registry.resolve('anthropic').complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], signal: signal() });

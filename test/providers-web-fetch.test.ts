@@ -5,6 +5,7 @@ import { createClient } from '../src/gateway/index.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { createToolRegistry, ToolRegistry } from '../src/tools/index.js';
 import { createWebFetchTool } from '../src/tools/web-fetch.js';
+import { quietLogger } from './helpers/log.js';
 
 /** web_fetch through the real gateway (category `tool`) against a local server with one page per case. */
 const pages: Record<string, (res: ServerResponse) => void> = {
@@ -77,7 +78,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function tools(allowed: boolean, limits: { maxResponseBytes?: number; maxOutputChars?: number; timeoutMs?: number } = {}): ToolRegistry {
   const policy = NetworkPolicy.fromConfig({ tool_allowed_hosts: allowed ? [new URL(origin).host] : [] });
-  const factory = (o: Parameters<typeof createClient>[0]) => createClient({ ...o, policy, log: () => {} });
+  const factory = (o: Parameters<typeof createClient>[0]) => createClient({ ...o, policy, log: quietLogger });
   const registry = new ToolRegistry();
   registry.register(createWebFetchTool({ clientFactory: factory, ...limits }));
   return registry;
@@ -144,7 +145,7 @@ describe('web_fetch', () => {
   it('is not granted by a provider-only allowance', async () => {
     hits = [];
     const policy = NetworkPolicy.fromConfig({ provider_allowed_hosts: [new URL(origin).host] });
-    const registry = createToolRegistry({ gatewayClientFactory: (o) => createClient({ ...o, policy, log: () => {} }) });
+    const registry = createToolRegistry({ gatewayClientFactory: (o) => createClient({ ...o, policy, log: quietLogger }) });
     expect((await fetchPage(registry, '/plain')).output).toMatch(/blocked by network policy/);
     expect(hits).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { verifyAudit } from './crash/cycle.js';
-import { REPLICA_STOPPED } from '../src/agent/session-leases.js';
+import { REPLICA_STOPPED } from '../src/runs/session-leases.js';
 import { eventually, parseSse } from './helpers/agent.js';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 import { PrivateRedis, testRedisUrl } from './helpers/redis.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_CUT_OFF, REPLICA_STOPPED } from '../src/agent/session-leases.js';
+import { DATABASE_CUT_OFF, REPLICA_STOPPED } from '../src/runs/session-leases.js';
 import type { PostgresStorage } from '../src/storage/postgres/index.js';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';

@@ -4,7 +4,8 @@ import { AuditLog } from '../audit/log.js';
 import type { CompletionRequest, CompletionResult, PreparedCall, Provider, Usage } from '../providers/types.js';
 import { createCalculatorTool } from '../tools/calculator.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { AgentLoop, MAX_TOOL_CALLS_PER_STEP, type AgentTurnInput } from './agent-loop.js';
+import { AgentLoop, MAX_TOOL_CALLS_PER_STEP } from './agent-loop.js';
+import type { AgentTurnInput } from '../contracts/agent-turn.js';
 import { CostMeter } from './cost-meter.js';
 
 /** A provider that answers from a script and records what it was sent (a stand-in for a model). */

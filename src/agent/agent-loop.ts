@@ -1,58 +1,20 @@
 import type { AuditSink } from '../audit/types.js';
 import type { Logger } from '../log.js';
 import type { NewTurn, TurnStore } from '../memory/types.js';
-import type { ChatMessage, CompletionResult, Provider, ToolCall } from '../providers/types.js';
+import type { AgentTurnInput, AgentTurnResult, TurnRunner } from '../contracts/agent-turn.js';
+import type { ChatMessage, CompletionResult, ToolCall } from '../providers/types.js';
 import { withoutNul } from '../security/input/nul.js';
 import { censor } from '../security/secrets/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { TurnOrigin } from '../tools/types.js';
 import type { CostMeter } from './cost-meter.js';
-import { AgentError, notStored } from './errors.js';
-import type { RunCost } from './types.js';
+import { AgentError, notStored } from '../contracts/agent-errors.js';
+import type { RunCost } from '../runs/types.js';
 
 export const DEFAULT_MAX_ITERATIONS = 8;
 /** Previous turns of the session sent with each new message. */
 export const DEFAULT_CONTEXT_TURNS = 20;
 /** Tool calls executed per model step; more are answered with an error (bounds a run's event log). */
 export const MAX_TOOL_CALLS_PER_STEP = 16;
-
-export interface ToolRequestInfo {
-  call_id: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-}
-
-export interface ToolResultInfo {
-  call_id: string;
-  tool: string;
-  is_error: boolean;
-  duration_ms: number;
-}
-
-export interface AgentTurnInput {
-  sessionId: string;
-  /** Who asked: tools that could read other sessions (memory_search) confine a channel's turn. */
-  origin: TurnOrigin;
-  /** The run this turn belongs to; null for a synchronous chat. */
-  runId: string | null;
-  message: string;
-  provider: Provider;
-  signal: AbortSignal;
-  /** The HTTP request the turn was asked by: named on its audit events, provider calls and log lines. */
-  requestId?: string;
-  /** Each provider call's usage and price, as soon as it is recorded (also when the turn later fails). */
-  onUsage?(cost: RunCost): void;
-  onToolRequest?(info: ToolRequestInfo): void;
-  onToolResult?(info: ToolResultInfo): void;
-}
-
-export interface AgentTurnResult {
-  /** The final answer, censored. */
-  response: string;
-  resolvedProvider: string;
-  toolsUsed: string[];
-  cost: RunCost;
-}
 
 /**
  * Asked before each tool call: null lets it run, a text refuses it (fed back to the model as the
@@ -90,7 +52,7 @@ export interface AgentLoopOptions {
  * Every step honours the abort signal; tool failures go back to the model as error results; the
  * user turn and the (censored) answer are stored in memory with the provider that answered.
  */
-export class AgentLoop {
+export class AgentLoop implements TurnRunner {
   private readonly maxIterations: number;
   private readonly contextTurns: number;
   private readonly now: () => number;

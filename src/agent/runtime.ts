@@ -7,14 +7,15 @@ import { newId } from '../security/ids/tokens.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop, type ToolApproval } from './agent-loop.js';
 import { CostMeter } from './cost-meter.js';
-import { AgentError, claimLost, sessionNotFound, shuttingDown } from './errors.js';
-import type { RunViewer } from './fan-out.js';
-import type { RunEventBus } from './run-event-bus.js';
-import { RunRegistry, type WatchResult } from './run-registry.js';
-import { SessionLeases } from './session-leases.js';
-import { SessionSlots } from './session-slots.js';
+import { AgentError, claimLost, sessionNotFound, shuttingDown } from '../contracts/agent-errors.js';
+import type { RunViewer, WatchResult } from '../runs/fan-out.js';
+import type { RunEventBus } from '../runs/run-event-bus.js';
+import { RunRegistry } from '../runs/run-registry.js';
+import { SessionLeases } from '../runs/session-leases.js';
+import { SessionSlots } from '../runs/session-slots.js';
 import type { CostStore, CostTotals, RunStore, SessionClaimStore, SessionSpend, SessionStore } from './stores.js';
-import type { ApiSession, RunCost, RunRecord } from './types.js';
+import type { ApiSession } from './types.js';
+import type { RunCost, RunRecord } from '../runs/types.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 
 export interface AgentRuntimeOptions {

@@ -1,4 +1,5 @@
-import type { ApiSession, RunCost, RunEvent, RunRecord, RunStatus } from './types.js';
+import type { ApiSession } from './types.js';
+import type { RunCost, RunEvent, RunRecord, RunStatus } from '../runs/types.js';
 
 /**
  * The agent's storage, as interfaces: every backend implements them and passes their contract

@@ -48,7 +48,7 @@ export async function wireGateway({ config, env, home, log, now, policy, storage
   });
   // Every outbound request of providers and tools goes through the gateway under this app's policy.
   const gateway = new Gateway({
-    policy, audit, log: (message) => log.warn(message),
+    policy, audit, log,
     approval: config.network.interactive_approval === 'api' ? approvals.network : undefined, metrics,
   });
   const gatewayClientFactory: GatewayClientFactory = gateway.clientFactory;

@@ -40,7 +40,7 @@ export async function openStores({ config, home, log, now, redisKeyPrefix }: Sto
     ? null
     : new (await import('../coordination/redis-coordination.js')).RedisCoordination({ url: redisUrl, log, keyPrefix: redisKeyPrefix ?? config.storage.redis_key_prefix });
   try {
-    storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message) });
+    storage = await openConfiguredStorage(config, home, { now, service: true, log });
     if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);
   } catch (error) {
     await coordination?.close();

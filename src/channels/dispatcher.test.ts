@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../log.js';
 import { ChannelDispatcher, type ChannelRunner } from './dispatcher.js';
 import { StorageUnavailableError } from '../storage/errors.js';
-import { AgentError } from '../agent/errors.js';
-import type { RunRecord } from '../agent/types.js';
+import { AgentError } from '../contracts/agent-errors.js';
+import type { RunRecord } from '../runs/types.js';
 
 /** A runner whose runs finish only when the test says so. */
 function scriptedRunner() {

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { StorageUnavailableError } from '../storage/errors.js';
-import { AgentError } from '../agent/errors.js';
-import type { RunRecord } from '../agent/types.js';
+import { AgentError } from '../contracts/agent-errors.js';
+import type { RunRecord } from '../runs/types.js';
 
 /** One message a channel hands over. */
 export interface ChannelMessage {

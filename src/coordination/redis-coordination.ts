@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import type { RateLimiter } from '../security/rate-limit/rate-limiter.js';
-import type { RunEventBus } from '../agent/run-event-bus.js';
+import type { RunEventBus } from '../runs/run-event-bus.js';
 import { RedisConnection } from './redis-connection.js';
 import { measureRedis, type RedisHealth } from './redis-health.js';
 import { ReplicaLiveness, type ReplicaLivenessOptions } from './replica-liveness.js';

@@ -1,4 +1,5 @@
 import type { AuditSink } from '../audit/types.js';
+import type { Logger } from '../log.js';
 import type { GatewayCategory } from '../policy/network-policy.js';
 import { redactUrl } from './url.js';
 import type { GatewayMetrics } from '../metrics/index.js';
@@ -34,7 +35,7 @@ export class GatewayAudit {
   constructor(
     private readonly sink: AuditSink | undefined,
     private readonly scope: AuditScope,
-    private readonly log: (message: string) => void,
+    private readonly log: Logger,
     private readonly metrics?: GatewayMetrics,
   ) {}
 
@@ -109,7 +110,7 @@ export class GatewayAudit {
       });
     } catch (error) {
       // Say so where the operator looks.
-      this.log(`gateway: audit event ${event.event_type} could not be written (${(error as Error)?.name ?? 'error'})`);
+      this.log.warn(`gateway: audit event ${event.event_type} could not be written (${(error as Error)?.name ?? 'error'})`);
     }
   }
 }

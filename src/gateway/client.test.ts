@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetworkPolicy } from '../policy/network-policy.js';
 import { createClient } from './gateway.js';
 import { GatewayError } from './errors.js';
+import { collectingLogger, quietLogger } from '../../test/helpers/log.js';
 
 let server: Server;
 let base: string;
@@ -37,7 +38,7 @@ interface Echo {
 describe('createClient', () => {
   it('sends each method with the options on the allowlist', async () => {
     const lines: string[] = [];
-    const client = createClient({ category: 'tool', policy, log: (m) => lines.push(m) });
+    const client = createClient({ category: 'tool', policy, log: collectingLogger(lines) });
     try {
       for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
         const response = await client[method](`${base}/${method}`, { query: { a: 1 }, headers: { 'x-h': 'v' } });
@@ -60,7 +61,7 @@ describe('createClient', () => {
 
   it('drops options off the allowlist and says which, by name', async () => {
     const lines: string[] = [];
-    const client = createClient({ category: 'tool', policy, log: (m) => lines.push(m) });
+    const client = createClient({ category: 'tool', policy, log: collectingLogger(lines) });
     try {
       const options = { verify: false, rejectUnauthorized: false, headers: { Host: 'internal.example', 'X-Ok': '1' } };
       const response = await client.get(`${base}/x`, options as never);
@@ -75,7 +76,7 @@ describe('createClient', () => {
   });
 
   it('refuses CONNECT and malformed methods before any I/O', async () => {
-    const client = createClient({ category: 'tool', policy, log: () => undefined });
+    const client = createClient({ category: 'tool', policy, log: quietLogger });
     try {
       await expect(client.request('CONNECT', `${base}/`)).rejects.toThrow(TypeError);
       await expect(client.request('GET X', `${base}/`)).rejects.toThrow(TypeError);
@@ -86,7 +87,7 @@ describe('createClient', () => {
   });
 
   it('refuses requests once closed, also through Symbol.asyncDispose', async () => {
-    const client = createClient({ category: 'tool', policy, log: () => undefined });
+    const client = createClient({ category: 'tool', policy, log: quietLogger });
     await client[Symbol.asyncDispose]();
     await expect(client.get(`${base}/`)).rejects.toBeInstanceOf(GatewayError);
     await client.close();

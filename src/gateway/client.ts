@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { AuditSink } from '../audit/types.js';
+import type { Logger } from '../log.js';
 import type { Approver } from '../policy/approver.js';
 import { evaluateDestination, type Denial, type DestinationDecision, type Resolver } from '../policy/destination.js';
 import { hostOf } from '../policy/host.js';
@@ -11,7 +12,6 @@ import { boundedWebStream, declaredOverLimit, DEFAULT_MAX_RESPONSE_BYTES, readBo
 import { Deadline } from './deadline.js';
 import { GatewayError, InvalidUrlError, PolicyViolationError, ResponseTooLargeError } from './errors.js';
 import { headerRecord, prepareFetch, toWebResponse, type FetchBody } from './fetch-adapter.js';
-import type { Logger } from './gateway.js';
 import { allowedOptions, encodeBody, methodOf, outgoingHeaders, timeoutOf, type OutgoingHeaders, type RequestOptions } from './options.js';
 import type { ConnectionPool } from './pool.js';
 import { GatewayResponse } from './response.js';
@@ -160,7 +160,7 @@ export class Client implements GatewayClient {
     const options = allowedOptions(rawOptions, log);
     const url = await this.checkedUrl(method, input, options);
     const { headers, dropped } = outgoingHeaders(options.headers);
-    if (dropped.length > 0) log(`gateway: dropped request header(s) the gateway sets itself: ${dropped.join(', ')}`);
+    if (dropped.length > 0) log.warn(`gateway: dropped request header(s) the gateway sets itself: ${dropped.join(', ')}`);
     const body = encodeBody(options, headers);
     const request: Outgoing = { method, url, headers, body, signal: options.signal, timeout: timeoutOf(options.timeout, this.timeout) };
     const { response, approved, deadline } = await this.open(request);

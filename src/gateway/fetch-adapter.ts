@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { Logger } from './gateway.js';
+import type { Logger } from '../log.js';
 import { methodOf } from './options.js';
 import { toHeaders, type IncomingHttpHeaders } from './response.js';
 
@@ -29,7 +29,7 @@ export async function prepareFetch(input: string | URL | Request, init: RequestI
   const request = input instanceof Request ? input : null;
   if (init) {
     const dropped = Object.keys(init).filter((key) => !MEANINGFUL.has(key) && !BROWSER_ONLY.has(key));
-    if (dropped.length > 0) log(`gateway: dropped fetch option(s) not on the allowlist: ${dropped.map((k) => k.replace(/[^\w.-]/g, '?').slice(0, 64)).join(', ')}`);
+    if (dropped.length > 0) log.warn(`gateway: dropped fetch option(s) not on the allowlist: ${dropped.map((k) => k.replace(/[^\w.-]/g, '?').slice(0, 64)).join(', ')}`);
   }
   const method = methodOf(init?.method ?? request?.method ?? 'GET');
   const headers = new Headers(init?.headers ?? request?.headers);

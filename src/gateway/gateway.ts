@@ -3,15 +3,16 @@ import { InteractiveApproval } from '../policy/approval.js';
 import type { Approver } from '../policy/approver.js';
 import { systemResolver, type Resolver } from '../policy/destination.js';
 import { NetworkPolicy } from '../policy/network-policy.js';
+import type { Logger } from '../log.js';
 import { Client, type ClientOptions, type GatewayClient, type GatewayParts } from './client.js';
 import { ConnectionPool, type PoolLimits, type PoolStats } from './pool.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 
-export type Logger = (message: string) => void;
-
-export const stderrLogger: Logger = (message) => {
+/** Where a gateway nobody gave a logger writes: standard error, one message a line. */
+const writeToStderr = (message: string): void => {
   process.stderr.write(`${message}\n`);
 };
+const stderrLogger: Logger = { info: writeToStderr, warn: writeToStderr, error: writeToStderr };
 
 export interface GatewayOptions {
   /** Default: deny everything, so a gateway nobody configured fails closed instead of reaching out. */

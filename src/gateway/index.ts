@@ -1,7 +1,7 @@
 /** The outbound gateway: the only way this service reaches the network. */
 export { type ClientOptions, type FetchFunction, type GatewayClient } from './client.js';
 export { GatewayError, InvalidUrlError, PolicyViolationError, RequestTimeoutError, ResponseTooLargeError, type PolicyStage } from './errors.js';
-export { createClient, Gateway, type GatewayOptions, type Logger, type StandaloneClientOptions } from './gateway.js';
+export { createClient, Gateway, type GatewayOptions, type StandaloneClientOptions } from './gateway.js';
 export { ALLOWED_OPTIONS, type HeadersInput, type RequestBody, type RequestOptions } from './options.js';
 export { MAX_CONNECTIONS, MAX_IDLE_CONNECTIONS, type PoolLimits, type PoolStats } from './pool.js';
 export { GatewayResponse } from './response.js';

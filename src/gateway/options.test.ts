@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allowedOptions, encodeBody, outgoingHeaders, timeoutOf } from './options.js';
+import { collectingLogger } from '../../test/helpers/log.js';
 
 describe('allowedOptions', () => {
   it('keeps the allowlist and logs the names (never the values) of everything else', () => {
@@ -7,7 +8,7 @@ describe('allowedOptions', () => {
     const signal = AbortSignal.timeout(1000);
     const kept = allowedOptions(
       { headers: { a: '1' }, query: { q: 'x' }, body: 'b', timeout: 5, signal, verify: false, rejectUnauthorized: false, dispatcher: { secret: 'hunter2' }, maxRedirections: 5 },
-      (m) => lines.push(m),
+      collectingLogger(lines),
     );
     expect(kept).toEqual({ headers: { a: '1' }, query: { q: 'x' }, body: 'b', timeout: 5, signal });
     expect(lines).toEqual(['gateway: dropped request option(s) not on the allowlist: verify, rejectUnauthorized, dispatcher, maxRedirections']);
@@ -16,8 +17,8 @@ describe('allowedOptions', () => {
 
   it('logs nothing when nothing is dropped', () => {
     const lines: string[] = [];
-    allowedOptions({ json: {} }, (m) => lines.push(m));
-    allowedOptions(undefined, (m) => lines.push(m));
+    allowedOptions({ json: {} }, collectingLogger(lines));
+    allowedOptions(undefined, collectingLogger(lines));
     expect(lines).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import type { Logger } from '../log.js';
 import type { Query } from './url.js';
 
 /**
@@ -30,7 +31,7 @@ export const ALLOWED_OPTIONS: readonly (keyof RequestOptions)[] = ['headers', 'q
 const ALLOWED = new Set<string>(ALLOWED_OPTIONS);
 
 /** Copy the allowed options; report the names of the others through `log`. */
-export function allowedOptions(options: object | undefined, log: (message: string) => void): RequestOptions {
+export function allowedOptions(options: object | undefined, log: Logger): RequestOptions {
   if (options === undefined || options === null) return {};
   const kept: Record<string, unknown> = {};
   const dropped: string[] = [];
@@ -38,7 +39,7 @@ export function allowedOptions(options: object | undefined, log: (message: strin
     if (ALLOWED.has(key)) kept[key] = value;
     else dropped.push(key);
   }
-  if (dropped.length > 0) log(`gateway: dropped request option(s) not on the allowlist: ${dropped.map(safeName).join(', ')}`);
+  if (dropped.length > 0) log.warn(`gateway: dropped request option(s) not on the allowlist: ${dropped.map(safeName).join(', ')}`);
   return kept as RequestOptions;
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { AgentError } from '../agent/errors.js';
+import { AgentError } from '../contracts/agent-errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
 import { codedErrors, errorEntry, type ErrorEntry } from './error-entries.js';

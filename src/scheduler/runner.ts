@@ -1,5 +1,5 @@
-import { AgentError, failureMessage } from '../agent/errors.js';
-import { isFinished, type RunRecord } from '../agent/types.js';
+import { AgentError, failureMessage } from '../contracts/agent-errors.js';
+import { isFinished, type RunRecord } from '../runs/types.js';
 import type { Logger } from '../log.js';
 import { newId } from '../security/ids/tokens.js';
 import { parseActiveHours, withinActiveHours } from './active-hours.js';

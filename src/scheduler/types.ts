@@ -1,4 +1,4 @@
-import type { RunRecord } from '../agent/types.js';
+import type { RunRecord } from '../runs/types.js';
 
 /** Shapes of the scheduler that cross module boundaries (store backends, routes, diagnostics). */
 

@@ -2,13 +2,14 @@ import { join } from 'node:path';
 import { ConfigError } from '../config/errors.js';
 import type { Config } from '../config/schema.js';
 import { redactServiceUrl, withoutPassword } from '../config/service-url.js';
+import type { Logger } from '../log.js';
 import { replicaIdOf } from './replica-id.js';
 import { SqliteStorage } from './sqlite/index.js';
 import type { Storage } from './types.js';
 
 export interface OpenStorageOptions {
   now?: () => number;
-  log?: (message: string) => void;
+  log?: Logger;
   /** What a long-running service adds on SQLite (WAL checkpoints, background audit indexing). */
   service?: boolean;
 }

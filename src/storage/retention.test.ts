@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { AuditLog } from '../audit/log.js';
-import type { RunRecord } from '../agent/types.js';
+import type { RunRecord } from '../runs/types.js';
 import type { NewTurn } from '../memory/types.js';
 import { startRetention, type RetentionRule } from './retention.js';
 import { SqliteStorage } from './sqlite/index.js';

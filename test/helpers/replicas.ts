@@ -1,10 +1,10 @@
 import { AgentLoop } from '../../src/agent/agent-loop.js';
 import { CostMeter } from '../../src/agent/cost-meter.js';
-import type { RunViewer } from '../../src/agent/fan-out.js';
-import type { RunEventBus } from '../../src/agent/run-event-bus.js';
-import { RunRegistry } from '../../src/agent/run-registry.js';
-import { SessionSlots } from '../../src/agent/session-slots.js';
-import type { RunEvent } from '../../src/agent/types.js';
+import type { RunViewer } from '../../src/runs/fan-out.js';
+import type { RunEventBus } from '../../src/runs/run-event-bus.js';
+import { RunRegistry } from '../../src/runs/run-registry.js';
+import { SessionSlots } from '../../src/runs/session-slots.js';
+import type { RunEvent } from '../../src/runs/types.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { createMemoryLogger } from '../../src/log.js';
 import type { CompletionResult, PreparedCall, Provider } from '../../src/providers/types.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AgentError } from '../../agent/errors.js';
+import { AgentError } from '../../contracts/agent-errors.js';
 import type { AuditSink } from '../../audit/types.js';
 
 /** The audit trail of refused starts (docs/decisions.md#one-run-per-session): `web.run` deny (and `web.chat` deny for chats). */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunOutcome, RunStore } from '../../agent/stores.js';
-import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
+import type { RunEvent, RunEventName, RunRecord } from '../../runs/types.js';
 import { RunClosedError } from '../errors.js';
 
 /** The behaviour every `RunStore` backend must have, through the interface only. */

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { redactServiceUrl, withoutPassword } from '../../config/service-url.js';
+import type { Logger } from '../../log.js';
 import { StorageFullError, StorageUnavailableError } from '../errors.js';
 
 /** A connection that is inside a transaction (`PgDatabase.transaction`), or the pool itself. */
@@ -18,7 +19,7 @@ export interface PgDatabaseOptions {
   poolSize?: number;
   /** Connecting gives up after this long: a request waits for a pool slot at most this long too. */
   connectTimeoutMs?: number;
-  log?: (message: string) => void;
+  log?: Logger;
 }
 
 const INT8_OID = 20;
@@ -89,7 +90,7 @@ export class PgDatabase implements Queryable {
       types,
     });
     // An idle connection the server dropped: the pool replaces it; without a listener the process would exit.
-    this.pool.on('error', (error) => options.log?.(`PostgreSQL connection lost (${error.message}); the pool opens a new one when needed`));
+    this.pool.on('error', (error) => options.log?.warn(`PostgreSQL connection lost (${error.message}); the pool opens a new one when needed`));
     // A connection the server terminates while checked out may emit 'error' more than once (the
     // server's message, then the socket's end), and the pool listens only once per query: the rest
     // would be unheard and end the process. Every statement on it fails and is handled where it

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
 import type { RunOutcome } from '../../agent/stores.js';
-import type { RunRecord } from '../../agent/types.js';
+import type { RunRecord } from '../../runs/types.js';
 import { PostgresStorage } from './index.js';
 import { RunClosedError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import type { ClaimLease, RunOutcome, RunStore } from '../../agent/stores.js';
-import type { RunEvent, RunEventName, RunRecord } from '../../agent/types.js';
+import type { RunEvent, RunEventName, RunRecord } from '../../runs/types.js';
 import { RunClosedError } from '../errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../run-rows.js';
 import { removeInSlices } from '../slices.js';

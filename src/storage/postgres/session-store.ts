@@ -1,6 +1,7 @@
-import { AgentError } from '../../agent/errors.js';
+import { AgentError } from '../../contracts/agent-errors.js';
 import type { SessionStore } from '../../agent/stores.js';
-import { isoNow, type ApiSession } from '../../agent/types.js';
+import type { ApiSession } from '../../agent/types.js';
+import { isoNow } from '../../runs/types.js';
 import { newId } from '../../security/ids/tokens.js';
 import { MAX_API_SESSIONS } from '../memory/session-store.js';
 import type { SessionStoreOptions } from '../types.js';

@@ -7,6 +7,8 @@ import type { AuditPage, AuditQuery } from '../../audit/types.js';
 import { StorageBusyError } from '../errors.js';
 import { AuditReader } from './audit-reader.js';
 import { SqliteStorage } from './index.js';
+import { collectingLogger } from '../../../test/helpers/log.js';
+import type { Logger } from '../../log.js';
 
 let dir: string;
 let file: string;
@@ -31,7 +33,7 @@ afterEach(async () => {
 const QUERY: AuditQuery = { result: 'deny', limit: 4, offset: 2 };
 
 /** A reader whose in-thread fallback answers an empty page and counts its calls. */
-function reader(path: string, log?: (message: string) => void) {
+function reader(path: string, log?: Logger) {
   const fallback = { calls: 0 };
   const empty: AuditPage = { events: [], total: -1, has_more: false, facets: { category: [], result: [], severity: [], subsystem: [] } };
   const made = new AuditReader(path, () => {
@@ -64,7 +66,7 @@ describe('AuditReader', () => {
 
   it('answers in this thread, logged once, when its worker cannot open the file', async () => {
     const logged: string[] = [];
-    const { reader: broken, fallback } = reader(join(dir, 'missing.db'), (line) => logged.push(line));
+    const { reader: broken, fallback } = reader(join(dir, 'missing.db'), collectingLogger(logged));
     expect((await broken.run(QUERY)).total).toBe(-1);
     expect((await broken.run(QUERY)).total).toBe(-1);
     expect(fallback.calls).toBe(2);

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { AuditPage, AuditQuery } from '../../audit/types.js';
+import type { Logger } from '../../log.js';
 import { StorageBusyError } from '../errors.js';
 import type { QueryRequest } from './audit-query-worker.js';
 
@@ -32,7 +33,7 @@ export class AuditReader {
   constructor(
     private readonly path: string,
     private readonly inThread: (query: AuditQuery) => AuditPage,
-    private readonly log?: (message: string) => void,
+    private readonly log?: Logger,
   ) {}
 
   run(query: AuditQuery): Promise<AuditPage> {
@@ -66,7 +67,7 @@ export class AuditReader {
       else waiter?.reject(new Error(answer.error));
     });
     worker.on('error', (error) => {
-      this.log?.(`audit query worker failed (${error.message}); audit queries run in the main thread from now on`);
+      this.log?.warn(`audit query worker failed (${error.message}); audit queries run in the main thread from now on`);
       this.broken = true;
     });
     worker.on('exit', () => {

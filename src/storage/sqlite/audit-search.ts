@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { auditText } from '../../audit/query.js';
+import type { Logger } from '../../log.js';
 import type { Database } from './database.js';
 
 /**
@@ -19,7 +20,7 @@ export interface SearchIndexOptions {
   delayMs?: number;
   /** Time one indexing transaction aims at (default 5 ms). */
   sliceMs?: number;
-  log?: (message: string) => void;
+  log?: Logger;
 }
 
 /**
@@ -123,7 +124,7 @@ export class AuditSearchIndex {
       indexed = this.indexBatch(this.batch);
     } catch (error) {
       // Queries stay exact without the index (they read what it lacks); try again later.
-      this.options.log?.(`audit search indexing failed: ${(error as Error).message}`);
+      this.options.log?.warn(`audit search indexing failed: ${(error as Error).message}`);
       this.schedule(5_000);
       return;
     }

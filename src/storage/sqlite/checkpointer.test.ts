@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from './checkpointer.js';
 import { Database } from './database.js';
+import { collectingLogger } from '../../../test/helpers/log.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,7 +40,7 @@ describe('startCheckpointer', () => {
     dir = mkdtempSync(join(tmpdir(), 'agentd-ckpt-'));
     const db = new Database(join(dir, 'agentd.db'));
     const messages: string[] = [];
-    const checkpointer = startCheckpointer(db, { intervalMs: 60_000, log: (m) => messages.push(m) });
+    const checkpointer = startCheckpointer(db, { intervalMs: 60_000, log: collectingLogger(messages) });
     expect(db.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     await checkpointer.worker.terminate();
     expect(await waitFor(() => db.db.pragma('wal_autocheckpoint', { simple: true }) === 1000)).toBe(true);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { Logger } from '../../log.js';
 import type { Database } from './database.js';
 
 /**
@@ -46,7 +47,7 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(database: Database, options: { intervalMs?: number; log?: (message: string) => void } = {}): Checkpointer {
+export function startCheckpointer(database: Database, options: { intervalMs?: number; log?: Logger } = {}): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
@@ -56,13 +57,13 @@ export function startCheckpointer(database: Database, options: { intervalMs?: nu
   database.db.pragma('wal_autocheckpoint = 0');
   let stopping = false;
   worker.on('message', (message: { error?: string; recovered?: boolean }) => {
-    if (message.error) options.log?.(`WAL checkpoint failed: ${message.error} (reported again only if the failure changes)`);
-    if (message.recovered) options.log?.('WAL checkpoint works again');
+    if (message.error) options.log?.warn(`WAL checkpoint failed: ${message.error} (reported again only if the failure changes)`);
+    if (message.recovered) options.log?.warn('WAL checkpoint works again');
   });
-  worker.on('error', (error) => options.log?.(`WAL checkpoint worker failed: ${error.message}`));
+  worker.on('error', (error) => options.log?.warn(`WAL checkpoint worker failed: ${error.message}`));
   const exited = new Promise<void>((resolve) =>
     worker.once('exit', (code) => {
-      if (!stopping) options.log?.(`WAL checkpoint worker exited (${code}); checkpointing in the main thread again`);
+      if (!stopping) options.log?.warn(`WAL checkpoint worker exited (${code}); checkpointing in the main thread again`);
       if (database.open) database.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
       resolve();
     }),

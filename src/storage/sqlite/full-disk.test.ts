@@ -9,6 +9,7 @@ import { startCheckpointer } from './checkpointer.js';
 import { Database } from './database.js';
 import { SqliteStorage } from './index.js';
 import { writeFault } from './write-failure.js';
+import { collectingLogger } from '../../../test/helpers/log.js';
 
 /**
  * SQLite on a really full filesystem (a 4 MB tmpfs, where this process may mount one; CI can),
@@ -72,7 +73,7 @@ describe.runIf(canMount)('SQLite on a full filesystem', () => {
   it('closes without an error, keeping its commits in the WAL for the next start', async () => {
     const file = fileOnTmpfs();
     const messages: string[] = [];
-    const storage = new SqliteStorage(file, { log: (m) => messages.push(m) });
+    const storage = new SqliteStorage(file, { log: collectingLogger(messages) });
     commitToWal(storage.database.db);
     const filler = fillFilesystem(dir!);
     await storage.close();
@@ -88,7 +89,7 @@ describe.runIf(canMount)('SQLite on a full filesystem', () => {
     commitToWal(database.db);
     const filler = fillFilesystem(dir!);
     const messages: string[] = [];
-    const checkpointer = startCheckpointer(database, { intervalMs: 20, log: (m) => messages.push(m) });
+    const checkpointer = startCheckpointer(database, { intervalMs: 20, log: collectingLogger(messages) });
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(messages).toEqual([expect.stringMatching(/^WAL checkpoint failed: database or disk is full/)]);
     rmSync(filler);

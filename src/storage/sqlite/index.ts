@@ -1,5 +1,6 @@
 import { access, constants, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { Logger } from '../../log.js';
 import type { SessionStore } from '../../agent/stores.js';
 import { InMemorySessionStore } from '../memory/session-store.js';
 import type { WebSessionStore } from '../../http/web-sessions.js';
@@ -31,7 +32,7 @@ export interface SqliteStorageOptions {
    * not: queries read what the index lacks).
    */
   auditIndexing?: boolean;
-  log?: (message: string) => void;
+  log?: Logger;
   /** Open an existing database for reading only (see `DatabaseOptions.readonly`). */
   readonly?: boolean;
 }
@@ -53,7 +54,7 @@ export class SqliteStorage implements Storage {
   /** In this process: the file's one process keeps one run per session without a write per run. */
   readonly sessionClaims: InMemorySessionClaimStore = new InMemorySessionClaimStore(this.owner);
   private readonly checkpointer: Checkpointer | null;
-  private readonly log: ((message: string) => void) | undefined;
+  private readonly log: Logger | undefined;
   private closing: Promise<void> | null = null;
 
   constructor(path: string, options: SqliteStorageOptions = {}) {
@@ -128,7 +129,7 @@ export class SqliteStorage implements Storage {
     } catch (error) {
       const fault = writeFault(error, this.database.path);
       if (!fault) throw error;
-      this.log?.(`the WAL could not be folded into the database file at close (${fault.reason}); its commits are kept and the next start folds them in`);
+      this.log?.warn(`the WAL could not be folded into the database file at close (${fault.reason}); its commits are kept and the next start folds them in`);
     }
   }
 }

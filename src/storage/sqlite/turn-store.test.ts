@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEventName, RunRecord } from '../../agent/types.js';
+import type { RunEventName, RunRecord } from '../../runs/types.js';
 import type { NewTurn } from '../../memory/types.js';
 import { SqliteStorage } from './index.js';
 import { ERASED_TEXT } from './run-text-eraser.js';

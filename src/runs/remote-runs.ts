@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log.js';
 import { RunAgain } from '../util/run-again.js';
-import { AgentError, runFinished, runNotFound } from './errors.js';
-import { FanOut, type RunViewer } from './fan-out.js';
+import { AgentError, runFinished, runNotFound } from '../contracts/agent-errors.js';
+import { FanOut, type RunViewer, type WatchResult } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
-import type { WatchResult } from './run-registry.js';
-import type { RunStore } from './stores.js';
+import type { RunStore } from '../agent/stores.js';
 import { TERMINAL_EVENTS, type RunEvent, type RunRecord } from './types.js';
 
 /**

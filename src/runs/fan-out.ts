@@ -11,6 +11,14 @@ export interface RunViewer {
 }
 
 /**
+ * What watching a run gives: the committed events after the id asked for, and whether the run has
+ * finished (else the viewer is attached for the rest, until `stop`).
+ */
+export type WatchResult =
+  | { found: false }
+  | { found: true; replay: RunEvent[]; finished: boolean; stop(): void };
+
+/**
  * At most this many viewers are handed an event in one turn of the event loop: each hand-over is a
  * socket write (a system call), and ten thousand of them in one turn would stall every other
  * request for as long.

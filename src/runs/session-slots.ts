@@ -1,4 +1,4 @@
-import { AgentError, sessionBusy } from './errors.js';
+import { AgentError, sessionBusy } from '../contracts/agent-errors.js';
 
 /** Runs and chats in flight across all sessions; past it new work is refused (503). */
 export const MAX_IN_FLIGHT = 10_000;

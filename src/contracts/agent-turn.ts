@@ -1,0 +1,52 @@
+import type { Provider } from '../providers/types.js';
+import type { RunCost } from '../runs/types.js';
+import type { TurnOrigin } from '../tools/types.js';
+
+/*
+ * One turn of the agent as its callers see it: a synchronous chat (agent/) and a background run
+ * (runs/), which executes the turn it is given without knowing the agent that answers it. Declared
+ * apart from both so that runs/ never imports agent/.
+ */
+
+export interface ToolRequestInfo {
+  call_id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface ToolResultInfo {
+  call_id: string;
+  tool: string;
+  is_error: boolean;
+  duration_ms: number;
+}
+
+export interface AgentTurnInput {
+  sessionId: string;
+  /** Who asked: tools that could read other sessions (memory_search) confine a channel's turn. */
+  origin: TurnOrigin;
+  /** The run this turn belongs to; null for a synchronous chat. */
+  runId: string | null;
+  message: string;
+  provider: Provider;
+  signal: AbortSignal;
+  /** The HTTP request the turn was asked by: named on its audit events, provider calls and log lines. */
+  requestId?: string;
+  /** Each provider call's usage and price, as soon as it is recorded (also when the turn later fails). */
+  onUsage?(cost: RunCost): void;
+  onToolRequest?(info: ToolRequestInfo): void;
+  onToolResult?(info: ToolResultInfo): void;
+}
+
+export interface AgentTurnResult {
+  /** The final answer, censored. */
+  response: string;
+  resolvedProvider: string;
+  toolsUsed: string[];
+  cost: RunCost;
+}
+
+/** Executes one turn of the agent (`AgentLoop`); resolves once its turns are committed. */
+export interface TurnRunner {
+  run(input: AgentTurnInput): Promise<AgentTurnResult>;
+}
