@@ -3,7 +3,7 @@ import { Agent } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import type { AuditPage, AuditSink } from '../src/audit/types.js';
+import type { AuditPage, AuditSink } from '../src/storage/ports/audit.js';
 import { AuditEventSource, hostName } from './audit-events.js';
 import { getJson } from './get-json.js';
 import { startSqliteApp } from './sqlite-app.js';

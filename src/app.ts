@@ -19,7 +19,7 @@ import { metricsRoutes } from './http/routes/metrics.js';
 import { ServiceMetrics } from './metrics/index.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
-import type { TurnStore } from './memory/types.js';
+import type { TurnStore } from './storage/ports/turns.js';
 import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { McpServers } from './mcp/index.js';
 import { NetworkPolicy } from './policy/network-policy.js';
@@ -34,7 +34,7 @@ import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
 import { openConfiguredStorage } from './storage/open.js';
 import { redactServiceUrl } from './config/service-url.js';
-import type { Storage } from './storage/types.js';
+import type { Storage } from './storage/ports/storage.js';
 import { PACKAGE_ROOT, VERSION } from './version.js';
 import { loadConsoleAssets } from './console/assets.js';
 

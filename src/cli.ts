@@ -3,10 +3,10 @@ import { createReadStream, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, InvalidArgumentError } from 'commander';
-import { GENESIS_HASH } from './audit/chain.js';
+import { GENESIS_HASH } from './storage/ports/audit-chain.js';
 import { exportLine, verifyExport } from './audit/export.js';
 import { AuditLog } from './audit/log.js';
-import { parseAuditTimestamp } from './audit/query.js';
+import { parseAuditTimestamp } from './storage/ports/audit-query.js';
 import { createApp } from './app.js';
 import { bootstrapConfig, ensureHome, loadConfig, resolveHome, writeConfigFile } from './config/load.js';
 import { doctorReport } from './doctor.js';
@@ -20,7 +20,7 @@ import { acquireHomeLock } from './storage/home-lock.js';
 import { databaseFileOf, openConfiguredStorage } from './storage/open.js';
 import { backupDatabase } from './storage/sqlite/backup.js';
 import { SqliteStorage } from './storage/sqlite/index.js';
-import type { Storage } from './storage/types.js';
+import type { Storage } from './storage/ports/storage.js';
 import { VERSION } from './version.js';
 
 interface HomeOptions {

@@ -12,7 +12,7 @@ import { createMemorySearchTool } from './memory/memory-search-tool.js';
 import { NetworkPolicy } from './policy/index.js';
 import { jobSummary, MAX_JOBS } from './scheduler/index.js';
 import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
-import type { Storage } from './storage/types.js';
+import type { Storage } from './storage/ports/storage.js';
 import { createToolRegistry } from './tools/index.js';
 import { createMemoryLogger } from './log.js';
 

@@ -1,6 +1,6 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
-import type { NewTurn, TurnStore } from '../memory/types.js';
+import type { NewTurn, TurnStore } from '../storage/ports/turns.js';
 import type { ChatMessage, CompletionResult, Provider, ToolCall } from '../providers/types.js';
 import { withoutNul } from '../security/nul.js';
 import { censor } from '../security/secrets.js';
@@ -8,7 +8,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { TurnOrigin } from '../tools/types.js';
 import type { CostMeter } from './cost-meter.js';
 import { AgentError, notStored } from './errors.js';
-import type { RunCost } from './types.js';
+import type { RunCost } from '../storage/ports/runs.js';
 
 export const DEFAULT_MAX_ITERATIONS = 8;
 /** Previous turns of the session sent with each new message. */

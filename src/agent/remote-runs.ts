@@ -4,8 +4,8 @@ import { AgentError, runFinished, runNotFound } from './errors.js';
 import { FanOut, type RunViewer } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
 import type { WatchResult } from './run-registry.js';
-import type { RunStore } from './stores.js';
-import { TERMINAL_EVENTS, type RunEvent, type RunRecord } from './types.js';
+import type { RunStore } from '../storage/ports/runs.js';
+import { TERMINAL_EVENTS, type RunEvent, type RunRecord } from '../storage/ports/runs.js';
 
 /**
  * How often a watched run's stored log is read for what the bus did not bring: a message lost

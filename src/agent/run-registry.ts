@@ -1,24 +1,24 @@
 import { withoutNul } from '../security/nul.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
 import type { Provider } from '../providers/types.js';
 import { redact } from '../security/redact.js';
 import { censor } from '../security/secrets.js';
 import { newId } from '../security/tokens.js';
 import type { AgentLoop } from './agent-loop.js';
-import { RunClosedError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
+import { RunClosedError, StorageFullError, StorageUnavailableError } from '../storage/ports/errors.js';
 import { FanOut, type RunViewer } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
 import { RemoteRuns } from './remote-runs.js';
 import { AgentError, claimLost, failureMessage, notStored, runFinished, runNotFound, shuttingDown } from './errors.js';
-import type { RunOutcome, RunStore } from './stores.js';
+import type { RunOutcome, RunStore } from '../storage/ports/runs.js';
 import { auditRunEnd } from './run-audit.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
 import type { TurnOrigin } from '../tools/types.js';
-import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
+import { isFinished, isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from '../storage/ports/runs.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;

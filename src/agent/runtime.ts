@@ -1,7 +1,7 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import type { TurnStore } from '../memory/types.js';
+import type { TurnStore } from '../storage/ports/turns.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { newId } from '../security/tokens.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -13,8 +13,10 @@ import type { RunEventBus } from './run-event-bus.js';
 import { RunRegistry, type WatchResult } from './run-registry.js';
 import { SessionLeases } from './session-leases.js';
 import { SessionSlots } from './session-slots.js';
-import type { CostStore, CostTotals, RunStore, SessionClaimStore, SessionSpend, SessionStore } from './stores.js';
-import type { ApiSession, RunCost, RunRecord } from './types.js';
+import type { CostStore, CostTotals, SessionSpend } from '../storage/ports/costs.js';
+import type { RunStore } from '../storage/ports/runs.js';
+import type { SessionClaimStore, SessionStore } from '../storage/ports/sessions.js';
+import type { ApiSession, RunCost, RunRecord } from '../storage/ports/runs.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 
 export interface AgentRuntimeOptions {

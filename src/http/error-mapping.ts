@@ -4,7 +4,7 @@ import { ApprovalError, type ApprovalErrorCode } from '../approvals/errors.js';
 import { ControlError, type ControlErrorCode } from '../controls/errors.js';
 import { SchedulerError, type SchedulerErrorCode } from '../scheduler/errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
-import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
+import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/ports/errors.js';
 import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType, type ErrorCode } from './errors.js';
 
 /** The agent runtime's failures in the catalogue; its messages are written for the operator. */

@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.js';
 import { redactServiceUrl, withoutPassword } from '../config/service-url.js';
 import { replicaIdOf } from './replica-id.js';
 import { SqliteStorage } from './sqlite/index.js';
-import type { Storage } from './types.js';
+import type { Storage } from './ports/storage.js';
 
 export interface OpenStorageOptions {
   now?: () => number;

@@ -2,7 +2,7 @@ import type { ConsoleAsset } from '../../console/assets.js';
 import { consolePage } from '../../console/pages.js';
 import { notFound } from '../errors.js';
 import { sendHtml, webSessionOf } from '../pipeline.js';
-import type { WebSessionStore } from '../web-sessions.js';
+import type { WebSessionStore } from '../../storage/ports/web-sessions.js';
 import type { RouteInstance } from './context.js';
 
 interface ConsoleRouteOptions {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RunViewer } from '../../agent/fan-out.js';
-import type { RunEvent } from '../../agent/types.js';
+import type { RunEvent } from '../../storage/ports/runs.js';
 import { SECURITY_HEADERS } from '../../security/headers.js';
 import { sseFrame } from './sse-frames.js';
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { redactServiceUrl, withoutPassword } from '../../config/service-url.js';
-import { StorageFullError, StorageUnavailableError } from '../errors.js';
+import { StorageFullError, StorageUnavailableError } from '../ports/errors.js';
 
 /** A connection that is inside a transaction (`PgDatabase.transaction`), or the pool itself. */
 export interface Queryable {

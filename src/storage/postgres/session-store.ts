@@ -1,9 +1,9 @@
 import { AgentError } from '../../agent/errors.js';
-import type { SessionStore } from '../../agent/stores.js';
-import { isoNow, type ApiSession } from '../../agent/types.js';
+import type { SessionStore } from '../ports/sessions.js';
+import { isoNow, type ApiSession } from '../ports/runs.js';
 import { newId } from '../../security/tokens.js';
-import { MAX_API_SESSIONS } from '../memory/session-store.js';
-import type { SessionStoreOptions } from '../types.js';
+import { MAX_API_SESSIONS } from '../shared/memory-session-store.js';
+import type { SessionStoreOptions } from '../ports/storage.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { SESSIONS_LOCK } from './locks.js';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../audit/log.js';
-import type { AuditPage, AuditQuery } from '../../audit/types.js';
-import { StorageBusyError } from '../errors.js';
+import type { AuditPage, AuditQuery } from '../ports/audit.js';
+import { StorageBusyError } from '../ports/errors.js';
 import { AuditReader } from './audit-reader.js';
 import { SqliteStorage } from './index.js';
 

@@ -1,4 +1,4 @@
-import type { SessionClaim, SessionClaimStore } from '../../agent/stores.js';
+import type { SessionClaim, SessionClaimStore } from '../ports/sessions.js';
 
 /**
  * Session claims in this process, for a store that one process owns (SQLite: the home lock). The

@@ -1,8 +1,8 @@
 import { AgentError } from '../../agent/errors.js';
-import type { SessionStore } from '../../agent/stores.js';
-import { isoNow, type ApiSession } from '../../agent/types.js';
+import type { SessionStore } from '../ports/sessions.js';
+import { isoNow, type ApiSession } from '../ports/runs.js';
 import { newId } from '../../security/tokens.js';
-import type { SessionStoreOptions } from '../types.js';
+import type { SessionStoreOptions } from '../ports/storage.js';
 
 export const MAX_API_SESSIONS = 10_000;
 

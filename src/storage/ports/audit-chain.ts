@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PRUNED_EVENT_TYPE, type AuditEvent, type ChainedAuditEvent } from './types.js';
+import { PRUNED_EVENT_TYPE, type AuditEvent, type ChainedAuditEvent } from './audit.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 

@@ -1,47 +1,14 @@
-import type { ApprovalStore } from '../approvals/types.js';
-import type { CostStore, RunStore, SessionClaimStore, SessionStore } from '../agent/stores.js';
-import type { AuditStore } from '../audit/types.js';
-import type { WebSessionStore } from '../http/web-sessions.js';
-import type { InboxStore } from '../channels/inbox/types.js';
-import type { TurnStore } from '../memory/types.js';
-import type { JobStore } from '../scheduler/types.js';
-
-/** What the doctor reports about the store behind the service. */
-export type StorageHealth = SqliteHealth | PostgresHealth;
-
-/** The embedded backend: one SQLite file in the home folder. */
-export interface SqliteHealth {
-  backend: 'sqlite';
-  /** Where the data lives (a file path; never a URL with credentials). */
-  location: string;
-  sizeBytes: number;
-  /** SQLite journal mode (`wal` expected). */
-  journalMode: string;
-  /** "ok" or the first problem an integrity check found; null when not checked. */
-  integrity: string | null;
-  /** Space on the filesystem holding the data; null when it cannot be read (or the data is in memory). */
-  space: { freeBytes: number; totalBytes: number } | null;
-  /** Whether the folder holding the data can be written (false on a read-only mount or snapshot). */
-  writable: boolean;
-  /** The last write that failed because of the storage (full disk, I/O), until a write commits again. */
-  lastWriteFailure: { at: string; reason: string } | null;
-}
-
-/** The shared backend: a PostgreSQL database several replicas use. */
-export interface PostgresHealth {
-  backend: 'postgres';
-  /** The server and database as a URL without its password. */
-  location: string;
-  /** Whether a query could be run just now; when not, the fields below are unknown (0 / null). */
-  reachable: boolean;
-  /** Why it is not reachable (the driver's message; it names no password), or null. */
-  problem: string | null;
-  /** `server_version` of the server, such as `15.4`. */
-  version: string | null;
-  sizeBytes: number;
-  /** The schema version the database has and the latest one this build knows. */
-  migrations: { applied: number; latest: number } | null;
-}
+import type { ApprovalStore } from './approvals.js';
+import type { CostStore } from './costs.js';
+import type { RunStore } from './runs.js';
+import type { SessionClaimStore, SessionStore } from './sessions.js';
+import type { AuditStore } from './audit.js';
+import type { StorageHealth } from './health.js';
+import type { WebSessionStore } from './web-sessions.js';
+import type { InboxStore } from './inbox.js';
+import type { TurnStore } from './turns.js';
+import type { JobStore } from './jobs.js';
+import type { SettingsStore } from './settings.js';
 
 /** What the app hands a session store: the bound, the clock and what only the running process knows. */
 export interface SessionStoreOptions {
@@ -61,14 +28,6 @@ export interface WebSessionStoreOptions {
   /** Upper bound on live sessions; the oldest is evicted first. */
   maxSessions?: number;
   now?: () => number;
-}
-
-/** Named values an operator sets while the service runs, kept across restarts. */
-export interface SettingsStore {
-  /** The value, or null when it was never set. */
-  get(key: string): Promise<string | null>;
-  /** Stores the value (resolves after the commit); `at` is when, ISO 8601. */
-  set(key: string, value: string, at: string): Promise<void>;
 }
 
 /**

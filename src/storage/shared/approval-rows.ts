@@ -1,4 +1,4 @@
-import type { ApprovalRecord } from '../approvals/types.js';
+import type { ApprovalRecord } from '../ports/approvals.js';
 
 /** The columns of an approvals row, in the order both backends select them. */
 export const APPROVAL_COLUMNS = `id, run_id, session_id, kind, request, request_hash, scope, grant_stage, grant_rule,

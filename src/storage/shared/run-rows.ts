@@ -1,4 +1,4 @@
-import type { RunRecord } from '../agent/types.js';
+import type { RunRecord } from '../ports/runs.js';
 
 /** A row of `runs`: the API record flattened (id, tools_used as JSON, cost as three columns). */
 export type RunRow = Omit<RunRecord, 'run_id' | 'tools_used' | 'cost'> & {

@@ -1,5 +1,5 @@
-import type { NewTurn, Turn, TurnRole } from '../memory/types.js';
-import { randomIdBytes } from '../security/tokens.js';
+import type { NewTurn, Turn, TurnRole } from '../ports/turns.js';
+import { randomIdBytes } from '../../security/tokens.js';
 
 const ROLES: ReadonlySet<string> = new Set<TurnRole>(['user', 'assistant', 'system', 'tool']);
 const MAX_SESSION_ID_CHARS = 256;

@@ -1,7 +1,7 @@
-import type { WebSession, WebSessionStore } from '../../http/web-sessions.js';
+import type { WebSession, WebSessionStore } from '../ports/web-sessions.js';
 import { newId, randomToken } from '../../security/tokens.js';
-import type { WebSessionStoreOptions } from '../types.js';
-import { isSessionToken, sessionTokenDigest as digest } from '../web-session-token.js';
+import type { WebSessionStoreOptions } from '../ports/storage.js';
+import { isSessionToken, sessionTokenDigest as digest } from './web-session-token.js';
 
 export type InMemoryWebSessionStoreOptions = WebSessionStoreOptions;
 

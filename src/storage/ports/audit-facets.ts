@@ -1,4 +1,4 @@
-import { AUDIT_FACET_FIELDS, type AuditEvent, type AuditFacetField, type AuditFacets, type FacetCount } from './types.js';
+import { AUDIT_FACET_FIELDS, type AuditEvent, type AuditFacetField, type AuditFacets, type FacetCount } from './audit.js';
 
 /** Facet values of equal counts: alphabetical (code unit order, whatever the database collates), events without a value last. */
 const byValue = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesQuery, parseAuditTimestamp, queryLength } from './query.js';
+import { matchesQuery, parseAuditTimestamp, queryLength } from './audit-query.js';
 
 describe('parseAuditTimestamp', () => {
   it('reads Z and offsets as the same instant, in the canonical UTC form', () => {

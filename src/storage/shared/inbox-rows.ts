@@ -1,4 +1,4 @@
-import type { InboxMessage } from '../channels/inbox/types.js';
+import type { InboxMessage } from '../ports/inbox.js';
 
 /** A stored channel message: its metadata as JSON text. */
 export type InboxRow = Omit<InboxMessage, 'metadata'> & { metadata: string };

@@ -1,5 +1,5 @@
-import { ChainWalk } from '../audit/chain.js';
-import type { AuditEvent, ChainedAuditEvent, ChainVerdict } from '../audit/types.js';
+import { ChainWalk } from '../ports/audit-chain.js';
+import type { AuditEvent, ChainedAuditEvent, ChainVerdict } from '../ports/audit.js';
 
 /** A stored audit event as every backend keeps it: its detail as the JSON text that was hashed, and its chain links. */
 export type StoredAuditRow = Omit<AuditEvent, 'detail'> & { detail: string; prev_hash: string; hash: string };

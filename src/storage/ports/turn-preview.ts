@@ -1,4 +1,4 @@
-import { foldWord, wordSpans } from './query.js';
+import { foldWord, wordSpans } from './turn-query.js';
 
 /** The spec's bound on a search result's excerpt. */
 export const PREVIEW_MAX_CHARS = 200;

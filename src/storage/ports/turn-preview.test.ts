@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { excerpt, PREVIEW_MAX_CHARS } from './preview.js';
+import { excerpt, PREVIEW_MAX_CHARS } from './turn-preview.js';
 
 const words = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ftsString, matchExpression, queryWords, scopeToken } from './query.js';
+import { ftsString, matchExpression, queryWords, scopeToken } from './turn-query.js';
 
 describe('query words', () => {
   it('keeps letters and digits of any script and drops every operator character', () => {
