@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunOutcome, RunStore } from '../ports/runs.js';
-import type { RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
+import type { RunOutcome, RunStore, RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
 import { RunClosedError } from '../ports/errors.js';
 
 /** The behaviour every `RunStore` backend must have, through the interface only. */

@@ -48,3 +48,15 @@ export class RunClosedError extends Error {
     super(`run '${runId}' is not in progress: its log takes no more events`);
   }
 }
+
+/**
+ * A new API session was refused: every session the store may hold has a run or chat in flight, so
+ * none can be ended to make room. The agent answers it as its `capacity` error (503).
+ */
+export class SessionsFullError extends Error {
+  override readonly name = 'SessionsFullError';
+
+  constructor(max: number) {
+    super(`all ${max} API sessions are busy; try again when a run has finished`);
+  }
+}

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
-import type { RunOutcome } from '../ports/runs.js';
-import type { RunRecord } from '../ports/runs.js';
+import type { RunOutcome, RunRecord } from '../ports/runs.js';
 import { PostgresStorage } from './index.js';
 import { RunClosedError } from '../ports/errors.js';
 

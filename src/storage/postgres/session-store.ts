@@ -1,4 +1,4 @@
-import { AgentError } from '../../agent/errors.js';
+import { SessionsFullError } from '../ports/errors.js';
 import type { SessionStore } from '../ports/sessions.js';
 import { isoNow, type ApiSession } from '../ports/runs.js';
 import { newId } from '../../security/tokens.js';
@@ -88,6 +88,6 @@ export class PgSessionStore implements SessionStore {
       if (rows.length < EVICTION_BATCH) break;
       after = rows.at(-1)!.used;
     }
-    throw new AgentError('capacity', `all ${this.max} API sessions are busy; try again when a run has finished`);
+    throw new SessionsFullError(this.max);
   }
 }

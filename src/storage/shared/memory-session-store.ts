@@ -1,4 +1,4 @@
-import { AgentError } from '../../agent/errors.js';
+import { SessionsFullError } from '../ports/errors.js';
 import type { SessionStore } from '../ports/sessions.js';
 import { isoNow, type ApiSession } from '../ports/runs.js';
 import { newId } from '../../security/tokens.js';
@@ -87,6 +87,6 @@ export class InMemorySessionStore implements SessionStore {
       this.end(id);
       return;
     }
-    throw new AgentError('capacity', `all ${this.max} API sessions are busy; try again when a run has finished`);
+    throw new SessionsFullError(this.max);
   }
 }

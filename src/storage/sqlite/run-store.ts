@@ -1,5 +1,4 @@
-import type { RunOutcome, RunStore } from '../ports/runs.js';
-import type { RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
+import type { RunOutcome, RunStore, RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
 import { RunClosedError } from '../ports/errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../shared/run-rows.js';
 import type { Database } from './database.js';
