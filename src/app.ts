@@ -1,7 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AgentRuntime } from './agent/runtime.js';
-import { Approvals, HASH_KEY_FILE, loadRequestHashKey } from './approvals/index.js';
+import { Approvals, loadRequestHashKey } from './approvals/index.js';
+import { homeFile } from './config/home-layout.js';
 import { AuditLog } from './audit/log.js';
 import { ChainStatus } from './audit/chain-status.js';
 import { AuditSampler } from './audit/sampler.js';
@@ -30,9 +31,9 @@ import { KnownSecrets } from './security/known-secrets.js';
 import { liveEvictionWarning, SlidingWindowRateLimiter } from './security/rate-limiter.js';
 import type { RedisCoordination } from './coordination/redis-coordination.js';
 import { ListenError } from './listen-error.js';
-import { acquireHomeLock, HomeLockedError } from './storage/home-lock.js';
+import { acquireHomeLock, HomeLockedError } from './storage/shared/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
-import { openConfiguredStorage } from './storage/open.js';
+import { openConfiguredStorage } from './storage/registry.js';
 import { redactServiceUrl } from './config/service-url.js';
 import type { Storage } from './storage/ports/storage.js';
 import { PACKAGE_ROOT, VERSION } from './version.js';
@@ -160,12 +161,9 @@ function lockHome(home: string): () => void {
     return acquireHomeLock(home);
   } catch (error) {
     if (error instanceof HomeLockedError) throw error;
-    throw new ConfigError(`cannot write the lock file ${join(home, 'agentd.lock')} (${(error as Error).message}); give your user write access to ${home} or pass --home (or set AGENTD_HOME) to a folder you can write`);
+    throw new ConfigError(`cannot write the lock file ${homeFile(home, 'lock')} (${(error as Error).message}); give your user write access to ${home} or pass --home (or set AGENTD_HOME) to a folder you can write`);
   }
 }
-
-/** Where a running service writes its URL (0600), so `agentd doctor` on the same home can ask it. */
-export const URL_FILE = 'agentd.url';
 
 interface AssemblyInput {
   options: CreateAppOptions;
@@ -192,7 +190,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   // is keyed with the installation's secret, kept out of the database and the audit log.
   const hashKey = loadRequestHashKey(config.approval_hash_key, home);
   if (hashKey.source === 'home' && config.storage.backend === 'postgres') {
-    log.warn(`approval_hash_key is not set: this replica keys approvals' request_hash with ${join(home, HASH_KEY_FILE)}; set approval_hash_key to one value on every replica so that they digest a request alike`);
+    log.warn(`approval_hash_key is not set: this replica keys approvals' request_hash with ${homeFile(home, 'approvalHashKey')}; set approval_hash_key to one value on every replica so that they digest a request alike`);
   }
   const knownSecrets = KnownSecrets.fromConfig(config, env, [{ name: 'approval hash key', value: hashKey.secret }]);
   // A run's approvals show on its status and stream; decisions may come from any replica.
@@ -371,7 +369,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
         await stopRetention();
         await mcp.close();
       } finally {
-        if (url !== '') rmSync(join(home, URL_FILE), { force: true });
+        if (url !== '') rmSync(homeFile(home, 'url'), { force: true });
         await gateway.close();
         // Written until the end, so the runs ended above are not taken for a dead replica's.
         await liveness?.stop();
@@ -419,7 +417,8 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
       port = typeof address === 'object' && address ? address.port : config.api.port;
       const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
       url = `http://${host}:${port}`;
-      writeFileSync(join(home, URL_FILE), `${url}\n`, { mode: 0o600 });
+      // Where `agentd doctor` on the same home finds the running service (0600).
+      writeFileSync(homeFile(home, 'url'), `${url}\n`, { mode: 0o600 });
       if (webhook) {
         try {
           await webhook.start();

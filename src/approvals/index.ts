@@ -4,4 +4,4 @@ export { ApprovalError, type ApprovalErrorCode } from './errors.js';
 export { isChannelSession, networkGrant, originOf, toolGrant, type Grant } from './grant.js';
 export { networkRequest, toolRequest, type ExactRequest, type RequestKeys } from './request-text.js';
 export * from '../storage/ports/approvals.js';
-export { HASH_KEY_FILE, loadRequestHashKey, requestDigest, type RequestHashKey } from './hash-key.js';
+export { loadRequestHashKey, requestDigest, type RequestHashKey } from './hash-key.js';

@@ -1,5 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { homeFile } from '../../config/home-layout.js';
 
 export class HomeLockedError extends Error {
   override name = 'HomeLockedError';
@@ -12,7 +12,7 @@ export class HomeLockedError extends Error {
  * Returns the release function.
  */
 export function acquireHomeLock(home: string): () => void {
-  const path = join(home, 'agentd.lock');
+  const path = homeFile(home, 'lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });

@@ -1,16 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { newId } from '../security/tokens.js';
-
-/** The file in the home folder that names this replica. */
-export const REPLICA_ID_FILE = 'agentd.replica';
+import { homeFile } from '../../config/home-layout.js';
+import { newId } from '../../security/tokens.js';
 
 /**
  * The id of the replica whose home this is: made on its first start and kept in the home, so the
  * same replica after a restart recognises the runs its previous process left in a shared database.
  */
 export function replicaIdOf(home: string): string {
-  const file = join(home, REPLICA_ID_FILE);
+  const file = homeFile(home, 'replicaId');
   try {
     const id = readFileSync(file, 'utf8').trim();
     if (/^rep_[A-Za-z0-9_-]+$/.test(id)) return id;

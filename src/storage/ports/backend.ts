@@ -1,0 +1,33 @@
+import type { Config } from '../../config/schema.js';
+import type { Storage } from './storage.js';
+
+/** What a service adds when it opens its store (the commands open it plainer). */
+export interface OpenOptions {
+  now?: () => number;
+  log?: (message: string) => void;
+  /** What a long-running service adds (on SQLite: WAL checkpoints, background audit indexing). */
+  service?: boolean;
+}
+
+/**
+ * One storage backend as the registry lists it: how the service and each command get at the data
+ * of a home. Errors name where the data is, never a password. Its health checks come from the
+ * store it opens (`Storage.health`).
+ */
+export interface StorageBackend {
+  /** Its value of `storage.backend`. */
+  readonly name: string;
+  /** The store of `agentd serve`, migrated and ready. */
+  open(config: Config, home: string, options?: OpenOptions): Promise<Storage>;
+  /**
+   * The store for commands that only read (doctor, audit): never migrated, nothing written, so
+   * they work on a read-only home and beside a service. A home without data is refused, unless
+   * `missing: 'create'` (the doctor after `agentd init`) asks for the empty store a first start makes.
+   * `config` is null on a home without a config file (the default backend).
+   */
+  openReadOnly(config: Config | null, home: string, options?: { missing?: 'refuse' | 'create' }): Promise<Storage>;
+  /** `agentd migrate`: applies the schema migrations; resolves to the line to print. */
+  migrate(config: Config, home: string): Promise<string>;
+  /** `agentd backup FILE`: copies the data to a new file; resolves to the line to print, or says how this backend is backed up instead. */
+  backup(config: Config | null, home: string, target: string): Promise<string>;
+}
