@@ -33,8 +33,7 @@ import type { RedisCoordination } from './coordination/redis-coordination.js';
 import { ListenError } from './listen-error.js';
 import { acquireHomeLock, HomeLockedError } from './storage/shared/home-lock.js';
 import { startRetention, type RetentionRule } from './storage/retention.js';
-import { openConfiguredStorage } from './storage/registry.js';
-import { redactServiceUrl } from './config/service-url.js';
+import { openConfiguredStorage, storageBackend } from './storage/registry.js';
 import type { Storage } from './storage/ports/storage.js';
 import { PACKAGE_ROOT, VERSION } from './version.js';
 import { loadConsoleAssets } from './console/assets.js';
@@ -141,8 +140,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<App> {
     ? null
     : new (await import('./coordination/redis-coordination.js')).RedisCoordination({ url: redisUrl, log, keyPrefix: options.redisKeyPrefix ?? config.storage.redis_key_prefix });
   try {
-    storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message) });
-    if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);
+    storage = await openConfiguredStorage(config, home, { now, service: true, log: (message) => log.warn(message), info: (message) => log.info(message) });
     await coordination?.start();
     const app = await assemble({ options, env, log, now, loaded, policy, storage, coordination, releaseLock });
     await app.agent.start();
@@ -189,7 +187,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   // An approval shows its request exactly, but never a secret the service itself holds; its hash
   // is keyed with the installation's secret, kept out of the database and the audit log.
   const hashKey = loadRequestHashKey(config.approval_hash_key, home);
-  if (hashKey.source === 'home' && config.storage.backend === 'postgres') {
+  if (hashKey.source === 'home' && storageBackend(config).shared) {
     log.warn(`approval_hash_key is not set: this replica keys approvals' request_hash with ${homeFile(home, 'approvalHashKey')}; set approval_hash_key to one value on every replica so that they digest a request alike`);
   }
   const knownSecrets = KnownSecrets.fromConfig(config, env, [{ name: 'approval hash key', value: hashKey.secret }]);
@@ -246,7 +244,7 @@ async function assemble({ options, env, log, now, loaded, policy, storage, coord
   if (webhook) agent.leases.onReaped(() => webhook.inbox.claimNow());
   // Replicas sharing a database and a Redis find a dead one by its liveness key within seconds, and
   // free what it held at once; the leases in the database stay the rule while Redis is down.
-  const liveness = coordination !== null && config.storage.backend === 'postgres'
+  const liveness = coordination !== null && storageBackend(config).shared
     ? coordination.liveness({
       replicaId: storage.owner, log, now,
       renewedBy: (replicaId) => storage.sessionClaims.renewedBy(replicaId),

@@ -4,7 +4,10 @@ import type { Storage } from './storage.js';
 /** What a service adds when it opens its store (the commands open it plainer). */
 export interface OpenOptions {
   now?: () => number;
+  /** Warnings (what could not be done, and why). */
   log?: (message: string) => void;
+  /** What the operator may like to know at start (where the data is). */
+  info?: (message: string) => void;
   /** What a long-running service adds (on SQLite: WAL checkpoints, background audit indexing). */
   service?: boolean;
 }
@@ -17,6 +20,11 @@ export interface OpenOptions {
 export interface StorageBackend {
   /** Its value of `storage.backend`. */
   readonly name: string;
+  /**
+   * Whether several replicas share the data (each keeps only its id in its home): they then find a
+   * stopped one by its liveness key, and must share the approval hash key through their config.
+   */
+  readonly shared: boolean;
   /** The store of `agentd serve`, migrated and ready. */
   open(config: Config, home: string, options?: OpenOptions): Promise<Storage>;
   /**

@@ -9,6 +9,7 @@ import { replicaIdOf } from './replica-id.js';
 /** The shared backend: a PostgreSQL database several replicas use; the home keeps only the replica's id. */
 export const postgresBackend: StorageBackend = {
   name: 'postgres',
+  shared: true,
 
   // Migrations run first; replicas starting together take turns.
   async open(config, home, options = {}) {
@@ -17,7 +18,9 @@ export const postgresBackend: StorageBackend = {
     const replicaId = replicaIdOf(home);
     const { PostgresStorage } = await import('./index.js');
     try {
-      return await PostgresStorage.open(url, { poolSize: config.storage.postgres_pool_size, now: options.now, log: options.log, replicaId });
+      const storage = await PostgresStorage.open(url, { poolSize: config.storage.postgres_pool_size, now: options.now, log: options.log, replicaId });
+      options.info?.(`storage: PostgreSQL at ${redactServiceUrl(url)} (schema migrated)`);
+      return storage;
     } catch (error) {
       throw new ConfigError(`cannot open the PostgreSQL database ${redactServiceUrl(url)} (${withoutPassword(causeOf(error).message, url)}); check that the server is running and storage.postgres_url or DATABASE_URL is right`);
     }

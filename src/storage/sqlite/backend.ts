@@ -11,6 +11,7 @@ import { SqliteStorage } from './index.js';
 /** The embedded backend: one SQLite file in the home folder, owned by one process. */
 export const sqliteBackend: StorageBackend = {
   name: 'sqlite',
+  shared: false,
 
   async open(_config, home, options = {}) {
     const file = homeFile(home, 'database');
