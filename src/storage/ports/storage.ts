@@ -10,6 +10,12 @@ import type { TurnStore } from './turns.js';
 import type { JobStore } from './jobs.js';
 import type { SettingsStore } from './settings.js';
 
+/*
+ * The ports: the stores the domain sees, as interfaces (one file per area beside this one). Every
+ * backend implements them and passes their contract suites (`src/storage/contract/`). A write's
+ * promise settles once it has been committed.
+ */
+
 /** What the app hands a session store: the bound, the clock and what only the running process knows. */
 export interface SessionStoreOptions {
   /** Most sessions kept; past it the least recently used idle session is ended. */
