@@ -1,4 +1,4 @@
-import type { AuditEvent, AuditResult, AuditSeverity } from '../src/audit/types.js';
+import type { AuditEvent, AuditResult, AuditSeverity } from '../src/storage/ports/audit.js';
 import { seededRandom } from './stats.js';
 
 /**

@@ -1,14 +1,14 @@
 import { statSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import type { AuditPage, AuditSink } from '../src/audit/types.js';
+import type { AuditPage, AuditSink } from '../src/storage/ports/audit.js';
 import { AuditEventSource, hostName } from './audit-events.js';
 import { getJson } from './get-json.js';
 import { startSqliteApp } from './sqlite-app.js';
 import { pct, round } from './stats.js';
 import type { ScenarioResult } from './types.js';
+import { homeFile } from '../src/config/home-layout.js';
 
 /**
  * The audit browser on a million events: load a month of mixed events through the store, then
@@ -50,7 +50,7 @@ export async function auditScenario(options: AuditBenchOptions = {}): Promise<Sc
     store.search.catchUp();
     const indexS = (performance.now() - indexStarted) / 1000;
     storage.database.db.pragma('wal_checkpoint(TRUNCATE)');
-    const dbMb = statSync(join(home, 'agentd.db')).size / 1e6;
+    const dbMb = statSync(homeFile(home, 'database')).size / 1e6;
 
     // A day in the middle of the month, not aligned to hours, given with an offset as a console would.
     const daySince = new Date(startMs + 12.4 * DAY_MS);

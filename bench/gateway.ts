@@ -10,7 +10,7 @@ import { KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS } from '../src/gateway/pool.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { startChildServer } from './servers.js';
-import type { AuditEvent, AuditInput, AuditSink } from '../src/audit/types.js';
+import type { AuditEvent, AuditInput, AuditSink } from '../src/storage/ports/audit.js';
 import type { ScenarioResult } from './types.js';
 
 /**

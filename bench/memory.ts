@@ -2,16 +2,16 @@ import { statSync } from 'node:fs';
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { matchExpression, queryWords } from '../src/memory/query.js';
-import type { NewTurn, TurnStore } from '../src/memory/types.js';
+import { matchExpression, queryWords } from '../src/storage/ports/turn-query.js';
+import type { NewTurn, TurnStore } from '../src/storage/ports/turns.js';
 import type { Database } from '../src/storage/sqlite/database.js';
 import { DEFAULT_SEARCH_TUNING } from '../src/storage/sqlite/turn-search.js';
 import { getJson } from './get-json.js';
 import { startSqliteApp } from './sqlite-app.js';
 import { pct, round, seededRandom } from './stats.js';
 import type { ScenarioResult } from './types.js';
+import { homeFile } from '../src/config/home-layout.js';
 
 /**
  * Memory search on a million turns: load time through the store, then search latency per word
@@ -52,7 +52,7 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
     }
     const loadS = loadMs / 1000;
     database.db.pragma('wal_checkpoint(TRUNCATE)');
-    const dbMb = statSync(join(home, 'agentd.db')).size / 1e6;
+    const dbMb = statSync(homeFile(home, 'database')).size / 1e6;
 
     const classes = {
       rare: corpus.wordsWithDf(20, 200, 10),

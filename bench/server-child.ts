@@ -8,6 +8,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { createMemoryLogger } from '../src/log.js';
 import { Database } from '../src/storage/sqlite/database.js';
+import { homeFile } from '../src/config/home-layout.js';
 
 /**
  * Child-process entry of bench servers: `bare` (node:http baseline), `bare-webhook` and
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
  */
 async function serveBareDurable(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-bare-'));
-  const { db } = new Database(join(home, 'agentd.db'));
+  const { db } = new Database(homeFile(home, 'database'));
   const insertMessage = db.prepare(`INSERT INTO channel_inbox (channel, sender, content, metadata, received_at, request_id, run_id)
     VALUES ('webhook', 'bench', ?, '{}', ?, NULL, ?)`);
   const kind = db.prepare(`INSERT INTO audit_kinds (event_type, category, result, severity, subsystem)

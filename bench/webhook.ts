@@ -12,6 +12,7 @@ import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { ratioScenario, type Served } from './load.js';
 import { startChildServer } from './servers.js';
 import type { ScenarioResult } from './types.js';
+import { homeFile } from '../src/config/home-layout.js';
 
 /**
  * Signed 1 KiB webhook POSTs answered 202 by the real channel (every check, HMAC, strict UTF-8
@@ -108,7 +109,7 @@ async function serveWebhook(): Promise<void> {
 /** Child side of the durable scenario: the channel on the SQLite intake, drained as the dispatcher would. */
 async function serveDurableWebhook(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-webhook-'));
-  const storage = new SqliteStorage(join(home, 'agentd.db'), { checkpointer: true });
+  const storage = new SqliteStorage(homeFile(home, 'database'), { checkpointer: true });
   const log = createMemoryLogger();
   // The queue's bound (1,000 waiting) is lifted: the scenario measures the intake's rate, and the
   // consumer below takes a sender's next message only after a claim cycle, as the dispatcher does.

@@ -1,24 +1,25 @@
+import { storageBackend } from './storage/registry.js';
 import { join } from 'node:path';
-import type { AgentRuntime } from './agent/runtime.js';
-import type { Approvals, RunApprovalEvents } from './approvals/index.js';
+import { AgentRuntime } from './agent/runtime.js';
+import { Approvals, type RunApprovalEvents } from './approvals/index.js';
 import { AuditLog } from './audit/log.js';
 import type { WebhookService } from './channels/webhook-service.js';
 import { logStartupChecks, startupChecks, type DiagnosticsReport } from './diagnostics/index.js';
 import { applyStorageEnv, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
-import { loadConsoleAssets } from './console/assets.js';
-import type { Gateway } from './gateway/index.js';
-import type { createHttpServer } from './http/server.js';
-import { createLogger, type Logger } from './log.js';
-import type { McpServers } from './mcp/index.js';
-import type { TurnStore } from './memory/types.js';
+import { Gateway } from './gateway/index.js';
 import { ServiceMetrics } from './metrics/index.js';
+import { createHttpServer } from './http/server.js';
+import { createLogger, type Logger } from './log.js';
+import type { TurnStore } from './storage/ports/turns.js';
+import { McpServers } from './mcp/index.js';
 import { NetworkPolicy } from './policy/network-policy.js';
 import type { ProviderRegistry } from './providers/index.js';
-import type { Scheduler } from './scheduler/index.js';
-import type { Storage } from './storage/types.js';
+import { Scheduler } from './scheduler/index.js';
 import type { ToolRegistry } from './tools/index.js';
+import type { Storage } from './storage/ports/storage.js';
 import { PACKAGE_ROOT, VERSION } from './version.js';
+import { loadConsoleAssets } from './console/assets.js';
 import { wireAgent } from './app/agent.js';
 import { wireChannels } from './app/channels.js';
 import { liveDiagnostics, type ListenAddress } from './app/diagnostics.js';
@@ -165,7 +166,7 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
 
   const consoleAssets = loadConsoleAssets(join(PACKAGE_ROOT, 'dist', 'console'));
   logStartupChecks(startupChecks({
-    config, home, hashKeySource: outbound.hashKeySource, consoleMissing: consoleAssets.missing,
+    config, home, hashKeySource: outbound.hashKeySource, sharedStorage: storageBackend(config).shared, consoleMissing: consoleAssets.missing,
     defaultProvider: { name: providers.default, problem: providers.get(providers.default)?.unavailableReason() ?? null },
   }), log);
 

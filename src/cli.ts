@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import { createReadStream, existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, InvalidArgumentError } from 'commander';
-import { GENESIS_HASH } from './audit/chain.js';
+import { GENESIS_HASH } from './storage/ports/audit-chain.js';
 import { exportLine, verifyExport } from './audit/export.js';
 import { AuditLog } from './audit/log.js';
-import { parseAuditTimestamp } from './audit/query.js';
+import { parseAuditTimestamp } from './storage/ports/audit-query.js';
 import { createApp } from './app.js';
 import { bootstrapConfig, ensureHome, loadConfig, resolveHome, writeConfigFile } from './config/load.js';
 import { doctorReport } from './doctor.js';
@@ -15,12 +15,9 @@ import type { DiagnosticsReport } from './diagnostics/index.js';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log.js';
 import { randomToken } from './security/ids/tokens.js';
 import type { Config } from './config/schema.js';
-import { redactServiceUrl, withoutPassword } from './config/service-url.js';
-import { acquireHomeLock } from './storage/home-lock.js';
-import { databaseFileOf, openConfiguredStorage } from './storage/open.js';
-import { backupDatabase } from './storage/sqlite/backup.js';
-import { SqliteStorage } from './storage/sqlite/index.js';
-import type { Storage } from './storage/types.js';
+import { homeFile } from './config/home-layout.js';
+import { storageBackend } from './storage/registry.js';
+import type { Storage } from './storage/ports/storage.js';
 import { VERSION } from './version.js';
 
 interface HomeOptions {
@@ -103,7 +100,7 @@ async function serve(options: ServeOptions): Promise<void> {
 
 function init(options: HomeOptions): void {
   const home = resolveHome(options.home, process.env);
-  const path = resolve(options.config ?? join(home, 'config.yaml'));
+  const path = resolve(options.config ?? homeFile(home, 'config'));
   if (existsSync(path)) throw new Error(`${path} already exists; remove it first to start over`);
   ensureHome(home);
   const key = randomToken(32);
@@ -112,101 +109,32 @@ function init(options: HomeOptions): void {
   out(`API key (shown only this once): ${key}`);
 }
 
-/**
- * A home's database for the commands that only read it: nothing is written, so they work on a
- * read-only home (a snapshot, a backup mount) and never migrate or checkpoint beside a service.
- */
-const openReadOnly = (file: string) => new SqliteStorage(file, { readonly: true });
-
-function databaseFile(options: HomeOptions): string {
-  const file = databaseFileOf(resolveHome(options.home, process.env));
-  if (!existsSync(file)) throw new Error(`no database at ${file}`);
-  return file;
-}
-
-/**
- * A command that only reads (doctor, audit) on the PostgreSQL backend: a small pool, and no
- * migration (that is for `agentd serve` and `agentd migrate`). The driver is loaded only here:
- * a SQLite home never pays for it at start.
- */
-async function openPostgresForReading(config: Config): Promise<Storage> {
-  const { PostgresStorage } = await import('./storage/postgres/index.js');
-  return new PostgresStorage(config.storage.postgres_url!, { poolSize: 2 });
-}
-
 /** The config when the home has one (the audit commands also work on a bare SQLite home). */
 function configIfAny(options: HomeOptions): Config | null {
   const home = resolveHome(options.home, process.env);
-  if (options.config === undefined && !existsSync(join(home, 'config.yaml'))) return null;
+  if (options.config === undefined && !existsSync(homeFile(home, 'config'))) return null;
   return loadConfig({ home: options.home, configPath: options.config }).config;
 }
 
-/** The configured database for reading: SQLite read-only (naming the file when it cannot), or PostgreSQL. */
-async function openDatabase(options: HomeOptions): Promise<Storage> {
+/**
+ * The configured database for the commands that only read it: nothing is written, so they work on
+ * a read-only home (a snapshot, a backup mount) and never migrate beside a service.
+ */
+function openDatabase(options: HomeOptions): Promise<Storage> {
   const config = configIfAny(options);
-  if (config?.storage.backend === 'postgres') return openPostgresForReading(config);
-  const file = databaseFile(options);
-  try {
-    return openReadOnly(file);
-  } catch (error) {
-    throw new Error(`cannot open the database ${file} (${(error as Error).message})`);
-  }
+  return storageBackend(config).openReadOnly(config, resolveHome(options.home, process.env));
 }
 
-/**
- * Applies the schema migrations of the configured backend and exits: on PostgreSQL before a
- * rolling upgrade of the replicas (they also migrate at start, one at a time); on SQLite it opens
- * the home's file, which migrates it, under the home lock (not beside a running service).
- */
+/** Applies the schema migrations of the configured backend and exits. */
 async function migrateCommand(options: HomeOptions): Promise<void> {
   const { config, home } = loadConfig({ home: options.home, configPath: options.config });
-  if (config.storage.backend === 'postgres') {
-    const url = config.storage.postgres_url!;
-    const [{ PgDatabase }, { migrate, migrationStatus }] = await Promise.all([
-      import('./storage/postgres/database.js'), import('./storage/postgres/migrate.js'),
-    ]);
-    const db = new PgDatabase(url, { poolSize: 1 });
-    try {
-      const applied = await migrate(db);
-      const { latest } = await migrationStatus(db);
-      out(`PostgreSQL ${redactServiceUrl(url)}: ${applied.length === 0 ? 'nothing to apply' : `applied ${applied.join(', ')}`}; schema at version ${latest}`);
-    } catch (error) {
-      const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
-      throw new Error(`cannot migrate PostgreSQL ${redactServiceUrl(url)}: ${withoutPassword(cause.message, url)}`);
-    } finally {
-      await db.close();
-    }
-    return;
-  }
-  ensureHome(home);
-  const release = acquireHomeLock(home);
-  try {
-    await (await openConfiguredStorage(config, home)).close();
-    out(`SQLite ${databaseFileOf(home)}: schema current`);
-  } finally {
-    release();
-  }
+  out(await storageBackend(config).migrate(config, home));
 }
 
-/**
- * Copies the home's SQLite database to a new FILE, while the service runs or not (online backup,
- * no lock taken). On the PostgreSQL backend the data is not in the home: pg_dump backs it up.
- */
+/** Copies the home's data to a new FILE, while the service runs or not, where the backend keeps its data in the home. */
 async function backupCommand(file: string, options: HomeOptions): Promise<void> {
   const config = configIfAny(options);
-  if (config?.storage.backend === 'postgres') {
-    const url = config.storage.postgres_url;
-    throw new Error(
-      `agentd backup copies the SQLite database; this home keeps its data in PostgreSQL${url ? ` (${redactServiceUrl(url)})` : ''}: ` +
-      'back that up with pg_dump (for example pg_dump --format=custom --file=agentd.dump "$DATABASE_URL")',
-    );
-  }
-  const source = databaseFile(options);
-  const target = resolve(file);
-  if (existsSync(target)) throw new Error(`${target} already exists; agentd backup never overwrites a file: name a new one`);
-  const result = await backupDatabase(source, target);
-  if (result.check !== 'ok') throw new Error(`the copy ${target} failed its integrity check (${result.check}); check the disk and run agentd backup again`);
-  out(`backed up ${source} to ${target} (${result.bytes} bytes, integrity ok)`);
+  out(await storageBackend(config).backup(config, resolveHome(options.home, process.env), file));
 }
 
 async function auditVerify(exportFile: string | undefined, options: HomeOptions): Promise<void> {
@@ -278,11 +206,7 @@ async function auditVerifyExport(file: string): Promise<void> {
  * this home, else checked from the files without starting anything (safe beside a service).
  */
 async function doctor(options: HomeOptions & { json?: boolean }): Promise<void> {
-  // A home without a database yet (after agentd init) gets the empty one agentd serve would create.
-  const openStorage = (config: Config, file: string) => config.storage.backend === 'postgres'
-    ? openPostgresForReading(config)
-    : existsSync(file) ? openReadOnly(file) : new SqliteStorage(file);
-  const { report, source, detail } = await doctorReport({ home: options.home, config: options.config, openStorage });
+  const { report, source, detail } = await doctorReport({ home: options.home, config: options.config });
   const origin = source === 'live' ? `live report from the service at ${detail}` : `offline report (${detail})`;
   out(options.json ? JSON.stringify({ ...report, source, source_detail: detail }, null, 2) : `${origin}\n${formatReport(report)}`);
   if (report.overall === 'error') process.exitCode = 1;

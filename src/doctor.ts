@@ -1,18 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { serviceTools } from './app/gateway.js';
-import { URL_FILE } from './app/http.js';
 import { ConfigError } from './config/errors.js';
+import { homeFile } from './config/home-layout.js';
 import { homeProblem, loadConfig, resolveHome, type LoadedConfig } from './config/load.js';
-import type { Config } from './config/schema.js';
-import { diagnose, storedDiagnosticsParts, type Check, type DiagnosticsReport } from './diagnostics/index.js';
+import { diagnose, type Check, type DiagnosticsReport } from './diagnostics/index.js';
+import { storedDiagnosticsParts } from './diagnostics/collect.js';
 import { buildReport } from './diagnostics/report.js';
 import { SECTION_KEYS } from './diagnostics/types.js';
 import { createClient } from './gateway/index.js';
 import { NetworkPolicy } from './policy/index.js';
 import { jobSummary, MAX_JOBS } from './scheduler/index.js';
 import { createProviderRegistry, type GatewayClientFactory } from './providers/index.js';
-import type { Storage } from './storage/types.js';
+import type { Storage } from './storage/ports/storage.js';
+import { storageBackend } from './storage/registry.js';
 import { createMemoryLogger } from './log.js';
 
 export interface DoctorResult {
@@ -24,8 +24,6 @@ export interface DoctorResult {
 }
 
 export interface DoctorOptions {
-  /** Opens the configured database for reading (the SQLite file of the home, or PostgreSQL). */
-  openStorage: (config: Config, file: string) => Storage | Promise<Storage>;
   home?: string;
   config?: string;
   env?: NodeJS.ProcessEnv;
@@ -61,7 +59,7 @@ export async function doctorReport(options: DoctorOptions): Promise<DoctorResult
     if (typeof live !== 'string') return { report: live, source: 'live', detail: service.url };
     why = `the service at ${service.url} (pid ${service.pid}) did not answer: ${live}`;
   }
-  return { report: await offlineReport(loaded, env, options.openStorage), source: 'offline', detail: why };
+  return { report: await offlineReport(loaded, env), source: 'offline', detail: why };
 }
 
 const check = (name: string, status: Check['status'], summary: string): Check => ({ name, status, summary });
@@ -74,8 +72,8 @@ function unusable(problems: Check[], home: string): DoctorResult {
 
 /** The pid in the home's lock when that process is alive, and the URL it wrote when listening. */
 function runningService(home: string): { pid: number; url: string } | null {
-  const lock = join(home, 'agentd.lock');
-  const urlFile = join(home, URL_FILE);
+  const lock = homeFile(home, 'lock');
+  const urlFile = homeFile(home, 'url');
   if (!existsSync(lock) || !existsSync(urlFile)) return null;
   try {
     const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
@@ -120,14 +118,14 @@ async function askService(serviceUrl: string, apiKey: string, timeoutMs: number)
 }
 
 /** The checks from the files alone: nothing is bound and no request leaves the machine. */
-async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv, openStorage: DoctorOptions['openStorage']): Promise<DiagnosticsReport> {
+async function offlineReport(loaded: LoadedConfig, env: NodeJS.ProcessEnv): Promise<DiagnosticsReport> {
   const { config } = loaded;
-  const file = join(loaded.home, 'agentd.db');
   let storage: Storage;
   try {
-    storage = await openStorage(config, file);
+    // A home without a database yet (after agentd init) gets the empty one agentd serve would create.
+    storage = await storageBackend(config).openReadOnly(config, loaded.home, { missing: 'create' });
   } catch (error) {
-    const problems = [check('database', 'error', `cannot open the database ${file} (${(error as Error).message})`)];
+    const problems = [check('database', 'error', (error as Error).message)];
     return unusable(problems, loaded.home).report;
   }
   const redisUrl = config.storage.redis_url;

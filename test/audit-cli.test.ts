@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENESIS_HASH } from '../src/audit/chain.js';
+import { GENESIS_HASH } from '../src/storage/ports/audit-chain.js';
 import { AuditLog } from '../src/audit/log.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { BIN } from './helpers/cli.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventHash } from '../src/audit/chain.js';
-import { AUDIT_FILTER_FIELDS, type AuditInput, type AuditPage, type ChainedAuditEvent } from '../src/audit/types.js';
+import { eventHash } from '../src/storage/ports/audit-chain.js';
+import { AUDIT_FILTER_FIELDS, type AuditInput, type AuditPage, type ChainedAuditEvent } from '../src/storage/ports/audit.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
 // GET /api/v1/audit on the real app and a real port. The exhaustive comparison with a brute-force

@@ -13,12 +13,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOCS = join(ROOT, 'docs');
 const SCANNED = ['src', 'test', 'bench', 'scripts'];
 
-/**
- * Folders of the target layout in docs/architecture.md that are not in place yet. Each is checked
- * as soon as it leaves this list; once the layout is complete the list is empty and every folder
- * of the table must exist.
- */
-const NOT_YET_IN_PLACE: ReadonlySet<string> = new Set(['storage/ports/']);
 
 const TEXT_FILE = /\.(ts|tsx|js|mjs|cjs|md)$/;
 
@@ -163,12 +157,8 @@ describe('docs/architecture.md', () => {
 
   it('names in its layer table folders that exist under src/', () => {
     expect(folders.length).toBeGreaterThan(20);
-    const missing = folders.filter((folder) => !NOT_YET_IN_PLACE.has(folder) && !existsSync(join(ROOT, 'src', folder)));
+    const missing = folders.filter((folder) => !existsSync(join(ROOT, 'src', folder)));
     expect(missing).toEqual([]);
-  });
-
-  it('lists as not yet in place only folders of its table', () => {
-    expect([...NOT_YET_IN_PLACE].filter((folder) => !folders.includes(folder))).toEqual([]);
   });
 
   it('has a row for every top-level folder of src/', () => {

@@ -9,8 +9,8 @@ import { DOMAIN_ERRORS } from '../src/http/error-mapping.js';
 import { RESOURCES } from '../src/http/resources/index.js';
 import { ListenError } from '../src/listen-error.js';
 import { ScheduleSyntaxError } from '../src/scheduler/schedule.js';
-import { HomeLockedError } from '../src/storage/home-lock.js';
-import { RunClosedError } from '../src/storage/errors.js';
+import { HomeLockedError } from '../src/storage/shared/home-lock.js';
+import { RunClosedError, SessionsFullError } from '../src/storage/ports/errors.js';
 import { ExpressionError } from '../src/tools/expression.js';
 import { matches, sources, SRC } from './helpers/sources.js';
 
@@ -75,6 +75,7 @@ const NEVER_ANSWERED = new Map<ErrorClass, string>([
   [RunClosedError, 'the run registry handles it when a run\'s end was already written'],
   [ConfigError, 'start-up and doctor'],
   [HomeLockedError, 'start-up'],
+  [SessionsFullError, 'a session store\'s bound: the agent runtime turns it into AgentError("capacity")'],
   [ListenError, 'start-up'],
 ]);
 

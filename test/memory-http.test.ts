@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewTurn, SearchResult, Turn, TurnStore } from '../src/memory/types.js';
+import type { NewTurn, SearchResult, Turn, TurnStore } from '../src/storage/ports/turns.js';
 import { sqliteOf, startTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;

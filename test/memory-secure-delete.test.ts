@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RunRecord } from '../src/runs/types.js';
+import type { RunRecord } from '../src/storage/ports/runs.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AuditEvent, AuditInput, AuditSink } from '../src/audit/types.js';
+import type { AuditEvent, AuditInput, AuditSink } from '../src/storage/ports/audit.js';
 import { configSchema } from '../src/config/schema.js';
 import { createClient } from '../src/gateway/index.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Check, DiagnosticsReport } from '../src/diagnostics/index.js';
 import { doctorReport } from '../src/doctor.js';
-import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { json } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { describeWithRedis, PrivateRedis, uniquePrefix } from './helpers/redis.js';
@@ -31,7 +30,7 @@ describeWithRedis('diagnostics of the shared Redis', () => {
 
   it('GET /api/v1/diagnostics and agentd doctor report the version and latency, never the password; doctor an error while it is down', async () => {
     const target = `redis://127.0.0.1:${redis.port}/0`;
-    const doctor = () => doctorReport({ home, env: {}, openStorage: (_config, file) => new SqliteStorage(file) });
+    const doctor = () => doctorReport({ home, env: {} });
 
     const response = await t.request('/api/v1/diagnostics');
     const text = await response.text();

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PRUNED_EVENT_TYPE } from '../src/audit/types.js';
+import { PRUNED_EVENT_TYPE } from '../src/storage/ports/audit.js';
 import { eventually, json, postJson, readEvents, startRun } from './helpers/agent.js';
 import { sqliteOf, startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 

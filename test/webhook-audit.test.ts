@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEvent } from '../src/audit/types.js';
+import type { AuditEvent } from '../src/storage/ports/audit.js';
 import { createMemoryLogger } from '../src/log.js';
 import { computeSignature, type WebhookChannelOptions } from '../src/channels/webhook/index.js';
 import { tempAudit, type TempAudit } from './helpers/audit.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChannelDispatcher, type ChannelRunner } from '../src/channels/dispatcher.js';
-import type { RunRecord } from '../src/runs/types.js';
+import type { RunRecord } from '../src/storage/ports/runs.js';
 import { DurableInbox } from '../src/channels/inbox/durable-inbox.js';
 import { createMemoryLogger } from '../src/log.js';
 import { PostgresStorage } from '../src/storage/postgres/index.js';

@@ -1,6 +1,6 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
-import type { NewTurn, TurnStore } from '../memory/types.js';
+import type { NewTurn, TurnStore } from '../storage/ports/turns.js';
 import type { AgentTurnInput, AgentTurnResult, TurnRunner } from '../contracts/agent-turn.js';
 import type { ChatMessage, CompletionResult, ToolCall } from '../providers/types.js';
 import { withoutNul } from '../security/input/nul.js';
@@ -8,7 +8,7 @@ import { censor } from '../security/secrets/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CostMeter } from './cost-meter.js';
 import { AgentError, notStored } from '../contracts/agent-errors.js';
-import type { RunCost } from '../runs/types.js';
+import type { RunCost } from '../storage/ports/runs.js';
 
 export const DEFAULT_MAX_ITERATIONS = 8;
 /** Previous turns of the session sent with each new message. */

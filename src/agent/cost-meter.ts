@@ -1,9 +1,9 @@
 import type { ProviderConfig } from '../config/schema.js';
 import { costUsd, priceFor, unknownPriceMessage, type ModelPrice } from '../providers/prices.js';
 import type { CompletionResult, Provider, Usage } from '../providers/types.js';
-import type { CostEntry, CostStore } from './stores.js';
+import type { CostEntry, CostStore } from '../storage/ports/costs.js';
 import { AgentError } from '../contracts/agent-errors.js';
-import { isoNow, type RunCost } from '../runs/types.js';
+import { isoNow, type RunCost } from '../storage/ports/runs.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 
 export interface CostMeterOptions {

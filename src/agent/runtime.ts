@@ -1,7 +1,7 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import type { TurnStore } from '../memory/types.js';
+import type { TurnStore } from '../storage/ports/turns.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import { newId } from '../security/ids/tokens.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -13,9 +13,12 @@ import type { RunEventBus } from '../runs/run-event-bus.js';
 import { RunRegistry } from '../runs/run-registry.js';
 import { SessionLeases } from '../runs/session-leases.js';
 import { SessionSlots } from '../runs/session-slots.js';
-import type { CostStore, CostTotals, RunStore, SessionClaimStore, SessionSpend, SessionStore } from './stores.js';
-import type { ApiSession } from './types.js';
-import type { RunCost, RunRecord } from '../runs/types.js';
+import type { CostStore, CostTotals, SessionSpend } from '../storage/ports/costs.js';
+import type { RunStore } from '../storage/ports/runs.js';
+import type { ApiSession } from '../storage/ports/sessions.js';
+import type { SessionClaimStore, SessionStore } from '../storage/ports/sessions.js';
+import type { RunCost, RunRecord } from '../storage/ports/runs.js';
+import { SessionsFullError } from '../storage/ports/errors.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 
 export interface AgentRuntimeOptions {
@@ -173,7 +176,7 @@ export class AgentRuntime {
   /** A new API session; its provider defaults to the registry default (unknown/unavailable: throws). */
   async createSession(input: { name?: string | null; provider?: string | null } = {}): Promise<ApiSession> {
     const provider = this.options.providers.resolve(input.provider ?? null);
-    return this.sessions.create({ name: input.name ?? null, provider: provider.name });
+    return this.newSession({ name: input.name ?? null, provider: provider.name });
   }
 
   /**
@@ -318,8 +321,18 @@ export class AgentRuntime {
     }
     // Resolved before a session is created, so a refused provider leaves nothing behind.
     const provider = this.options.providers.resolve(request.provider ?? session?.provider ?? null);
-    session ??= await this.sessions.create({ provider: this.options.providers.default });
+    session ??= await this.newSession({ provider: this.options.providers.default });
     return { session, provider };
+  }
+
+  /** The store's refusal of a new session, as the agent's `capacity` error (503 at the API). */
+  private async newSession(input: Parameters<SessionStore['create']>[0]): Promise<ApiSession> {
+    try {
+      return await this.sessions.create(input);
+    } catch (error) {
+      if (error instanceof SessionsFullError) throw new AgentError('capacity', error.message);
+      throw error;
+    }
   }
 
   /** Stops the run or chat whose claim on the session lapsed (another replica may take the session now). */

@@ -1,3 +1,4 @@
+import { storageBackend } from '../storage/registry.js';
 import { AgentRuntime } from '../agent/runtime.js';
 import type { Approvals } from '../approvals/index.js';
 import type { AuditLog } from '../audit/log.js';
@@ -7,7 +8,7 @@ import type { Gateway } from '../gateway/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
-import type { Storage } from '../storage/types.js';
+import type { Storage } from '../storage/ports/storage.js';
 import type { ToolRegistry } from '../tools/index.js';
 import { LateBound } from './late-bound.js';
 import type { LifecyclePart } from './lifecycle.js';
@@ -51,7 +52,7 @@ export function wireAgent({ options, config, log, now, storage, coordination, au
   runtime.bind(agent);
   // Replicas sharing a database and a Redis find a dead one by its liveness key within seconds, and
   // free what it held at once; the leases in the database stay the rule while Redis is down.
-  const liveness = coordination !== null && config.storage.backend === 'postgres'
+  const liveness = coordination !== null && storageBackend(config).shared
     ? coordination.liveness({
       replicaId: storage.owner, log, now,
       renewedBy: (replicaId) => storage.sessionClaims.renewedBy(replicaId),

@@ -6,7 +6,7 @@ import type { RedisCoordination } from '../coordination/redis-coordination.js';
 import { ListenError } from '../listen-error.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
-import type { Storage } from '../storage/types.js';
+import type { Storage } from '../storage/ports/storage.js';
 import type { LifecyclePart } from './lifecycle.js';
 
 export interface ChannelsInput {

@@ -8,7 +8,7 @@ import { diagnose, storedDiagnosticsParts, type DiagnosticsReport } from '../dia
 import type { McpServers } from '../mcp/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import type { Storage } from '../storage/types.js';
+import type { Storage } from '../storage/ports/storage.js';
 import type { ToolRegistry } from '../tools/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { homeFile } from '../config/home-layout.js';
 import type { AgentRuntime } from '../agent/runtime.js';
 import type { Approvals } from '../approvals/index.js';
 import { AuditSampler } from '../audit/sampler.js';
@@ -20,14 +20,12 @@ import type { ServiceMetrics } from '../metrics/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import { liveEvictionWarning, SlidingWindowRateLimiter } from '../security/rate-limit/rate-limiter.js';
-import type { Storage } from '../storage/types.js';
+import type { Storage } from '../storage/ports/storage.js';
 import type { ToolRegistry } from '../tools/index.js';
 import { VERSION } from '../version.js';
 import type { ListenAddress } from './diagnostics.js';
 import type { LifecyclePart } from './lifecycle.js';
 
-/** Where a running service writes its URL (0600), so `agentd doctor` on the same home can ask it. */
-export const URL_FILE = 'agentd.url';
 
 export interface HttpInput {
   config: Config;
@@ -124,7 +122,7 @@ export function wireHttp(input: HttpInput) {
         address.port = typeof bound === 'object' && bound ? bound.port : config.api.port;
         const host = config.api.host.includes(':') ? `[${config.api.host}]` : config.api.host;
         address.url = `http://${host}:${address.port}`;
-        writeFileSync(join(home, URL_FILE), `${address.url}\n`, { mode: 0o600 });
+        writeFileSync(homeFile(home, 'url'), `${address.url}\n`, { mode: 0o600 });
       },
       // Also ends the open run event streams (a hook of the routes), which would hold it open.
       stop: () => http.close(),
@@ -133,7 +131,7 @@ export function wireHttp(input: HttpInput) {
     urlFile: {
       name: 'URL file',
       stop: () => {
-        if (address.url !== '') rmSync(join(home, URL_FILE), { force: true });
+        if (address.url !== '') rmSync(homeFile(home, 'url'), { force: true });
       },
     } satisfies LifecyclePart,
   };

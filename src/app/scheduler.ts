@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { McpServers } from '../mcp/index.js';
 import type { DefaultProviderSetting, ProviderRegistry } from '../providers/index.js';
 import { Scheduler } from '../scheduler/index.js';
-import type { Storage } from '../storage/types.js';
+import type { Storage } from '../storage/ports/storage.js';
 import type { LifecyclePart } from './lifecycle.js';
 
 export interface SchedulerInput {

@@ -1,16 +1,15 @@
-import { join } from 'node:path';
 import type { AuditLog } from '../audit/log.js';
 import { DUPLICATE_WINDOW_DAYS, SIGNATURE_PRUNE_MARGIN_MS } from '../channels/inbox/durable-inbox.js';
 import { ConfigError } from '../config/errors.js';
 import { ensureHome } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { redactServiceUrl } from '../config/service-url.js';
+import { homeFile } from '../config/home-layout.js';
 import type { RedisCoordination } from '../coordination/redis-coordination.js';
 import type { Logger } from '../log.js';
-import { acquireHomeLock, HomeLockedError } from '../storage/home-lock.js';
-import { openConfiguredStorage } from '../storage/open.js';
+import { acquireHomeLock, HomeLockedError } from '../storage/shared/home-lock.js';
+import { openConfiguredStorage } from '../storage/registry.js';
 import { startRetention, type RetentionRule } from '../storage/retention.js';
-import type { Storage } from '../storage/types.js';
+import type { Storage } from '../storage/ports/storage.js';
 import type { LifecyclePart } from './lifecycle.js';
 
 export interface StoresInput {
@@ -41,7 +40,6 @@ export async function openStores({ config, home, log, now, redisKeyPrefix }: Sto
     : new (await import('../coordination/redis-coordination.js')).RedisCoordination({ url: redisUrl, log, keyPrefix: redisKeyPrefix ?? config.storage.redis_key_prefix });
   try {
     storage = await openConfiguredStorage(config, home, { now, service: true, log });
-    if (config.storage.backend === 'postgres') log.info(`storage: PostgreSQL at ${redactServiceUrl(config.storage.postgres_url!)} (schema migrated)`);
   } catch (error) {
     await coordination?.close();
     releaseLock();
@@ -61,7 +59,7 @@ function lockHome(home: string): () => void {
     return acquireHomeLock(home);
   } catch (error) {
     if (error instanceof HomeLockedError) throw error;
-    throw new ConfigError(`cannot write the lock file ${join(home, 'agentd.lock')} (${(error as Error).message}); give your user write access to ${home} or pass --home (or set AGENTD_HOME) to a folder you can write`);
+    throw new ConfigError(`cannot write the lock file ${homeFile(home, 'lock')} (${(error as Error).message}); give your user write access to ${home} or pass --home (or set AGENTD_HOME) to a folder you can write`);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
 import type { ApprovalAsk, Approver } from '../policy/approver.js';
 import { constantTimeEqual } from '../security/secrets/compare.js';
@@ -6,7 +6,7 @@ import { newId } from '../security/ids/tokens.js';
 import { ApprovalError } from './errors.js';
 import { isChannelSession, networkGrant, toolGrant, type Grant } from './grant.js';
 import { networkRequest, toolRequest, type ExactRequest, type RequestKeys } from './request-text.js';
-import type { ApprovalDecision, ApprovalKind, ApprovalRecord, ApprovalStore, OperatorDecision } from './types.js';
+import type { ApprovalDecision, ApprovalKind, ApprovalRecord, ApprovalStore, OperatorDecision } from '../storage/ports/approvals.js';
 
 /** Where a run learns that it waits and that it may go on (its status and its event stream). */
 export interface RunApprovalEvents {

@@ -1,5 +1,5 @@
 import type { Denial } from '../policy/destination.js';
-import type { ApprovalGrantStage } from './types.js';
+import type { ApprovalGrantStage } from '../storage/ports/approvals.js';
 
 /**
  * What `allow_session` on an approval would cover: never more than what the operator read.

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/errors.js';
 import { KnownSecrets } from '../security/secrets/known-secrets.js';
-import { HASH_KEY_FILE, loadRequestHashKey } from './hash-key.js';
+import { loadRequestHashKey } from './hash-key.js';
+import { homeFile } from '../config/home-layout.js';
 import { toolRequest } from './request-text.js';
 
 const homes: string[] = [];
@@ -23,7 +24,7 @@ describe('the installation key of request hashes', () => {
   it('is made once in the home folder (owner-only, 32 random bytes) and read back on the next start', () => {
     const dir = home();
     const first = loadRequestHashKey('', dir);
-    const path = join(dir, HASH_KEY_FILE);
+    const path = homeFile(dir, 'approvalHashKey');
     expect(readFileSync(path, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(first.source).toBe('home');
@@ -45,7 +46,7 @@ describe('the installation key of request hashes', () => {
 
   it('tightens a key file others can read, and refuses a damaged one with the fix', () => {
     const dir = home();
-    const path = join(dir, HASH_KEY_FILE);
+    const path = homeFile(dir, 'approvalHashKey');
     writeFileSync(path, `${'ab'.repeat(32)}\n`, { mode: 0o644 });
     loadRequestHashKey('', dir);
     expect(statSync(path).mode & 0o777).toBe(0o600);

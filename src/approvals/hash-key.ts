@@ -1,10 +1,7 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { ConfigError } from '../config/errors.js';
-
-/** The home folder's key file when `approval_hash_key` is empty. */
-export const HASH_KEY_FILE = 'approval-hash.key';
+import { homeFile } from '../config/home-layout.js';
 
 /** Separates this use of the secret from any other use a future version may make of it. */
 const HKDF_INFO = 'agentd approvals request_hash v1';
@@ -28,7 +25,7 @@ export interface RequestHashKey {
  */
 export function loadRequestHashKey(configured: string, home: string): RequestHashKey {
   if (configured !== '') return { key: derive(configured), source: 'config', secret: configured };
-  const secret = readOrCreate(join(home, HASH_KEY_FILE));
+  const secret = readOrCreate(homeFile(home, 'approvalHashKey'));
   return { key: derive(secret), source: 'home', secret };
 }
 

@@ -3,5 +3,5 @@ export { Approvals, type ApprovalsOptions, type OperatorDecisionInput, type RunA
 export { ApprovalError, type ApprovalErrorCode } from './errors.js';
 export { isChannelSession, networkGrant, originOf, toolGrant, type Grant } from './grant.js';
 export { networkRequest, toolRequest, type ExactRequest, type RequestKeys } from './request-text.js';
-export * from './types.js';
-export { HASH_KEY_FILE, loadRequestHashKey, requestDigest, type RequestHashKey } from './hash-key.js';
+export * from '../storage/ports/approvals.js';
+export { loadRequestHashKey, requestDigest, type RequestHashKey } from './hash-key.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChainStatus } from './chain-status.js';
-import type { ChainVerdict } from './types.js';
+import type { ChainVerdict } from '../storage/ports/audit.js';
 
 /** A verification the test finishes by hand. */
 function verifier() {

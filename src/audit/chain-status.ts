@@ -1,4 +1,4 @@
-import type { ChainVerdict } from './types.js';
+import type { ChainVerdict } from '../storage/ports/audit.js';
 
 /** The chain's state as the diagnostics report it. */
 export interface ChainReport {

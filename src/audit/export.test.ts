@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { eventHash, GENESIS_HASH } from './chain.js';
+import { eventHash, GENESIS_HASH } from '../storage/ports/audit-chain.js';
 import { exportLine, verifyExport, type ExportVerdict } from './export.js';
-import { PRUNED_EVENT_TYPE, type AuditEvent, type ChainedAuditEvent } from './types.js';
+import { PRUNED_EVENT_TYPE, type AuditEvent, type ChainedAuditEvent } from '../storage/ports/audit.js';
 
 function chain(count: number, from = GENESIS_HASH, first?: Partial<AuditEvent>): ChainedAuditEvent[] {
   let prev = from;

@@ -1,5 +1,5 @@
-import { ChainWalk, GENESIS_HASH } from './chain.js';
-import type { ChainedAuditEvent } from './types.js';
+import { ChainWalk, GENESIS_HASH } from '../storage/ports/audit-chain.js';
+import type { ChainedAuditEvent } from '../storage/ports/audit.js';
 
 /**
  * `agentd audit export` writes one event per line (JSON Lines), oldest first, each with the hash

@@ -3,7 +3,7 @@ import { newId } from '../security/ids/tokens.js';
 import {
   PRUNED_EVENT_TYPE, type AuditEvent, type AuditInput, type AuditPage, type AuditQuery, type AuditSink, type AuditStats, type AuditStore,
   type AuditTimeRange, type ChainedAuditEvent, type ChainVerdict,
-} from './types.js';
+} from '../storage/ports/audit.js';
 
 const DEFAULT_SEVERITY = { allow: 'info', deny: 'warning', error: 'error' } as const;
 const DAY_MS = 86_400_000;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../log.js';
 import { ChannelDispatcher, type ChannelRunner } from './dispatcher.js';
-import { StorageUnavailableError } from '../storage/errors.js';
+import { StorageUnavailableError } from '../storage/ports/errors.js';
 import { AgentError } from '../contracts/agent-errors.js';
-import type { RunRecord } from '../runs/types.js';
+import type { RunRecord } from '../storage/ports/runs.js';
 
 /** A runner whose runs finish only when the test says so. */
 function scriptedRunner() {

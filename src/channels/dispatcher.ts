@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
-import { StorageUnavailableError } from '../storage/errors.js';
+import { StorageUnavailableError } from '../storage/ports/errors.js';
 import { AgentError } from '../contracts/agent-errors.js';
-import type { RunRecord } from '../runs/types.js';
+import type { RunRecord } from '../storage/ports/runs.js';
 
 /** One message a channel hands over. */
 export interface ChannelMessage {

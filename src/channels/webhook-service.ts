@@ -1,12 +1,12 @@
 import { ChannelDispatcher, type ChannelRunner } from './dispatcher.js';
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Config } from '../config/schema.js';
 import type { WebhookState } from '../diagnostics/index.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import type { RateLimiter } from '../security/rate-limit/rate-limiter.js';
 import { DurableInbox, type QueuedMessage } from './inbox/durable-inbox.js';
-import type { InboxStore } from './inbox/types.js';
+import type { InboxStore } from '../storage/ports/inbox.js';
 import { WebhookChannel } from './webhook/index.js';
 
 export interface WebhookServiceDeps {

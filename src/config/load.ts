@@ -5,6 +5,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { z } from 'zod';
 import { randomToken } from '../security/ids/tokens.js';
 import { ConfigError } from './errors.js';
+import { homeFile } from './home-layout.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 
 export interface LoadedConfig {
@@ -154,13 +155,13 @@ export function writeConfigFile(path: string, config: ConfigInput): void {
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const env = options.env ?? process.env;
   const home = resolveHome(options.home, env);
-  const configPath = resolve(options.configPath ?? join(home, 'config.yaml'));
+  const configPath = resolve(options.configPath ?? homeFile(home, 'config'));
   let bootstrapKey: string | null = null;
 
   if (!existsSync(configPath)) {
     if (options.configPath !== undefined) {
       throw new ConfigError(
-        `config file ${configPath} (given with --config) does not exist; create it with "agentd init --config ${configPath}" or leave out --config to use ${join(home, 'config.yaml')}`,
+        `config file ${configPath} (given with --config) does not exist; create it with "agentd init --config ${configPath}" or leave out --config to use ${homeFile(home, 'config')}`,
       );
     }
     if (!options.bootstrap) throw new ConfigError(`config file ${configPath} does not exist; run "agentd init" (or "agentd serve", which writes one)`);

@@ -1,6 +1,6 @@
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { censor } from '../security/secrets/secrets.js';
-import { StorageFullError, StorageUnavailableError } from '../storage/errors.js';
+import { StorageFullError, StorageUnavailableError } from '../storage/ports/errors.js';
 
 /**
  * Errors of the agent runtime. Each has a `code` the HTTP layer maps to a catalogue code and status

@@ -1,5 +1,5 @@
 import type { Provider } from '../providers/types.js';
-import type { RunCost } from '../runs/types.js';
+import type { RunCost } from '../storage/ports/runs.js';
 import type { TurnOrigin } from '../tools/types.js';
 
 /*

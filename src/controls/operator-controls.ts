@@ -1,4 +1,4 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import { ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
 import { quote, SchedulerError } from '../scheduler/index.js';
 import { ControlError } from './errors.js';

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import type { RunEvent } from '../runs/types.js';
+import type { RunEvent } from '../storage/ports/runs.js';
 import { createMemoryLogger } from '../log.js';
 import { eventually } from '../../test/helpers/agent.js';
 import { describeWithRedis, PrivateRedis, testRedisUrl, uniquePrefix } from '../../test/helpers/redis.js';

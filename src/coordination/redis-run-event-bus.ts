@@ -1,5 +1,5 @@
 import type { RunEventBus } from '../runs/run-event-bus.js';
-import type { RunEvent, RunEventName } from '../runs/types.js';
+import type { RunEvent, RunEventName } from '../storage/ports/runs.js';
 import type { RedisConnection } from './redis-connection.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ChainReport } from '../audit/chain-status.js';
-import type { AuditStats } from '../audit/types.js';
+import type { AuditStats } from '../storage/ports/audit.js';
 import type { Check } from './types.js';
 
 /** What the audit check looks at. */

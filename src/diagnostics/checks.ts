@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { RedisHealth } from '../coordination/redis-health.js';
-import type { PostgresHealth, SqliteHealth, StorageHealth } from '../storage/types.js';
+import type { StorageHealth } from '../storage/ports/health.js';
 import type { SchedulerState } from './scheduler-checks.js';
 import type { AuditHealth } from './audit.js';
 import { redisCheck } from './redis.js';
@@ -153,80 +153,11 @@ export function memoryChecks(input: DiagnosticsInput): Check[] {
   const days = input.config.memory.retention_days;
   return [
     check('store', 'ok', `${input.memory.turnCount} turns stored`),
-    ...storageChecks(input.storage),
+    // The backend judges its own store: its checks come as it lists them.
+    ...input.storage.checks,
     check('retention', 'ok', days > 0 ? `unpinned turns older than ${days} days are removed daily` : 'turns are kept until deleted'),
     dataRetention(input.config.retention),
   ];
-}
-
-function storageChecks(storage: StorageHealth): Check[] {
-  if (storage.backend === 'postgres') return [postgresCheck(storage)];
-  const out = [
-    check('database', 'ok', `SQLite file ${storage.location} (${size(storage.sizeBytes)})`),
-    storage.journalMode === 'wal'
-      ? check('journal', 'ok', 'SQLite in WAL mode')
-      : check('journal', 'warn', `SQLite journal mode is ${storage.journalMode}`, 'the database file may be on a filesystem without WAL support'),
-    storageCheck(storage),
-  ];
-  if (storage.integrity !== null) {
-    out.push(storage.integrity === 'ok'
-      ? check('integrity', 'ok', 'database integrity check passed')
-      : check('integrity', 'error', `database integrity check failed: ${storage.integrity}`, 'stop the service, copy the database file aside and restore it from a backup'));
-  }
-  return out;
-}
-
-/**
- * The shared database: reachable, its version, its schema against this build's and its size. An
- * unreachable database is an error: nothing can be read or written, requests answer 503.
- */
-export function postgresCheck(storage: PostgresHealth): Check {
-  if (!storage.reachable) {
-    return check('database', 'error', `PostgreSQL at ${storage.location} is unreachable (${storage.problem ?? 'no answer'})`,
-      'start PostgreSQL or fix storage.postgres_url / DATABASE_URL; requests answer 503 until it is back, no restart needed');
-  }
-  const where = `PostgreSQL ${storage.version} at ${storage.location} (${size(storage.sizeBytes)})`;
-  const schema = storage.migrations;
-  if (schema && schema.applied < schema.latest) {
-    return check('database', 'error', `${where}: schema at version ${schema.applied}, this build needs ${schema.latest}`, 'run agentd migrate (agentd serve migrates at start)');
-  }
-  if (schema && schema.applied > schema.latest) {
-    return check('database', 'warn', `${where}: schema at version ${schema.applied}, newer than this build knows (${schema.latest})`, 'upgrade agentd on this host to the version the other replicas run');
-  }
-  return check('database', 'ok', `${where}, schema version ${schema?.applied ?? '?'} (current)`);
-}
-
-/** Free space is low below this share of the filesystem or below this many bytes. */
-const LOW_SPACE_SHARE = 0.05;
-const LOW_SPACE_BYTES = 100 * 1_048_576;
-
-/**
- * Whether writes can land: an error while they are failing (it clears once one commits), a warning
- * on a read-only folder or when the filesystem is nearly full, before writes start to fail.
- */
-function storageCheck(storage: SqliteHealth): Check {
-  const failure = storage.lastWriteFailure;
-  if (failure) {
-    return check('storage', 'error', `writes are failing: the last one failed at ${failure.at} (${failure.reason}) and none has succeeded since`,
-      `free space on the filesystem of ${storage.location} or repair the disk (see the system log); writes resume by themselves, no restart needed`);
-  }
-  if (!storage.writable) {
-    return check('storage', 'warn', 'the folder of the database is read-only: it can be inspected (doctor, audit verify), not served',
-      'run agentd serve on a writable copy of the home, or remount the filesystem read-write');
-  }
-  const space = storage.space;
-  if (!space) return check('storage', 'ok', 'free space of the filesystem unknown');
-  const share = space.totalBytes > 0 ? space.freeBytes / space.totalBytes : 0;
-  const free = `${size(space.freeBytes)} free (${(share * 100).toFixed(1)} %) on the filesystem of the database`;
-  if (share < LOW_SPACE_SHARE || space.freeBytes < LOW_SPACE_BYTES) {
-    return check('storage', 'warn', `only ${free}`, 'free space or move the home (--home) to a larger disk: when it is full, writes are refused with 507');
-  }
-  return check('storage', 'ok', free);
-}
-
-function size(bytes: number): string {
-  const megabytes = bytes / 1_048_576;
-  return megabytes >= 10_240 ? `${(megabytes / 1024).toFixed(1)} GB` : `${megabytes.toFixed(1)} MB`;
 }
 
 function dataRetention(retention: Config['retention']): Check {

@@ -1,12 +1,13 @@
 import type { ChainReport } from '../audit/chain-status.js';
-import type { AuditStats } from '../audit/types.js';
+import type { AuditStats } from '../storage/ports/audit.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { RedisHealth } from '../coordination/redis-health.js';
-import type { TurnStore } from '../memory/types.js';
+import type { TurnStore } from '../storage/ports/turns.js';
 import type { ProviderRegistry } from '../providers/index.js';
-import type { Storage, StorageHealth } from '../storage/types.js';
-import type { JobRecord } from '../scheduler/types.js';
+import type { Storage } from '../storage/ports/storage.js';
+import type { StorageHealth } from '../storage/ports/health.js';
+import type { JobRecord } from '../storage/ports/jobs.js';
 import type { McpServerStatus } from '../mcp/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { DiagnosticsInput, WebhookState } from './checks.js';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load.js';
 import { runDiagnostics, type DiagnosticsInput } from './index.js';
-import type { PostgresHealth, SqliteHealth } from '../storage/types.js';
+import { postgresHealth, type PostgresFacts } from '../storage/postgres/health.js';
+import { sqliteHealth, type SqliteFacts } from '../storage/sqlite/health.js';
 
 const MB = 1_048_576;
 const GB = 1024 * MB;
@@ -12,6 +13,11 @@ const GB = 1024 * MB;
 const NOW = Date.parse('2026-02-01T00:00:00.000Z');
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const sqliteFacts = (location: string): SqliteFacts => ({
+  location, sizeBytes: 4096, journalMode: 'wal', integrity: null,
+  space: { freeBytes: 50 * GB, totalBytes: 100 * GB }, writable: true, lastWriteFailure: null,
+});
 
 function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string, unknown> = { api: { api_key: 'k' } }): DiagnosticsInput {
   dir = mkdtempSync(join(tmpdir(), 'agentd-diag-'));
@@ -21,10 +27,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     config: parseConfig(config), home: dir, configPath, apiKeyFromEnv: false,
     providers: [{ name: 'offline', model: 'offline', available: true, is_default: true, reason: null }],
     tools: ['current_time', 'calculator'], memory: { turnCount: 3 }, webhook: null,
-    storage: {
-      backend: 'sqlite', location: join(dir, 'agentd.db'), sizeBytes: 4096, journalMode: 'wal', integrity: null,
-      space: { freeBytes: 50 * GB, totalBytes: 100 * GB }, writable: true, lastWriteFailure: null,
-    },
+    storage: sqliteHealth(sqliteFacts(join(dir, 'agentd.db'))),
     scheduler: { jobs: [], firing: true, now: Date.parse('2026-01-10T00:00:00.000Z') },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     audit: { stats: { count: 0, oldest: null, newest: null }, chain: { verdict: { ok: true, count: 0 }, checkedAt: NOW }, retentionDays: 365, now: NOW },
@@ -123,11 +126,11 @@ describe('runDiagnostics', () => {
   });
 
   describe('the PostgreSQL check', () => {
-    const postgres = (overrides: Partial<PostgresHealth>): DiagnosticsInput => input({
-      storage: {
-        backend: 'postgres', location: 'postgres://agentd:***@db:5432/agentd', reachable: true, problem: null, version: '15.4',
+    const postgres = (overrides: Partial<PostgresFacts>): DiagnosticsInput => input({
+      storage: postgresHealth({
+        location: 'postgres://agentd:***@db:5432/agentd', reachable: true, problem: null, version: '15.4',
         sizeBytes: 8 * MB, migrations: { applied: 4, latest: 4 }, ...overrides,
-      },
+      }),
     });
 
     it('is ok when reachable and current, naming the server without its password', () => {
@@ -147,9 +150,9 @@ describe('runDiagnostics', () => {
   });
 
   describe('the storage check', () => {
-    const storage = (overrides: Partial<SqliteHealth>) => {
+    const storage = (overrides: Partial<SqliteFacts>) => {
       const base = input();
-      return { ...base, storage: { ...(base.storage as SqliteHealth), ...overrides } };
+      return { ...base, storage: sqliteHealth({ ...sqliteFacts(base.storage.location), ...overrides }) };
     };
 
     it('is ok with room to spare, and says how much', () => {

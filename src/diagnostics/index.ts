@@ -1,5 +1,5 @@
-import type { StorageHealth } from '../storage/types.js';
-import { gatewayChecks, memoryChecks, policyChecks, postgresCheck, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
+import type { StorageHealth } from '../storage/ports/health.js';
+import { gatewayChecks, memoryChecks, policyChecks, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
 import { auditCheck } from './audit.js';
 import { collectDiagnosticsInput, type DiagnosticsParts } from './collect.js';
 export { storedDiagnosticsParts } from './collect.js';
@@ -30,16 +30,14 @@ export function runDiagnostics(input: DiagnosticsInput): DiagnosticsReport {
 }
 
 /**
- * The report when the PostgreSQL database cannot be read (unreachable, or its schema behind this
- * build), or null when it can: the database check in the memory section says what to do, and the
+ * The report when the database cannot be read (a server unreachable, or its schema behind this
+ * build), or null when it can: the store's checks in the memory section say what to do, and the
  * other checks, which read the database, are not run.
  */
 export function unreadableDatabaseReport(health: StorageHealth): DiagnosticsReport | null {
-  if (health.backend !== 'postgres') return null;
-  const behind = health.migrations !== null && health.migrations.applied < health.migrations.latest;
-  if (health.reachable && !behind) return null;
+  if (health.readable) return null;
   const skipped = [{ name: 'not_checked', status: 'warn' as const, summary: 'not checked: the database cannot be read' }];
-  return buildReport(Object.fromEntries(SECTION_KEYS.map((key) => [key, key === 'memory' ? [postgresCheck(health)] : skipped])));
+  return buildReport(Object.fromEntries(SECTION_KEYS.map((key) => [key, key === 'memory' ? health.checks : skipped])));
 }
 
 /**

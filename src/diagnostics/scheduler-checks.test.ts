@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../scheduler/types.js';
+import type { JobRecord } from '../storage/ports/jobs.js';
 import { schedulerChecks } from './scheduler-checks.js';
 
 const NOW = Date.parse('2026-01-10T00:00:00.000Z');

@@ -1,4 +1,4 @@
-import type { JobRecord as StoredJob } from '../scheduler/types.js';
+import type { JobRecord as StoredJob } from '../storage/ports/jobs.js';
 
 /** A job as the checks read it: everything but the task, which they never need. */
 type JobRecord = Omit<StoredJob, 'task'>;

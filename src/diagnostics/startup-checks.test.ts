@@ -5,7 +5,7 @@ import { logStartupChecks, startupChecks, type StartupFacts } from './startup-ch
 
 function facts(config: Record<string, unknown>, overrides: Partial<StartupFacts> = {}): StartupFacts {
   return {
-    config: parseConfig(config), home: '/srv/agentd', hashKeySource: 'config',
+    config: parseConfig(config), home: '/srv/agentd', hashKeySource: 'config', sharedStorage: false,
     defaultProvider: { name: 'offline', problem: null }, consoleMissing: [], ...overrides,
   };
 }
@@ -20,7 +20,7 @@ describe('startupChecks', () => {
   it('warns about each setting that works but needs the operator to know', () => {
     const found = warnings(facts(
       { api: { api_key: '', host: '0.0.0.0', trust_proxy: true, web_session_ttl_seconds: 60 }, storage: { backend: 'postgres', postgres_url: 'postgres://db/agentd' } },
-      { hashKeySource: 'home', defaultProvider: { name: 'anthropic', problem: 'set ANTHROPIC_API_KEY' }, consoleMissing: ['console.js'] },
+      { hashKeySource: 'home', sharedStorage: true, defaultProvider: { name: 'anthropic', problem: 'set ANTHROPIC_API_KEY' }, consoleMissing: ['console.js'] },
     ));
     expect(found).toEqual([
       'approval_hash_key is not set: this replica keys approvals\' request_hash with /srv/agentd/approval-hash.key; set approval_hash_key to one value on every replica so that they digest a request alike',

@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { HASH_KEY_FILE } from '../approvals/index.js';
+import { homeFile } from '../config/home-layout.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { LOOPBACK_HOSTS } from './checks.js';
@@ -14,6 +13,8 @@ export interface StartupFacts {
   home: string;
   /** Where the approvals' request-hash key came from: the config, or a file in the home. */
   hashKeySource: 'config' | 'home';
+  /** Whether the store is one several replicas share (each with a home of its own). */
+  sharedStorage: boolean;
   /** The default provider (the operator's choice restored, else the config's) and why it cannot answer, or null when it can. */
   defaultProvider: { name: string; problem: string | null };
   /** Operator console files missing from this build. */
@@ -31,8 +32,8 @@ export function startupChecks(facts: StartupFacts): Check[] {
   const { config } = facts;
   const { api } = config;
   return [
-    check('approval_hash_key', facts.hashKeySource === 'home' && config.storage.backend === 'postgres'
-      ? `approval_hash_key is not set: this replica keys approvals' request_hash with ${join(facts.home, HASH_KEY_FILE)}; set approval_hash_key to one value on every replica so that they digest a request alike`
+    check('approval_hash_key', facts.hashKeySource === 'home' && facts.sharedStorage
+      ? `approval_hash_key is not set: this replica keys approvals' request_hash with ${homeFile(facts.home, 'approvalHashKey')}; set approval_hash_key to one value on every replica so that they digest a request alike`
       : null, 'approvals\' request_hash is keyed alike on every replica'),
     check('api_key', api.api_key === '' ? 'api.api_key is empty and SERVICE_API_KEY is not set: every request will be refused with 401' : null, 'API key configured'),
     check('bind', LOOPBACK_HOSTS.has(api.host) ? null : `listening on non-loopback host ${api.host}: put a TLS reverse proxy with access control in front`, `bound to loopback ${api.host}`),

@@ -1,4 +1,4 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
 import type { GatewayCategory } from '../policy/network-policy.js';
 import { redactUrl } from './url.js';

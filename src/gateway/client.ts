@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
 import type { Approver } from '../policy/approver.js';
 import { evaluateDestination, type Denial, type DestinationDecision, type Resolver } from '../policy/destination.js';

@@ -1,4 +1,4 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import { InteractiveApproval } from '../policy/approval.js';
 import type { Approver } from '../policy/approver.js';
 import { systemResolver, type Resolver } from '../policy/destination.js';

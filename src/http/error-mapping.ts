@@ -1,10 +1,10 @@
 import type { FastifyError } from 'fastify';
 import { AgentError } from '../contracts/agent-errors.js';
 import { ProviderRequestError, ProviderUnavailableError, UnknownProviderError } from '../providers/errors.js';
-import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/errors.js';
+import { StorageBusyError, StorageFullError, StorageUnavailableError } from '../storage/ports/errors.js';
 import { codedErrors, errorEntry, type ErrorEntry } from './error-entries.js';
-import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType } from '../listener/errors.js';
 import { RESOURCES } from './resources/index.js';
+import { ApiError, invalidField, payloadTooLarge, unsupportedMediaType } from '../listener/errors.js';
 
 /** Domain errors the routes of several resources raise; each resource lists those only its own routes do. */
 const SHARED_ERRORS: readonly ErrorEntry[] = [

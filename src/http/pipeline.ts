@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { emitInBackground } from '../audit/log.js';
 import type { AuditSampler } from '../audit/sampler.js';
-import type { AuditInput, AuditSink } from '../audit/types.js';
+import type { AuditInput, AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import { clientIp } from '../listener/client-ip.js';
@@ -12,7 +12,8 @@ import type { RateDecision, RateLimiter } from '../security/rate-limit/rate-limi
 import { apiKeyChecker, offeredApiKey, UNUSABLE_CREDENTIAL } from './auth.js';
 import { ApiError, coordinationUnavailable, expectationFailed, forbidden, invalidField, rateLimited, shuttingDown, unauthorized } from '../listener/errors.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
-import { readCookie, type WebSession, type WebSessionStore } from './web-sessions.js';
+import { readCookie } from './web-sessions.js';
+import { type WebSession, type WebSessionStore } from '../storage/ports/web-sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

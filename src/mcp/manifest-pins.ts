@@ -1,4 +1,4 @@
-import type { SettingsStore } from '../storage/types.js';
+import type { SettingsStore } from '../storage/ports/settings.js';
 import type { Manifest, RecordedTool } from './manifest.js';
 
 const keyOf = (server: string) => `mcp.manifest.${server}`;

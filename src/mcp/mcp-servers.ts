@@ -1,7 +1,7 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { McpServerConfig } from '../config/schema.js';
 import type { GatewayClientFactory } from '../contracts/gateway-port.js';
-import type { SettingsStore } from '../storage/types.js';
+import type { SettingsStore } from '../storage/ports/settings.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ManifestPins } from './manifest-pins.js';
 import { ServerConnection, type AcceptOutcome, type BackoffLimits, type McpServerStatus } from './server-connection.js';

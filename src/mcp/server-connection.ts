@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { McpServerConfig } from '../config/schema.js';
 import { findGatewayError } from '../contracts/gateway-port.js';
 import { censor } from '../security/secrets/secrets.js';

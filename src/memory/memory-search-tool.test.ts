@@ -1,7 +1,7 @@
 import { beforeEach, expect, it } from 'vitest';
 import { memoryStorage } from '../../test/helpers/storage.js';
 import { createMemorySearchTool } from './memory-search-tool.js';
-import type { TurnStore } from './types.js';
+import type { TurnStore } from '../storage/ports/turns.js';
 
 let store: TurnStore;
 /** An API run's context unless told otherwise; `null`: a context that does not say. */

@@ -1,7 +1,7 @@
 import type { ToolContext, ToolDefinition } from '../tools/types.js';
-import { MAX_QUERY_WORDS, queryWords } from './query.js';
+import { MAX_QUERY_WORDS, queryWords } from '../storage/ports/turn-query.js';
 
-import type { SearchResult, TurnStore } from './types.js';
+import type { SearchResult, TurnStore } from '../storage/ports/turns.js';
 
 const DEFAULT_LIMIT = 5;
 const MAX_LIMIT = 20;

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { AuditEvent, AuditInput, AuditSink } from '../audit/types.js';
+import type { AuditEvent, AuditInput, AuditSink } from '../storage/ports/audit.js';
 import { InteractiveApproval, type ApprovalOptions } from './approval.js';
 import type { Denial } from './destination.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { ApprovalAsk, Approver } from './approver.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SettingsStore } from '../storage/types.js';
+import type { SettingsStore } from '../storage/ports/settings.js';
 import type { ProviderRegistry } from './registry.js';
 
 /** The settings key under which the operator's choice is kept. */

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunOutcome, RunStore } from '../agent/stores.js';
+import type { RunOutcome, RunStore } from '../storage/ports/runs.js';
 import type { Logger } from '../log.js';
-import { StorageFullError, StorageUnavailableError } from '../storage/errors.js';
-import type { RunEvent } from './types.js';
+import { StorageFullError, StorageUnavailableError } from '../storage/ports/errors.js';
+import type { RunEvent } from '../storage/ports/runs.js';
 
 /** How often the end of a run is tried again while the disk is full. */
 export const END_RETRY_MS = 1_000;

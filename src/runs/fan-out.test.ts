@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FanOut, SLICE_BYTES, SLICE_VIEWERS, type RunViewer } from './fan-out.js';
-import type { RunEvent } from './types.js';
+import type { RunEvent } from '../storage/ports/runs.js';
 
 /**
  * Turns of the event loop, counted by an immediate that re-arms itself: every slice of a fan-out

@@ -1,4 +1,4 @@
-import type { RunEvent } from './types.js';
+import type { RunEvent } from '../storage/ports/runs.js';
 
 /**
  * Someone watching a run's events (an SSE connection). `send` must never block or throw: a slow

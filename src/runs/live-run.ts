@@ -1,5 +1,5 @@
-import type { RunOutcome, RunStore } from '../agent/stores.js';
-import type { AuditSink } from '../audit/types.js';
+import type { RunOutcome, RunStore } from '../storage/ports/runs.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import { AgentError, claimLost, failureMessage, notStored } from '../contracts/agent-errors.js';
 import type { TurnRunner } from '../contracts/agent-turn.js';
 import type { Logger } from '../log.js';
@@ -7,14 +7,14 @@ import type { ServiceMetrics } from '../metrics/index.js';
 import type { Provider } from '../providers/types.js';
 import { withoutNul } from '../security/input/nul.js';
 import { redact } from '../security/secrets/redact.js';
-import { RunClosedError } from '../storage/errors.js';
+import { RunClosedError } from '../storage/ports/errors.js';
 import type { TurnOrigin } from '../tools/types.js';
 import type { EndWriter } from './end-writer.js';
 import { FanOut } from './fan-out.js';
 import { auditRunEnd } from './run-audit.js';
 import type { RunEventBus } from './run-event-bus.js';
 import type { SessionLeases } from './session-leases.js';
-import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from './types.js';
+import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from '../storage/ports/runs.js';
 
 export interface StartRunInput {
   sessionId: string;

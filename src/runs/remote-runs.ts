@@ -4,8 +4,8 @@ import { RunAgain } from '../util/run-again.js';
 import { AgentError, runFinished, runNotFound } from '../contracts/agent-errors.js';
 import { FanOut, type RunViewer, type WatchResult } from './fan-out.js';
 import type { RunEventBus } from './run-event-bus.js';
-import type { RunStore } from '../agent/stores.js';
-import { TERMINAL_EVENTS, type RunEvent, type RunRecord } from './types.js';
+import type { RunStore } from '../storage/ports/runs.js';
+import { TERMINAL_EVENTS, type RunEvent, type RunRecord } from '../storage/ports/runs.js';
 
 /**
  * How often a watched run's stored log is read for what the bus did not bring: a message lost

@@ -1,6 +1,6 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
-import type { RunRecord } from './types.js';
+import type { RunRecord } from '../storage/ports/runs.js';
 
 /** The audit event of a finished run (complete, error or cancelled). Never rejects: a failure is logged. */
 export async function auditRunEnd(audit: AuditSink, log: Logger, record: RunRecord, requestId: string | undefined): Promise<void> {

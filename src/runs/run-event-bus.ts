@@ -1,4 +1,4 @@
-import type { RunEvent } from './types.js';
+import type { RunEvent } from '../storage/ports/runs.js';
 
 /**
  * How the replicas of one service tell each other about runs. The run store stays the source of

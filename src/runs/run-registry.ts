@@ -1,5 +1,5 @@
-import type { RunStore } from '../agent/stores.js';
-import type { AuditSink } from '../audit/types.js';
+import type { RunStore } from '../storage/ports/runs.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import { AgentError, runFinished, runNotFound, shuttingDown } from '../contracts/agent-errors.js';
 import type { TurnRunner } from '../contracts/agent-turn.js';
 import type { Logger } from '../log.js';
@@ -13,7 +13,7 @@ import { RemoteRuns } from './remote-runs.js';
 import type { RunEventBus } from './run-event-bus.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
-import { isFinished, isoNow, type RunRecord } from './types.js';
+import { isFinished, isoNow, type RunRecord } from '../storage/ports/runs.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;

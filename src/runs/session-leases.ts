@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import { sessionBusy } from '../contracts/agent-errors.js';
-import type { ClaimLease, SessionClaim, SessionClaimStore } from '../agent/stores.js';
+import type { ClaimLease, SessionClaim, SessionClaimStore } from '../storage/ports/sessions.js';
 
 /**
  * How long a session claim lasts unless its replica renews it. With the heartbeat below, a killed

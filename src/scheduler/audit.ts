@@ -1,6 +1,7 @@
-import type { AuditInput, AuditSink } from '../audit/types.js';
+import type { AuditInput, AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
-import { jobSessionId, type FireEnd, type JobOrigin, type JobRecord, type SkipReason } from './types.js';
+import { jobSessionId } from './types.js';
+import { type FireEnd, type JobOrigin, type JobRecord, type SkipReason } from '../storage/ports/jobs.js';
 
 type Job = Pick<JobRecord, 'id' | 'name'>;
 

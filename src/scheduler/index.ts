@@ -5,4 +5,5 @@ export { STALE_CLAIM_MS } from './runner.js';
 export { JOB_FIELD_LIMITS, type JobInput } from './job-input.js';
 export { SCHEDULE_FORMS } from './schedule.js';
 export { SchedulerError, jobNotFound, quote, type SchedulerErrorCode } from './errors.js';
+export * from '../storage/ports/jobs.js';
 export * from './types.js';

@@ -3,7 +3,7 @@ import { isTimeZone } from './clock-time.js';
 import { invalidField, SchedulerError } from './errors.js';
 import { parseSchedule, SCHEDULE_FORMS, ScheduleSyntaxError } from './schedule.js';
 import { compileTimeline } from './timeline.js';
-import type { NewJob } from './types.js';
+import type { NewJob } from '../storage/ports/jobs.js';
 
 /** Input caps (the issue's): longer values are refused, `task` with 413 like a run's `message`. */
 export const JOB_FIELD_LIMITS = { name: 128, description: 512, task: 32_000, schedule: 200, provider: 64, active_hours: 32, timezone: 64 } as const;

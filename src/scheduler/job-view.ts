@@ -1,5 +1,5 @@
 import { censor } from '../security/secrets/secrets.js';
-import { TASK_HEAD_CHARS, type JobListing, type JobRecord, type JobSummary } from './types.js';
+import { TASK_HEAD_CHARS, type JobListing, type JobRecord, type JobSummary } from '../storage/ports/jobs.js';
 
 /** Characters of a task a list shows; the rest is on GET /scheduler/jobs/{id}. */
 export const TASK_PREVIEW_CHARS = 200;

@@ -1,14 +1,13 @@
 import { AgentError, failureMessage } from '../contracts/agent-errors.js';
-import { isFinished, type RunRecord } from '../runs/types.js';
+import { isFinished, type RunRecord } from '../storage/ports/runs.js';
 import type { Logger } from '../log.js';
 import { newId } from '../security/ids/tokens.js';
 import { parseActiveHours, withinActiveHours } from './active-hours.js';
 import type { JobAudit } from './audit.js';
 import { planFire } from './plan.js';
 import { jobTimeline } from './timeline.js';
-import {
-  jobSessionId, UNSETTLED_STATUSES, type ClaimedFire, type FireEnd, type JobRecord, type SkipReason, type JobRunPort, type JobStore,
-} from './types.js';
+import { jobSessionId, type JobRunPort } from './types.js';
+import { UNSETTLED_STATUSES, type ClaimedFire, type FireEnd, type JobRecord, type SkipReason, type JobStore } from '../storage/ports/jobs.js';
 
 /** How long a claimed fire may go without its run before it counts as interrupted (its runner died). */
 export const STALE_CLAIM_MS = 60_000;

@@ -1,4 +1,4 @@
-import type { AuditSink } from '../audit/types.js';
+import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
 import { newId } from '../security/ids/tokens.js';
 import { JobAudit } from './audit.js';
@@ -7,7 +7,8 @@ import { validateJobInput, type JobInput } from './job-input.js';
 import { censorJobText, jobSummary, jobView } from './job-view.js';
 import { JobRunner } from './runner.js';
 import { jobTimeline } from './timeline.js';
-import type { JobOrigin, JobPage, JobPageRequest, JobRecord, JobRunPort, JobState, JobStore, JobSummary } from './types.js';
+import type { JobOrigin, JobPage, JobPageRequest, JobRecord, JobState, JobStore, JobSummary } from '../storage/ports/jobs.js';
+import type { JobRunPort } from './types.js';
 
 /** Most jobs kept: each is polled and offered as a control target. */
 export const MAX_JOBS = 1_000;

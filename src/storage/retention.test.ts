@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { AuditLog } from '../audit/log.js';
-import type { RunRecord } from '../runs/types.js';
-import type { NewTurn } from '../memory/types.js';
+import type { RunRecord } from './ports/runs.js';
+import type { NewTurn } from './ports/turns.js';
 import { startRetention, type RetentionRule } from './retention.js';
 import { SqliteStorage } from './sqlite/index.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditLog } from '../../src/audit/log.js';
-import type { AuditEvent } from '../../src/audit/types.js';
+import type { AuditEvent } from '../../src/storage/ports/audit.js';
 import { rowToEvent, type AuditRow } from '../../src/storage/sqlite/audit-rows.js';
 import { SqliteStorage } from '../../src/storage/sqlite/index.js';
 

@@ -4,7 +4,7 @@ import type { RunViewer } from '../../src/runs/fan-out.js';
 import type { RunEventBus } from '../../src/runs/run-event-bus.js';
 import { RunRegistry } from '../../src/runs/run-registry.js';
 import { SessionSlots } from '../../src/runs/session-slots.js';
-import type { RunEvent } from '../../src/runs/types.js';
+import type { RunEvent } from '../../src/storage/ports/runs.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { createMemoryLogger } from '../../src/log.js';
 import type { CompletionResult, PreparedCall, Provider } from '../../src/providers/types.js';

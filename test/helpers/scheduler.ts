@@ -1,13 +1,13 @@
 import { AgentRuntime } from '../../src/agent/runtime.js';
 import { AuditLog } from '../../src/audit/log.js';
-import type { AuditEvent } from '../../src/audit/types.js';
+import type { AuditEvent } from '../../src/storage/ports/audit.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { createMemoryLogger } from '../../src/log.js';
 import { createMemorySearchTool } from '../../src/memory/memory-search-tool.js';
 import { createProviderRegistry, type GatewayClientFactory } from '../../src/providers/index.js';
 import { Scheduler } from '../../src/scheduler/index.js';
-import { InMemorySessionStore } from '../../src/storage/memory/session-store.js';
+import { InMemorySessionStore } from '../../src/storage/shared/memory-session-store.js';
 import { SqliteStorage } from '../../src/storage/sqlite/index.js';
 import { createCalculatorTool, createCurrentTimeTool, ToolRegistry, type ToolDefinition } from '../../src/tools/index.js';
 import { storedEvents } from './audit.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../log.js';
 import { SqliteStorage } from '../../storage/sqlite/index.js';
 import { DurableInbox } from './durable-inbox.js';
-import type { InboxStore } from './types.js';
+import type { InboxStore } from '../../storage/ports/inbox.js';
 
 const LEASE_MS = 90;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.js';
 import { RunAgain } from '../../util/run-again.js';
 import { newId } from '../../security/ids/tokens.js';
 import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
-import type { InboxStore } from './types.js';
+import type { InboxStore } from '../../storage/ports/inbox.js';
 
 /** How long a sender's X-Request-Id catches a repeat of the same message. */
 export const DUPLICATE_WINDOW_DAYS = 1;

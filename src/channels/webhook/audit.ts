@@ -1,6 +1,6 @@
 import { emitInBackground } from '../../audit/log.js';
 import { AuditSampler } from '../../audit/sampler.js';
-import type { AuditInput, AuditSink } from '../../audit/types.js';
+import type { AuditInput, AuditSink } from '../../storage/ports/audit.js';
 import type { ApiError } from '../../listener/errors.js';
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { ApiError, coordinationUnavailable, internalError, payloadTooLarge, rateLimited, shuttingDown, unauthorized, unsupportedMediaType } from '../../listener/errors.js';
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
-import { StorageFullError, StorageUnavailableError } from '../../storage/errors.js';
+import { StorageFullError, StorageUnavailableError } from '../../storage/ports/errors.js';
 import { clientIp } from '../../listener/client-ip.js';
 import type { RateLimiter } from '../../security/rate-limit/rate-limiter.js';
 import type { WebhookAudit } from './audit.js';

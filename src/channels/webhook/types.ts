@@ -1,4 +1,4 @@
-import type { AuditSink } from '../../audit/types.js';
+import type { AuditSink } from '../../storage/ports/audit.js';
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
 import type { RateLimiter } from '../../security/rate-limit/rate-limiter.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AgentError } from '../../contracts/agent-errors.js';
-import type { AuditSink } from '../../audit/types.js';
+import type { AuditSink } from '../../storage/ports/audit.js';
 
 /** The audit trail of refused starts (docs/decisions.md#one-run-per-session): `web.run` deny (and `web.chat` deny for chats). */
 export async function auditBusy(

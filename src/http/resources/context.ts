@@ -4,17 +4,19 @@ import type { AgentRuntime } from '../../agent/runtime.js';
 import type { Approvals } from '../../approvals/index.js';
 import type { ConsoleAsset } from '../../console/assets.js';
 import type { OperatorControls } from '../../controls/index.js';
-import type { AuditPage, AuditQuery, AuditSink } from '../../audit/types.js';
+import type { AuditPage, AuditQuery, AuditSink } from '../../storage/ports/audit.js';
 import type { DiagnosticsReport } from '../../diagnostics/index.js';
-import type { TurnStore } from '../../memory/types.js';
+import type { TurnStore } from '../../storage/ports/turns.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { Scheduler } from '../../scheduler/index.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ApiError } from '../../listener/errors.js';
 import type { OpenApiCollector } from '../openapi.js';
-import type { WebSessionStore } from '../web-sessions.js';
+import type { WebSessionStore } from '../../storage/ports/web-sessions.js';
 import type { StatusSnapshot } from './system/status-snapshot.js';
+
+export type { StatusSnapshot } from './system/status-snapshot.js';
 
 /** Every REST route lives under this prefix; only the browser's pages (`/`, `/login`, `/logout`) and `/metrics` do not. */
 export const API_PREFIX = '/api/v1';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalRecord, ApprovalStore } from '../../approvals/types.js';
+import type { ApprovalRecord, ApprovalStore } from '../ports/approvals.js';
 
 /**
  * The behaviour every `ApprovalStore` backend must have. `another` is a second store on the same

@@ -1,9 +1,9 @@
-import { eventHash, GENESIS_HASH } from '../../audit/chain.js';
+import { eventHash, GENESIS_HASH } from '../ports/audit-chain.js';
 import type { AuditLog } from '../../audit/log.js';
 import {
   AUDIT_FACET_FIELDS, AUDIT_FILTER_FIELDS, type AuditEvent, type AuditFacets, type AuditInput, type AuditPage, type AuditQuery,
   type ChainedAuditEvent, type FacetCount,
-} from '../../audit/types.js';
+} from '../ports/audit.js';
 
 /**
  * Randomised audit data and a brute-force model of the audit query: the contract suite compares

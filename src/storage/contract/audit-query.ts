@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventHash } from '../../audit/chain.js';
+import { eventHash } from '../ports/audit-chain.js';
 import { AuditLog } from '../../audit/log.js';
-import { PRUNED_EVENT_TYPE, type AuditQuery, type AuditStore, type ChainedAuditEvent } from '../../audit/types.js';
+import { PRUNED_EVENT_TYPE, type AuditQuery, type AuditStore, type ChainedAuditEvent } from '../ports/audit.js';
 import { emitRandom, expectedPage, mulberry32, randomQueries } from './audit-data.js';
 import type { OpenAuditStore } from './audit-store.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventHash, GENESIS_HASH } from '../../audit/chain.js';
+import { eventHash, GENESIS_HASH } from '../ports/audit-chain.js';
 import { AuditLog } from '../../audit/log.js';
-import { PRUNED_EVENT_TYPE, type AuditEvent, type AuditStore, type PrunedRange } from '../../audit/types.js';
+import { PRUNED_EVENT_TYPE, type AuditEvent, type AuditStore, type PrunedRange } from '../ports/audit.js';
 
 /**
  * The behaviour every `AuditStore` backend must have, through the interface only (the suite

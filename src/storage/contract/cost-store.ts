@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CostEntry, CostStore } from '../../agent/stores.js';
+import type { CostEntry, CostStore } from '../ports/costs.js';
 
 /** The behaviour every `CostStore` backend must have, through the interface only. */
 export type OpenCostStore = () => Promise<{ store: CostStore; close(): Promise<void> }>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
+import type { InboxStore, NewInboxMessage } from '../ports/inbox.js';
 
 /**
  * The behaviour every `InboxStore` backend must have, through the interface only. `second` is

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TASK_HEAD_CHARS, type FireClaim, type JobRecord, type JobStore, type NewJob } from '../../scheduler/types.js';
+import { TASK_HEAD_CHARS, type FireClaim, type JobRecord, type JobStore, type NewJob } from '../ports/jobs.js';
 
 /**
  * The behaviour every `JobStore` backend must have, through the interface only. `second` is another

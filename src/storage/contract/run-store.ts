@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunOutcome, RunStore } from '../../agent/stores.js';
-import type { RunEvent, RunEventName, RunRecord } from '../../runs/types.js';
-import { RunClosedError } from '../errors.js';
+import type { RunOutcome, RunStore } from '../ports/runs.js';
+import type { RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
+import { RunClosedError } from '../ports/errors.js';
 
 /** The behaviour every `RunStore` backend must have, through the interface only. */
 export type OpenRunStore = () => Promise<{ store: RunStore; close(): Promise<void> }>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionClaim, SessionClaimStore } from '../../agent/stores.js';
+import type { SessionClaim, SessionClaimStore } from '../ports/sessions.js';
 
 /**
  * The behaviour every `SessionClaimStore` backend must have, through the interface only. `other`

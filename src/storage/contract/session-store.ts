@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionStore } from '../../agent/stores.js';
-import type { SessionStoreOptions } from '../types.js';
+import type { SessionStore } from '../ports/sessions.js';
+import type { SessionStoreOptions } from '../ports/storage.js';
 
 /** The behaviour every `SessionStore` backend must have, through the interface only; `open` builds an empty store. */
 export type OpenSessionStore = (options: SessionStoreOptions) => Promise<{ store: SessionStore; close(): Promise<void> }>;

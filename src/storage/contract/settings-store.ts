@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SettingsStore } from '../types.js';
+import type { SettingsStore } from '../ports/settings.js';
 
 /** The behaviour every `SettingsStore` backend must have; `reopen` opens the same database anew. */
 export type OpenSettingsStore = () => Promise<{ store: SettingsStore; reopen(): Promise<SettingsStore>; close(): Promise<void> }>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewTurn, TurnStore } from '../../memory/types.js';
+import type { NewTurn, TurnStore } from '../ports/turns.js';
 
 /**
  * The behaviour every `TurnStore` backend must have, through the interface only. A backend's test

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebSessionStore } from '../../http/web-sessions.js';
-import type { WebSessionStoreOptions } from '../types.js';
+import type { WebSessionStore } from '../ports/web-sessions.js';
+import type { WebSessionStoreOptions } from '../ports/storage.js';
 
 /** The behaviour every `WebSessionStore` backend must have, through the interface only; `open` builds an empty store. */
 export type OpenWebSessionStore = (options: WebSessionStoreOptions) => Promise<{ store: WebSessionStore; close(): Promise<void> }>;

@@ -1,7 +1,7 @@
-import type { ApprovalClose, ApprovalRecord, ApprovalStore, GrantQuery } from '../../approvals/types.js';
-import { stateOf } from '../../approvals/types.js';
-import { APPROVAL_COLUMNS, toApproval, type ApprovalRow } from '../approval-rows.js';
-import { removeInSlices } from '../slices.js';
+import type { ApprovalClose, ApprovalRecord, ApprovalStore, GrantQuery } from '../ports/approvals.js';
+import { stateOf } from '../ports/approvals.js';
+import { APPROVAL_COLUMNS, toApproval, type ApprovalRow } from '../shared/approval-rows.js';
+import { removeInSlices } from '../shared/slices.js';
 import type { PgDatabase } from './database.js';
 
 const CLOSE = 'UPDATE approvals SET state = $1, decision = $2, decided_by = $3, decided_at = $4';

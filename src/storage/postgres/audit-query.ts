@@ -1,7 +1,7 @@
-import { facetsFrom } from '../../audit/facets.js';
-import { auditText } from '../../audit/query.js';
-import { AUDIT_FILTER_FIELDS, type AuditFacetField, type AuditPage, type AuditQuery, type AuditEvent } from '../../audit/types.js';
-import { rowToChained, type StoredAuditRow } from '../audit-rows.js';
+import { facetsFrom } from '../ports/audit-facets.js';
+import { auditText } from '../ports/audit-query.js';
+import { AUDIT_FILTER_FIELDS, type AuditFacetField, type AuditPage, type AuditQuery, type AuditEvent } from '../ports/audit.js';
+import { rowToChained, type StoredAuditRow } from '../shared/audit-rows.js';
 import type { PgDatabase } from './database.js';
 
 /** The columns an event is read back with (its chain links included). */

@@ -1,10 +1,10 @@
-import { eventHash, GENESIS_HASH } from '../../audit/chain.js';
+import { eventHash, GENESIS_HASH } from '../ports/audit-chain.js';
 import type {
   AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
-} from '../../audit/types.js';
-import { rowToChained, verifyStoredChain, type StoredAuditRow } from '../audit-rows.js';
-import { StorageUnavailableError } from '../errors.js';
-import { removeInSlices } from '../slices.js';
+} from '../ports/audit.js';
+import { rowToChained, verifyStoredChain, type StoredAuditRow } from '../shared/audit-rows.js';
+import { StorageUnavailableError } from '../ports/errors.js';
+import { removeInSlices } from '../shared/slices.js';
 import { AUDIT_COLUMNS, runAuditQuery } from './audit-query.js';
 import type { PgDatabase, Queryable, Statement } from './database.js';
 import { CHAIN_LOCK } from './locks.js';

@@ -1,6 +1,6 @@
-import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type SessionSpend, type SpendAnswer, type SpendRequest } from '../../agent/stores.js';
+import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type SessionSpend, type SpendAnswer, type SpendRequest } from '../ports/costs.js';
 import { newId } from '../../security/ids/tokens.js';
-import { removeInSlices } from '../slices.js';
+import { removeInSlices } from '../shared/slices.js';
 import { COST_HOLD_LOCK_CLASS } from './locks.js';
 import type { PgDatabase } from './database.js';
 

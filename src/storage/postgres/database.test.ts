@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StorageFullError, StorageUnavailableError } from '../errors.js';
+import { StorageFullError, StorageUnavailableError } from '../ports/errors.js';
 import { storageError } from './database.js';
 
 const driverError = (message: string, code?: string) => Object.assign(new Error(message), code === undefined ? {} : { code });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { redactServiceUrl, withoutPassword } from '../../config/service-url.js';
 import type { Logger } from '../../log.js';
-import { StorageFullError, StorageUnavailableError } from '../errors.js';
+import { StorageFullError, StorageUnavailableError } from '../ports/errors.js';
 
 /** A connection that is inside a transaction (`PgDatabase.transaction`), or the pool itself. */
 export interface Queryable {

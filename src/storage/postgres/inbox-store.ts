@@ -1,6 +1,6 @@
-import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
-import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../inbox-rows.js';
-import { removeInSlices } from '../slices.js';
+import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../ports/inbox.js';
+import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../shared/inbox-rows.js';
+import { removeInSlices } from '../shared/slices.js';
 import type { PgDatabase } from './database.js';
 import { INBOX_LOCK_CLASS } from './locks.js';
 

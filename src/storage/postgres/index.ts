@@ -1,6 +1,7 @@
-import type { SessionStore } from '../../agent/stores.js';
-import type { WebSessionStore } from '../../http/web-sessions.js';
-import type { PostgresHealth, SessionStoreOptions, Storage, WebSessionStoreOptions } from '../types.js';
+import type { SessionStore } from '../ports/sessions.js';
+import type { WebSessionStore } from '../ports/web-sessions.js';
+import { postgresHealth, type PostgresHealth } from './health.js';
+import type { SessionStoreOptions, Storage, WebSessionStoreOptions } from '../ports/storage.js';
 import { PgAuditStore } from './audit-store.js';
 import { PgCostStore } from './cost-store.js';
 import { PgDatabase, type PgDatabaseOptions } from './database.js';
@@ -73,13 +74,13 @@ export class PostgresStorage implements Storage {
     try {
       const { rows } = await this.database.query<{ version: string; size: number }>(
         `SELECT current_setting('server_version') AS version, pg_database_size(current_database()) AS size`);
-      return {
-        backend: 'postgres', location, reachable: true, problem: null, version: rows[0]!.version, sizeBytes: rows[0]!.size,
+      return postgresHealth({
+        location, reachable: true, problem: null, version: rows[0]!.version, sizeBytes: rows[0]!.size,
         migrations: await migrationStatus(this.database),
-      };
+      });
     } catch (error) {
       const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
-      return { backend: 'postgres', location, reachable: false, problem: this.database.scrub(cause.message), version: null, sizeBytes: 0, migrations: null };
+      return postgresHealth({ location, reachable: false, problem: this.database.scrub(cause.message), version: null, sizeBytes: 0, migrations: null });
     }
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
 import { AuditLog } from '../../audit/log.js';
-import { StorageUnavailableError } from '../errors.js';
+import { StorageUnavailableError } from '../ports/errors.js';
 import { PostgresStorage } from './index.js';
 import { COST_HOLD_LOCK_CLASS } from './locks.js';
 import { PG_MIGRATIONS } from './migrations/index.js';

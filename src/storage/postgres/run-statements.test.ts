@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
-import type { RunOutcome } from '../../agent/stores.js';
-import type { RunRecord } from '../../runs/types.js';
+import type { RunOutcome } from '../ports/runs.js';
+import type { RunRecord } from '../ports/runs.js';
 import { PostgresStorage } from './index.js';
-import { RunClosedError } from '../errors.js';
+import { RunClosedError } from '../ports/errors.js';
 
 const record = (run_id: string, session_id: string): RunRecord => ({
   run_id, session_id, message: 'hi', status: 'pending', provider: null, resolved_provider: 'offline',

@@ -1,8 +1,9 @@
-import type { ClaimLease, RunOutcome, RunStore } from '../../agent/stores.js';
-import type { RunEvent, RunEventName, RunRecord } from '../../runs/types.js';
-import { RunClosedError } from '../errors.js';
-import { RUN_COLUMNS, toRecord, type RunRow } from '../run-rows.js';
-import { removeInSlices } from '../slices.js';
+import type { ClaimLease } from '../ports/sessions.js';
+import type { RunOutcome, RunStore } from '../ports/runs.js';
+import type { RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
+import { RunClosedError } from '../ports/errors.js';
+import { RUN_COLUMNS, toRecord, type RunRow } from '../shared/run-rows.js';
+import { removeInSlices } from '../shared/slices.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { TAKE_CLAIM } from './take-claim.js';
 import { WriteQueue } from './write-queue.js';

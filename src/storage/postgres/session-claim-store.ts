@@ -1,4 +1,4 @@
-import type { SessionClaim, SessionClaimStore } from '../../agent/stores.js';
+import type { SessionClaim, SessionClaimStore } from '../ports/sessions.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { CLAIM_COLUMNS, TAKE_CLAIM } from './take-claim.js';
 import { interruptRun } from './run-store.js';

@@ -1,10 +1,10 @@
-import { AgentError } from '../../contracts/agent-errors.js';
-import type { SessionStore } from '../../agent/stores.js';
-import type { ApiSession } from '../../agent/types.js';
-import { isoNow } from '../../runs/types.js';
+import type { SessionStore } from '../ports/sessions.js';
+import type { ApiSession } from '../ports/sessions.js';
+import { isoNow } from '../ports/runs.js';
 import { newId } from '../../security/ids/tokens.js';
-import { MAX_API_SESSIONS } from '../memory/session-store.js';
-import type { SessionStoreOptions } from '../types.js';
+import { MAX_API_SESSIONS } from '../shared/memory-session-store.js';
+import type { SessionStoreOptions } from '../ports/storage.js';
+import { SessionsFullError } from '../ports/errors.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { SESSIONS_LOCK } from './locks.js';
 
@@ -89,6 +89,6 @@ export class PgSessionStore implements SessionStore {
       if (rows.length < EVICTION_BATCH) break;
       after = rows.at(-1)!.used;
     }
-    throw new AgentError('capacity', `all ${this.max} API sessions are busy; try again when a run has finished`);
+    throw new SessionsFullError(this.max);
   }
 }

@@ -1,4 +1,4 @@
-import type { SettingsStore } from '../types.js';
+import type { SettingsStore } from '../ports/settings.js';
 import type { PgDatabase } from './database.js';
 import { WriteQueue } from './write-queue.js';
 

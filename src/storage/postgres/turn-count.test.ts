@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../../test/helpers/postgres.js';
-import type { NewTurn } from '../../memory/types.js';
+import type { NewTurn } from '../ports/turns.js';
 import { PostgresStorage } from './index.js';
 
 const turn = (session_id: string, content: string): NewTurn => ({

@@ -1,9 +1,9 @@
-import { excerpt } from '../../memory/preview.js';
-import { foldedWords, foldWord, MAX_QUERY_WORDS, queryWords } from '../../memory/query.js';
-import type { NewTurn, SearchOptions, SearchResult, Turn, TurnStore } from '../../memory/types.js';
-import { ERASED_TEXT, eraseFromEvent, jsonFragment } from '../erased-text.js';
-import { removeInSlices } from '../slices.js';
-import { turnFields } from '../turn-input.js';
+import { excerpt } from '../ports/turn-preview.js';
+import { foldedWords, foldWord, MAX_QUERY_WORDS, queryWords } from '../ports/turn-query.js';
+import type { NewTurn, SearchOptions, SearchResult, Turn, TurnStore } from '../ports/turns.js';
+import { ERASED_TEXT, eraseFromEvent, jsonFragment } from '../shared/erased-text.js';
+import { removeInSlices } from '../shared/slices.js';
+import { turnFields } from '../shared/turn-input.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { WriteQueue } from './write-queue.js';
 

@@ -1,7 +1,7 @@
-import type { WebSession, WebSessionStore } from '../../http/web-sessions.js';
+import type { WebSession, WebSessionStore } from '../ports/web-sessions.js';
 import { newId, randomToken } from '../../security/ids/tokens.js';
-import type { WebSessionStoreOptions } from '../types.js';
-import { isSessionToken, sessionTokenDigest } from '../web-session-token.js';
+import type { WebSessionStoreOptions } from '../ports/storage.js';
+import { isSessionToken, sessionTokenDigest } from '../shared/web-session-token.js';
 import type { PgDatabase } from './database.js';
 import { WEB_SESSIONS_LOCK } from './locks.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StorageUnavailableError } from '../errors.js';
+import { StorageUnavailableError } from '../ports/errors.js';
 import { MAX_QUEUED_WRITES, WriteQueue } from './write-queue.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,4 +1,4 @@
-import { StorageUnavailableError } from '../errors.js';
+import { StorageUnavailableError } from '../ports/errors.js';
 
 /** Writes one store may have waiting or in flight before new ones are refused: the database is not keeping up. */
 export const MAX_QUEUED_WRITES = 10_000;

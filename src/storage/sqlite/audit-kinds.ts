@@ -1,5 +1,5 @@
-import { facetsFrom } from '../../audit/facets.js';
-import type { AuditEvent, AuditFacets, AuditQuery } from '../../audit/types.js';
+import { facetsFrom } from '../ports/audit-facets.js';
+import type { AuditEvent, AuditFacets, AuditQuery } from '../ports/audit.js';
 import type { SqliteDatabase } from './database.js';
 
 /** The five fields an event's kind stands for (migration 010). */

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { AuditQuery } from '../../audit/types.js';
+import type { AuditQuery } from '../ports/audit.js';
 import { AuditKinds } from './audit-kinds.js';
 import { AuditQueryEngine } from './audit-query.js';
 import { AuditSearchIndex } from './audit-search.js';

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import { auditText, matchesQuery } from '../../audit/query.js';
-import type { AuditPage, AuditQuery } from '../../audit/types.js';
+import { auditText, matchesQuery } from '../ports/audit-query.js';
+import type { AuditPage, AuditQuery } from '../ports/audit.js';
 import { countingPlan, keySpan, locate, type Bucket, type Span } from './audit-buckets.js';
 import type { AuditKinds } from './audit-kinds.js';
 import { Newest, type Ordered } from './audit-newest.js';

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import type { AuditPage, AuditQuery } from '../../audit/types.js';
+import type { AuditPage, AuditQuery } from '../ports/audit.js';
 import type { Logger } from '../../log.js';
-import { StorageBusyError } from '../errors.js';
+import { StorageBusyError } from '../ports/errors.js';
 import type { QueryRequest } from './audit-query-worker.js';
 
 type Answer = { id: number; page: AuditPage } | { id: number; error: string };

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { auditText } from '../../audit/query.js';
+import { auditText } from '../ports/audit-query.js';
 import type { Logger } from '../../log.js';
 import type { Database } from './database.js';
 

@@ -1,16 +1,16 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { eventHash, GENESIS_HASH } from '../../audit/chain.js';
+import { eventHash, GENESIS_HASH } from '../ports/audit-chain.js';
 import type {
   AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
-} from '../../audit/types.js';
+} from '../ports/audit.js';
 import { AuditKinds } from './audit-kinds.js';
 import { AuditQueryEngine } from './audit-query.js';
 import { AuditReader } from './audit-reader.js';
-import { verifyStoredChain } from '../audit-rows.js';
+import { verifyStoredChain } from '../shared/audit-rows.js';
 import { rowToChained, type AuditRow } from './audit-rows.js';
 import { AuditSearchIndex, type SearchIndexOptions } from './audit-search.js';
 import type { Database } from './database.js';
-import { removeInSlices } from '../slices.js';
+import { removeInSlices } from '../shared/slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /**

@@ -1,7 +1,7 @@
-import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type SessionSpend, type SpendAnswer, type SpendRequest } from '../../agent/stores.js';
+import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type SessionSpend, type SpendAnswer, type SpendRequest } from '../ports/costs.js';
 import { newId } from '../../security/ids/tokens.js';
 import type { Database } from './database.js';
-import { removeInSlices } from '../slices.js';
+import { removeInSlices } from '../shared/slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canMountTmpfs, fillFilesystem, smallTmpfs, unmount } from '../../../test/helpers/mounts.js';
-import { StorageFullError } from '../errors.js';
+import { StorageFullError } from '../ports/errors.js';
 import { startCheckpointer } from './checkpointer.js';
 import { Database } from './database.js';
 import { SqliteStorage } from './index.js';

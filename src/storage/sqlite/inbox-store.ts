@@ -1,7 +1,7 @@
-import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../../channels/inbox/types.js';
+import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../ports/inbox.js';
 import type { Database } from './database.js';
-import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../inbox-rows.js';
-import { removeInSlices } from '../slices.js';
+import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../shared/inbox-rows.js';
+import { removeInSlices } from '../shared/slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 

@@ -1,11 +1,12 @@
 import { access, constants, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../../log.js';
-import type { SessionStore } from '../../agent/stores.js';
-import { InMemorySessionStore } from '../memory/session-store.js';
-import type { WebSessionStore } from '../../http/web-sessions.js';
-import { InMemoryWebSessionStore } from '../memory/web-session-store.js';
-import type { SessionStoreOptions, SqliteHealth, Storage, WebSessionStoreOptions } from '../types.js';
+import type { SessionStore } from '../ports/sessions.js';
+import { InMemorySessionStore } from '../shared/memory-session-store.js';
+import type { WebSessionStore } from '../ports/web-sessions.js';
+import { InMemoryWebSessionStore } from '../shared/memory-web-session-store.js';
+import type { SessionStoreOptions, Storage, WebSessionStoreOptions } from '../ports/storage.js';
+import { type SqliteHealth, sqliteHealth, type SqliteFacts } from './health.js';
 import { SqliteAuditStore } from './audit-store.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { SqliteCostStore } from './cost-store.js';
@@ -18,7 +19,7 @@ import { SqliteApprovalStore } from './approval-store.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 import { writeFault } from './write-failure.js';
-import { InMemorySessionClaimStore } from '../memory/session-claim-store.js';
+import { InMemorySessionClaimStore } from '../shared/memory-session-claim-store.js';
 
 export interface SqliteStorageOptions {
   /** Clock for default timestamps and age cleanup (tests). */
@@ -81,8 +82,7 @@ export class SqliteStorage implements Storage {
   async health(options: { checkIntegrity?: boolean } = {}): Promise<SqliteHealth> {
     const inMemory = this.database.path === ':memory:';
     const folder = dirname(this.database.path);
-    return {
-      backend: 'sqlite',
+    return sqliteHealth({
       location: this.database.path,
       sizeBytes: this.database.sizeBytes,
       journalMode: this.database.journalMode,
@@ -90,7 +90,7 @@ export class SqliteStorage implements Storage {
       space: inMemory ? null : await filesystemSpace(folder),
       writable: inMemory || (await access(folder, constants.W_OK).then(() => true, () => false)),
       lastWriteFailure: this.uow.lastFailure,
-    };
+    });
   }
 
   sessionStore(options: SessionStoreOptions): SessionStore {
@@ -135,7 +135,7 @@ export class SqliteStorage implements Storage {
 }
 
 /** Free (for this user) and total bytes of the filesystem holding `folder`; null when unreadable. */
-async function filesystemSpace(folder: string): Promise<SqliteHealth['space']> {
+async function filesystemSpace(folder: string): Promise<SqliteFacts['space']> {
   try {
     const stats = await statfs(folder);
     return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };

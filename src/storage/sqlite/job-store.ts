@@ -1,4 +1,4 @@
-import { TASK_HEAD_CHARS, type FireClaim, type FireOutcome, type JobListing, type JobPageRequest, type JobRecord, type JobStore, type NewJob } from '../../scheduler/types.js';
+import { TASK_HEAD_CHARS, type FireClaim, type FireOutcome, type JobListing, type JobPageRequest, type JobRecord, type JobStore, type NewJob } from '../ports/jobs.js';
 import type { Database } from './database.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../runs/types.js';
+import type { RunRecord } from '../ports/runs.js';
 import { SqliteStorage } from './index.js';
 
 /** What only the SQLite run store has: its keys, its cascade and its slices. */

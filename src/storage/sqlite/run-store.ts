@@ -1,9 +1,9 @@
-import type { RunOutcome, RunStore } from '../../agent/stores.js';
-import type { RunEvent, RunEventName, RunRecord } from '../../runs/types.js';
-import { RunClosedError } from '../errors.js';
-import { RUN_COLUMNS, toRecord, type RunRow } from '../run-rows.js';
+import type { RunOutcome, RunStore } from '../ports/runs.js';
+import type { RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
+import { RunClosedError } from '../ports/errors.js';
+import { RUN_COLUMNS, toRecord, type RunRow } from '../shared/run-rows.js';
 import type { Database } from './database.js';
-import { removeInSlices } from '../slices.js';
+import { removeInSlices } from '../shared/slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 /** Runs and their event logs on the service's SQLite file; writes go through the unit of work. */

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { ERASED_TEXT, eraseFromEvent, jsonFragment } from '../erased-text.js';
+import { ERASED_TEXT, eraseFromEvent, jsonFragment } from '../shared/erased-text.js';
 
-export { ERASED_TEXT } from '../erased-text.js';
+export { ERASED_TEXT } from '../shared/erased-text.js';
 
 /**
  * Erases the copies of a deleted turn's text that its run keeps: the run's `message` or `response` and every

@@ -1,4 +1,4 @@
-import type { SettingsStore } from '../types.js';
+import type { SettingsStore } from '../ports/settings.js';
 import type { Database } from './database.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 

@@ -6,7 +6,7 @@
  * and everything else is FTS5's own data: row count and token totals from the index's averages
  * record, each row's length from `%_docsize`, so with exact frequencies the scores are FTS5's.
  */
-import { foldWord } from '../../memory/query.js';
+import { foldWord } from '../ports/turn-query.js';
 
 const K1 = 1.2;
 const B = 0.75;

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { excerpt } from '../../memory/preview.js';
-import { ftsString, matchExpression, MAX_QUERY_WORDS, queryWords } from '../../memory/query.js';
-import type { SearchOptions, SearchResult, Turn } from '../../memory/types.js';
+import { excerpt } from '../ports/turn-preview.js';
+import { ftsString, matchExpression, MAX_QUERY_WORDS, queryWords } from '../ports/turn-query.js';
+import type { SearchOptions, SearchResult, Turn } from '../ports/turns.js';
 import { bm25Score, idf, readVarints, wordCounter } from './turn-ranking.js';
 
 /** Knobs of the search; the defaults are what bench/memory.ts measured on a million turns. */

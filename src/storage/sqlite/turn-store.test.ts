@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEventName, RunRecord } from '../../runs/types.js';
-import type { NewTurn } from '../../memory/types.js';
+import type { RunEventName, RunRecord } from '../ports/runs.js';
+import type { NewTurn } from '../ports/turns.js';
 import { SqliteStorage } from './index.js';
 import { ERASED_TEXT } from './run-text-eraser.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';

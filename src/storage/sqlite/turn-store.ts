@@ -1,11 +1,11 @@
-import { scopeToken } from '../../memory/query.js';
-import type { NewTurn, SearchOptions, SearchResult, Turn, TurnStore } from '../../memory/types.js';
+import { scopeToken } from '../ports/turn-query.js';
+import type { NewTurn, SearchOptions, SearchResult, Turn, TurnStore } from '../ports/turns.js';
 import type { Database } from './database.js';
 import { RunTextEraser } from './run-text-eraser.js';
-import { removeInSlices } from '../slices.js';
-import { turnFields } from '../turn-input.js';
+import { removeInSlices } from '../shared/slices.js';
 import { readVarints } from './turn-ranking.js';
 import { DEFAULT_SEARCH_TUNING, TURN_COLUMNS, TurnSearch, type SearchTuning, type TurnRow } from './turn-search.js';
+import { turnFields } from '../shared/turn-input.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StorageFullError } from '../errors.js';
+import { StorageFullError } from '../ports/errors.js';
 import { Database } from './database.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
 

@@ -1,7 +1,7 @@
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { StorageFullError } from '../errors.js';
+import { StorageFullError } from '../ports/errors.js';
 
 /**
  * Below this many free bytes an I/O error is taken for a full disk. SQLite reports ENOSPC as

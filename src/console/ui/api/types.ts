@@ -3,12 +3,12 @@
  * service declares a payload's type in a module free of server code, that type is used (erased
  * from the bundle); the rest are declared here.
  */
-export type { ApiSession } from '../../../agent/types.js';
-export type { ApprovalRecord as Approval, OperatorDecision } from '../../../approvals/types.js';
-export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../audit/types.js';
+export type { ApiSession } from '../../../storage/ports/sessions.js';
+export type { ApprovalRecord as Approval, OperatorDecision } from '../../../storage/ports/approvals.js';
+export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../storage/ports/audit.js';
 export type { Check, CheckStatus, DiagnosticsReport as Diagnostics } from '../../../diagnostics/types.js';
-export type { JobRecord as Job, JobPage, JobSummary } from '../../../scheduler/types.js';
 export type { StatusSnapshot as Status } from '../../../http/resources/system/status-snapshot.js';
+export type { JobRecord as Job, JobPage, JobSummary } from '../../../storage/ports/jobs.js';
 
 export interface Provider {
   name: string;

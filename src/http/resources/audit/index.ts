@@ -1,5 +1,5 @@
-import { MAX_QUERY_CHARS, MIN_QUERY_CHARS, parseAuditTimestamp, queryLength } from '../../../audit/query.js';
-import { AUDIT_FACET_FIELDS, AUDIT_FILTER_FIELDS, type AuditQuery } from '../../../audit/types.js';
+import { MAX_QUERY_CHARS, MIN_QUERY_CHARS, parseAuditTimestamp, queryLength } from '../../../storage/ports/audit-query.js';
+import { AUDIT_FACET_FIELDS, AUDIT_FILTER_FIELDS, type AuditQuery } from '../../../storage/ports/audit.js';
 import { ok, okSchema } from '../../../listener/envelope.js';
 import { invalidField } from '../../../listener/errors.js';
 import { limitParam, parseLimit, parseOffset } from '../../query.js';

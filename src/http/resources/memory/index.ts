@@ -1,4 +1,4 @@
-import { MAX_QUERY_WORDS, queryWords } from '../../../memory/query.js';
+import { MAX_QUERY_WORDS, queryWords } from '../../../storage/ports/turn-query.js';
 import { actorOf } from '../../actor.js';
 import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError, invalidField } from '../../../listener/errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../../runs/types.js';
+import type { RunEvent } from '../../../storage/ports/runs.js';
 import { sseFrame } from './sse-frames.js';
 
 const event = (id: number, data = '{"pad":"x"}'): RunEvent => ({ id, name: 'tool.result', data });

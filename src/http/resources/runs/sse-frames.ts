@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../../runs/types.js';
+import type { RunEvent } from '../../../storage/ports/runs.js';
 
 /**
  * The SSE frames of run events, encoded once and shared: every viewer of a run, live or replaying

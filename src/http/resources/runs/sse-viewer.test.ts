@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../../runs/types.js';
+import type { RunEvent } from '../../../storage/ports/runs.js';
 import { sseFrame } from './sse-frames.js';
 import { SseViewer } from './sse-viewer.js';
 

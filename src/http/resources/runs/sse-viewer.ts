@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { RunViewer } from '../../../runs/fan-out.js';
-import type { RunEvent } from '../../../runs/types.js';
-import { SECURITY_HEADERS } from '../../../listener/headers.js';
+import type { RunEvent } from '../../../storage/ports/runs.js';
 import { sseFrame } from './sse-frames.js';
+import { SECURITY_HEADERS } from '../../../listener/headers.js';
 
 /** Reconnect delay EventSource clients are told to use (docs/api.md#run-event-stream). */
 export const SSE_RETRY_MS = 3000;

@@ -1,4 +1,0 @@
-import { describeSessionStore } from '../contract/session-store.js';
-import { InMemorySessionStore } from './session-store.js';
-
-describeSessionStore('memory', async (options) => ({ store: new InMemorySessionStore(options), close: async () => {} }));
