@@ -1,28 +1,16 @@
 import { storageBackend } from '../storage/registry.js';
 import { AgentRuntime } from '../agent/runtime.js';
 import type { Approvals } from '../approvals/index.js';
-import type { AuditLog } from '../audit/log.js';
-import type { Config } from '../config/schema.js';
-import type { RedisCoordination } from '../coordination/redis-coordination.js';
 import type { Gateway } from '../gateway/index.js';
-import type { Logger } from '../log.js';
-import type { ServiceMetrics } from '../metrics/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
-import type { Storage } from '../storage/ports/storage.js';
 import type { ToolRegistry } from '../tools/index.js';
 import { LateBound } from './late-bound.js';
+import type { ServiceCore } from './core.js';
 import type { LifecyclePart } from './lifecycle.js';
 
-export interface AgentInput {
+export interface AgentInput extends ServiceCore {
   /** The timings tests shorten (`CreateAppOptions`). */
   options: { shutdownGraceMs?: number; sessionLeaseMs?: number; heartbeatMs?: number };
-  config: Config;
-  log: Logger;
-  now: () => number;
-  storage: Storage;
-  coordination: RedisCoordination | null;
-  audit: AuditLog;
-  metrics: ServiceMetrics;
   gateway: Gateway;
   approvals: Approvals;
   providers: ProviderRegistry;

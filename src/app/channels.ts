@@ -1,22 +1,12 @@
 import type { AgentRuntime } from '../agent/runtime.js';
-import type { AuditLog } from '../audit/log.js';
 import { WebhookService } from '../channels/webhook-service.js';
 import type { Config } from '../config/schema.js';
-import type { RedisCoordination } from '../coordination/redis-coordination.js';
 import { ListenError } from '../listen-error.js';
 import type { Logger } from '../log.js';
-import type { ServiceMetrics } from '../metrics/index.js';
-import type { Storage } from '../storage/ports/storage.js';
+import type { ServiceCore } from './core.js';
 import type { LifecyclePart } from './lifecycle.js';
 
-export interface ChannelsInput {
-  config: Config;
-  log: Logger;
-  now: () => number;
-  storage: Storage;
-  coordination: RedisCoordination | null;
-  audit: AuditLog;
-  metrics: ServiceMetrics;
+export interface ChannelsInput extends ServiceCore {
   agent: AgentRuntime;
 }
 

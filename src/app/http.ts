@@ -3,9 +3,7 @@ import { homeFile } from '../config/home-layout.js';
 import type { AgentRuntime } from '../agent/runtime.js';
 import type { Approvals } from '../approvals/index.js';
 import { AuditSampler } from '../audit/sampler.js';
-import type { AuditLog } from '../audit/log.js';
 import type { WebhookService } from '../channels/webhook-service.js';
-import type { Config } from '../config/schema.js';
 import type { ConsoleAsset } from '../console/assets.js';
 import type { OperatorControls } from '../controls/index.js';
 import type { RedisCoordination } from '../coordination/redis-coordination.js';
@@ -16,7 +14,6 @@ import { isLoginForm, WEB_PUBLIC_PATHS } from '../http/resources/login/index.js'
 import { createHttpServer } from '../http/server.js';
 import { ListenError } from '../listen-error.js';
 import type { Logger } from '../log.js';
-import type { ServiceMetrics } from '../metrics/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Scheduler } from '../scheduler/index.js';
 import { liveEvictionWarning, SlidingWindowRateLimiter } from '../security/rate-limit/rate-limiter.js';
@@ -24,23 +21,17 @@ import type { Storage } from '../storage/ports/storage.js';
 import type { ToolRegistry } from '../tools/index.js';
 import { VERSION } from '../version.js';
 import type { ListenAddress } from './diagnostics.js';
+import type { ServiceCore } from './core.js';
 import type { LifecyclePart } from './lifecycle.js';
 
 
-export interface HttpInput {
-  config: Config;
+export interface HttpInput extends ServiceCore {
   home: string;
-  log: Logger;
-  now: () => number;
   startedAt: number;
   address: ListenAddress;
   /** Slow-client guard and event-stream keep-alive interval (`CreateAppOptions`; tests shorten them). */
   requestTimeoutMs?: number;
   ssePingIntervalMs?: number;
-  storage: Storage;
-  coordination: RedisCoordination | null;
-  audit: AuditLog;
-  metrics: ServiceMetrics;
   agent: AgentRuntime;
   sessions: { count(): Promise<number> };
   providers: ProviderRegistry;

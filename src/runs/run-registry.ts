@@ -157,8 +157,10 @@ export class RunRegistry {
     const live = this.live.get(runId);
     if (live) return live.snapshot();
     // A live run's status is kept here (approvalRequested/approvalResolved); only a stored one is asked about.
+    // Its stored `pending` may lag: the start is written without holding the run up, on another
+    // connection than its approval's, so an approval can be seen first. Only a started run asks.
     const run = await this.options.store.get(runId);
-    if (run?.status === 'running' && (await this.options.runWaiting?.(runId))) run.status = 'waiting_approval';
+    if ((run?.status === 'running' || run?.status === 'pending') && (await this.options.runWaiting?.(runId))) run.status = 'waiting_approval';
     return run;
   }
 
