@@ -1,6 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { errorSchema } from '../listener/envelope.js';
 import { clientErrorRef, clientErrorResponses, isClientError } from './openapi-responses.js';
+import { UNSAFE_METHODS } from './pipeline.js';
 
 type Json = Record<string, unknown>;
 
@@ -16,8 +17,6 @@ export interface OpenApiDocument {
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /** The package's licence (package.json), which the document states for whoever generates a client from it. */
 const LICENSE = { name: 'MIT', identifier: 'MIT' };
-/** Methods that change state: the pipeline asks a cookie-authenticated one for its CSRF token (403). */
-const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 /**
  * Builds the OpenAPI 3.1 document from the schemas every route declares. Routes are collected as
@@ -117,9 +116,9 @@ function operation(schema: Json, method: string, named: ReadonlyMap<unknown, Jso
 /** The client errors the pipeline and Fastify answer for this route before or around its handler. */
 function pipelineErrors(schema: Json, method: string): string[] {
   const codes = ['401', '429'];
-  // Served without a credential, the public routes never consult the cookie, so never ask for its CSRF token.
+  // A state change the session cookie authenticated needs its CSRF token; the public routes never consult the cookie.
   const isPublic = Array.isArray(schema.security) && schema.security.length === 0;
-  if (UNSAFE_METHODS.has(method) && !isPublic) codes.push('403');
+  if (UNSAFE_METHODS.has(method.toUpperCase()) && !isPublic) codes.push('403');
   if (schema.params || schema.querystring || schema.headers || schema.body) codes.push('400');
   if (schema.body) codes.push('413', '415');
   return codes;
