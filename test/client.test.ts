@@ -9,7 +9,7 @@ type Json = Record<string, any>;
 
 interface Document {
   paths: Record<string, Record<string, { responses: Record<string, Json> }>>;
-  components: { schemas: Record<string, Json> };
+  components: { schemas: Record<string, Json>; responses: Record<string, Json> };
 }
 
 let t: TestApp;
@@ -70,6 +70,11 @@ function operationOf(method: string, pathname: string): string {
   return `${method} ${templates[0]}`;
 }
 
+/** A response as listed, or the named one it refers to (`#/components/responses/X`: the client errors). */
+function named(response: Json | undefined): Json | undefined {
+  return typeof response?.$ref === 'string' ? doc.components.responses[response.$ref.split('/').pop()!] : response;
+}
+
 /** Successes per operation, and every answer checked against the document. */
 const succeeded = new Set<string>();
 const answered: string[] = [];
@@ -82,7 +87,7 @@ async function checkAnswer(request: Request, response: Response): Promise<void> 
   const status = String(response.status);
   answered.push(`${operation} ${status}`);
   // A success must be documented as such; an error may fall under `default`.
-  const documented = responses[status] ?? (response.ok ? undefined : responses.default);
+  const documented = named(responses[status] ?? (response.ok ? undefined : responses.default));
   expect(documented, `${operation} answered ${status}, which the document does not list`).toBeDefined();
   const content = documented!.content as Record<string, { schema: Json }> | undefined;
   const body = await response.text();
@@ -232,7 +237,7 @@ describe('the typed client against a running service', () => {
     for (const [operation, status, payload] of payloads) {
       const [method, path] = operation.split(' ') as [string, string];
       const responses = doc.paths[path]![method.toLowerCase()]!.responses;
-      const documented = (responses[String(status)] ?? responses.default)!;
+      const documented = named(responses[String(status)] ?? responses.default)!;
       expect(documented.content, `${operation} ${status}`).toBeDefined();
       const schema = documented.content['application/json'].schema;
       const validate = compile({ $defs: { closed: closed(schema) }, $ref: '#/$defs/closed' });

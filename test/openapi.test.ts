@@ -11,7 +11,7 @@ type Operation = {
 
 let t: TestApp;
 let paths: Record<string, Record<string, Operation>>;
-let components: { schemas: Record<string, Record<string, unknown>> };
+let components: { schemas: Record<string, Record<string, unknown>>; responses: Record<string, Record<string, unknown>> };
 beforeAll(async () => {
   t = await startTestApp();
   const doc = (await (await t.request('/api/v1/openapi.json')).json()) as { paths: typeof paths; components: typeof components };
@@ -61,6 +61,29 @@ describe('OpenAPI document', () => {
     expect(components.schemas.Error).toMatchObject({ required: ['status', 'error', 'code'] });
     // Routes that only read never answer it.
     expect(paths['/api/v1/memory/search']!.get!.responses['507']).toBeUndefined();
+  });
+
+  it('names each operation once, in camelCase, and lists the client errors it can answer', () => {
+    const ops = Object.entries(paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op: op as Operation & { operationId?: string } })));
+    const ids = ops.map(({ op }) => op.operationId);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z0-9]*$/.test(id ?? ''))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(paths['/api/v1/runs/{id}/events']!.get).toMatchObject({ operationId: 'streamRunEvents' });
+    const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
+    // The pipeline's refusals apply to every route, the public ones included.
+    for (const { where, op } of ops) expect(op.responses, where).toMatchObject({ 401: ref('Unauthorized'), 429: ref('TooManyRequests') });
+    // What the handler refuses, declared by its route; what Fastify and the pipeline refuse, derived from it.
+    expect(paths['/api/v1/runs/{id}/cancel']!.post!.responses).toMatchObject({ 403: ref('Forbidden'), 404: ref('NotFound'), 409: ref('Conflict') });
+    expect(paths['/api/v1/chat']!.post!.responses).toMatchObject({ 400: ref('BadRequest'), 413: ref('PayloadTooLarge'), 415: ref('UnsupportedMediaType') });
+    expect(paths['/api/v1/ready']!.get!.responses['403']).toBeUndefined();
+    expect(paths['/api/v1/status']!.get!.responses['400']).toBeUndefined();
+    expect(components.responses.NotFound).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+  });
+
+  it('describes each event of a run\'s stream as a RunEvent', () => {
+    expect(paths['/api/v1/runs/{id}/events']!.get!.responses['200']).toMatchObject({
+      content: { 'text/event-stream': { schema: { $ref: '#/components/schemas/RunEvent' } } },
+    });
   });
 
   it('lists every metric family in the description of GET /metrics', () => {

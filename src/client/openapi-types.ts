@@ -16,38 +16,7 @@ export interface paths {
          * Liveness without a key
          * @description Needs no API key (a key that is offered must be right) and reveals nothing but liveness; rate limited like every request; 401 when the configured key is empty. /api/v1/health stays authenticated.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["probeLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -69,41 +38,7 @@ export interface paths {
          * End the browser session
          * @description Authenticated by the session cookie and its X-CSRF-Token header (or an API key). Revokes the session the cookie names and clears the cookie; logged_out says whether there was a live session to end.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                logged_out: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -121,35 +56,7 @@ export interface paths {
          * Prometheus metrics
          * @description Prometheus text format (version 0.0.4), with the API key like every API route. Families: agentd_http_requests_total{route,method,status}: requests answered, by route pattern (never the raw URL; `unmatched` when no route matched); agentd_http_request_duration_seconds{route,method,status}: histogram of the time to answer them; agentd_runs_finished_total{status}: runs this process ended: complete, error, cancelled; agentd_runs_in_flight: runs executing in this process; agentd_sse_viewers: open run event streams; agentd_webhook_queue_depth: accepted webhook messages waiting for their run; agentd_webhook_rejections_total{reason}: webhook requests refused, by error code (AGENTD_…); agentd_gateway_requests_total{category}: outbound requests through the gateway (allowed, failed or denied), by caller: provider, tool, discord; agentd_gateway_denials_total{category}: outbound requests the network policy refused; agentd_provider_tokens_total{provider,kind}: tokens of recorded provider calls, kind prompt or completion; agentd_provider_cost_usd_total{provider}: their cost in USD (0 for models without a price); agentd_rate_limited_total{limiter}: requests refused by a rate limiter: api, webhook; agentd_database_size_bytes: size of the SQLite file, or of the PostgreSQL database.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Prometheus text exposition */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -166,43 +73,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                /** @constant */
-                                status: "healthy";
-                                version: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -222,42 +93,7 @@ export interface paths {
          * Readiness without a key
          * @description Needs no API key (a key that is offered must be right) and reveals nothing but readiness: 200 while the database and Redis (when configured) answer, 503 AGENTD_NOT_READY naming which of them is unreachable while one is not. Answered also while Redis is down, when other routes answer AGENTD_COORDINATION_UNAVAILABLE.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                /** @constant */
-                                status: "ready";
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["probeReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -274,50 +110,7 @@ export interface paths {
             cookie?: never;
         };
         /** Runtime status */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                version: string;
-                                uptime_s: number;
-                                providers_available: string[];
-                                default_provider: string;
-                                tool_count: number;
-                                session_count: number;
-                                memory: {
-                                    present: boolean;
-                                    turn_count: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -337,49 +130,7 @@ export interface paths {
          * This OpenAPI 3.1 document
          * @description The document itself, without the envelope.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            openapi: string;
-                            info: {
-                                title: string;
-                                version: string;
-                            };
-                            paths: {
-                                [key: string]: unknown;
-                            };
-                            components: {
-                                [key: string]: unknown;
-                            };
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -396,63 +147,7 @@ export interface paths {
             cookie?: never;
         };
         /** Section-by-section health checks (same data as agentd doctor) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                /** @enum {string} */
-                                overall: "ok" | "warn" | "error";
-                                counts: {
-                                    ok: number;
-                                    warn: number;
-                                    error: number;
-                                };
-                                sections: {
-                                    key: string;
-                                    label: string;
-                                    /** @enum {string} */
-                                    status: "ok" | "warn" | "error";
-                                    checks: {
-                                        name: string;
-                                        /** @enum {string} */
-                                        status: "ok" | "warn" | "error";
-                                        summary: string;
-                                        /** @description what to do, on checks that warn or fail */
-                                        remediation?: string;
-                                        /** @description longer text to review as is, e.g. a pending MCP manifest change as a per-tool diff */
-                                        detail?: string;
-                                    }[];
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getDiagnostics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -472,46 +167,7 @@ export interface paths {
          * Registered providers
          * @description Every provider with its model, whether it can be used now, and whether it is the default.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                providers: {
-                                    name: string;
-                                    model: string;
-                                    available: boolean;
-                                    is_default: boolean;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -531,50 +187,7 @@ export interface paths {
          * Registered tools
          * @description Every tool the agent may call, with its description, the JSON Schema of its arguments and the MCP server that provides it.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                tools: {
-                                    name: string;
-                                    description: string;
-                                    /** @description JSON Schema of the arguments */
-                                    schema: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** @description The MCP server that provides the tool (`mcp.<server>.<tool>`); null for a built-in tool */
-                                    server: string | null;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listTools"];
         put?: never;
         post?: never;
         delete?: never;
@@ -594,111 +207,13 @@ export interface paths {
          * List API sessions
          * @description Most recently used first.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description integer, default 20, clamped to 1..200 */
-                    limit?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                sessions: {
-                                    id: string;
-                                    name: string | null;
-                                    /** @description provider used when a request names none */
-                                    provider: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    created_at: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    last_used_at: string;
-                                    /** @description turns stored through this session */
-                                    turn_count: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listSessions"];
         put?: never;
         /**
          * Create an API session
          * @description The body may be omitted. The provider defaults to the registry default; an unknown or unavailable provider is a 400.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        provider?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                name: string | null;
-                                /** @description provider used when a request names none */
-                                provider: string;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                created_at: string;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                last_used_at: string;
-                                /** @description turns stored through this session */
-                                turn_count: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -713,97 +228,14 @@ export interface paths {
             cookie?: never;
         };
         /** One API session */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                name: string | null;
-                                /** @description provider used when a request names none */
-                                provider: string;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                created_at: string;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                last_used_at: string;
-                                /** @description turns stored through this session */
-                                turn_count: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSession"];
         put?: never;
         post?: never;
         /**
          * End an API session
          * @description Cancels its run or chat in flight. Its stored turns stay in memory (search still finds them). Audited as web.session with who ended it.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                /** @constant */
-                                ended: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -820,56 +252,7 @@ export interface paths {
          * Turns of an API session
          * @description The most recent turns, oldest first.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description integer, default 50, clamped to 1..500 */
-                    limit?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                turns: {
-                                    id: string;
-                                    session_id: string;
-                                    /** @enum {string} */
-                                    role: "user" | "assistant" | "system" | "tool";
-                                    content: string;
-                                    provider: string | null;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    timestamp: string;
-                                    pinned: boolean;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSessionHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -891,68 +274,7 @@ export interface paths {
          * Chat with the agent (blocks until it answers)
          * @description Creates a session when session_id is omitted. The chat holds the session's single in-flight slot: a run or chat already in flight on it is a 409, and so is a session whose spend has reached max_spend_usd. A failed provider call is a 502 naming the cause. A caller that disconnects before the answer withdraws the chat and the approvals it waits on (a run, unlike a chat, goes on without its caller).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description at most 32000 characters (413 beyond) */
-                        message: string;
-                        /** @description an API session; a new one is created when omitted */
-                        session_id?: string;
-                        /** @description override for this request only */
-                        provider?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                /** @description the answer, passed through the secret censor */
-                                response: string;
-                                session_id: string;
-                                usage: {
-                                    prompt_tokens: number;
-                                    completion_tokens: number;
-                                    cost_usd: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
-                507: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["chat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -970,151 +292,13 @@ export interface paths {
          * Recent runs of a session
          * @description Newest first.
          */
-        get: {
-            parameters: {
-                query: {
-                    session_id: string;
-                    /** @description integer, default 20, clamped to 1..100 */
-                    limit?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                runs: {
-                                    run_id: string;
-                                    session_id: string;
-                                    /** @description what the run was asked (secret-censored) */
-                                    message: string;
-                                    /** @enum {string} */
-                                    status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
-                                    /** @description provider named in the request, or null */
-                                    provider: string | null;
-                                    /** @description provider that answers */
-                                    resolved_provider: string | null;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    created_at: string;
-                                    started_at: string | null;
-                                    finished_at: string | null;
-                                    /** @description final answer (secret-censored) once complete */
-                                    response: string | null;
-                                    error: string | null;
-                                    tools_used: string[];
-                                    cost: {
-                                        prompt_tokens: number;
-                                        completion_tokens: number;
-                                        cost_usd: number;
-                                    };
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listRuns"];
         put?: never;
         /**
          * Start a background run
          * @description Answers 202 with the pending run; the agent starts in the background and its progress is streamed at /api/v1/runs/{id}/events. A session already running something is a 409 (audited as web.run deny).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description at most 32000 characters (413 beyond) */
-                        message: string;
-                        /** @description an API session; a new one is created when omitted */
-                        session_id?: string;
-                        /** @description override for this request only */
-                        provider?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                run_id: string;
-                                session_id: string;
-                                /** @description what the run was asked (secret-censored) */
-                                message: string;
-                                /** @enum {string} */
-                                status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
-                                /** @description provider named in the request, or null */
-                                provider: string | null;
-                                /** @description provider that answers */
-                                resolved_provider: string | null;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                created_at: string;
-                                started_at: string | null;
-                                finished_at: string | null;
-                                /** @description final answer (secret-censored) once complete */
-                                response: string | null;
-                                error: string | null;
-                                tools_used: string[];
-                                cost: {
-                                    prompt_tokens: number;
-                                    completion_tokens: number;
-                                    cost_usd: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
-                507: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["startRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1132,65 +316,7 @@ export interface paths {
          * One run
          * @description Its current state; a finished run returns its terminal state at once.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                run_id: string;
-                                session_id: string;
-                                /** @description what the run was asked (secret-censored) */
-                                message: string;
-                                /** @enum {string} */
-                                status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
-                                /** @description provider named in the request, or null */
-                                provider: string | null;
-                                /** @description provider that answers */
-                                resolved_provider: string | null;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                created_at: string;
-                                started_at: string | null;
-                                finished_at: string | null;
-                                /** @description final answer (secret-censored) once complete */
-                                response: string | null;
-                                error: string | null;
-                                tools_used: string[];
-                                cost: {
-                                    prompt_tokens: number;
-                                    completion_tokens: number;
-                                    cost_usd: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1212,65 +338,7 @@ export interface paths {
          * Cancel a run
          * @description The run ends at once as cancelled (terminal event run.cancelled). 409 when it has already finished.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Accepted */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                run_id: string;
-                                session_id: string;
-                                /** @description what the run was asked (secret-censored) */
-                                message: string;
-                                /** @enum {string} */
-                                status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
-                                /** @description provider named in the request, or null */
-                                provider: string | null;
-                                /** @description provider that answers */
-                                resolved_provider: string | null;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                created_at: string;
-                                started_at: string | null;
-                                finished_at: string | null;
-                                /** @description final answer (secret-censored) once complete */
-                                response: string | null;
-                                error: string | null;
-                                tools_used: string[];
-                                cost: {
-                                    prompt_tokens: number;
-                                    completion_tokens: number;
-                                    cost_usd: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["cancelRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1288,50 +356,7 @@ export interface paths {
          * Stream a run's events (text/event-stream)
          * @description Events: run.start, tool.request / tool.result pairs (approval.request / approval.result around a call that waits for an operator), then one of run.complete, run.error, run.cancelled. Ids are 1, 2, 3 … per run. Send Last-Event-ID (or ?last_event_id=) to resume after an id; 204 when that id is the terminal event of a finished run. Each event is a RunEvent (components.schemas).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description fallback for the Last-Event-ID header */
-                    last_event_id?: string;
-                };
-                header?: {
-                    /** @description resume after this event id (what EventSource sends on a reconnect) */
-                    "last-event-id"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the event stream: `retry: 3000`, then events (id, event, data: one line of JSON; see RunEvent) and `: ping` keep-alives */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description the run has finished and the client has seen its terminal event */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["streamRunEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1351,60 +376,7 @@ export interface paths {
          * Cost summary
          * @description Totals over every stored provider call, the sessions that spent most, and the per-session cap (0 = none).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description integer, default 10, clamped to 1..100 */
-                    limit?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                totals: {
-                                    calls: number;
-                                    prompt_tokens: number;
-                                    completion_tokens: number;
-                                    cost_usd: number;
-                                    /** @description sessions with at least one provider call */
-                                    sessions: number;
-                                };
-                                sessions: {
-                                    session_id: string;
-                                    calls: number;
-                                    prompt_tokens: number;
-                                    completion_tokens: number;
-                                    cost_usd: number;
-                                    last_call_at: string;
-                                }[];
-                                max_spend_usd: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getCostSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1424,61 +396,7 @@ export interface paths {
          * Full-text search of stored turns
          * @description Every word of q is required (at most 32), in any order; best matches (bm25) first. FTS5 query syntax is not interpreted: quotes, *, NEAR, AND/OR/NOT and column filters are plain words.
          */
-        get: {
-            parameters: {
-                query: {
-                    q: string;
-                    /** @description integer, default 10, clamped to 1..100 */
-                    limit?: string;
-                    session_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                results: {
-                                    id: string;
-                                    session_id: string;
-                                    /** @enum {string} */
-                                    role: "user" | "assistant" | "system" | "tool";
-                                    /** @description the whole text of the turn */
-                                    content: string;
-                                    provider: string | null;
-                                    /** @description ISO 8601 UTC */
-                                    timestamp: string;
-                                    pinned: boolean;
-                                    /** @description excerpt around the first match */
-                                    preview: string;
-                                    /** @description relevance (negated bm25), higher is better */
-                                    score: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["searchMemory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1500,60 +418,7 @@ export interface paths {
          * Pin or unpin a turn
          * @description Pinned turns survive session cleanup and age-based retention. The body may be omitted (pins).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @default true */
-                        pinned?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                pinned: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
-                507: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["pinTurn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1574,54 +439,7 @@ export interface paths {
          * Delete a turn permanently
          * @description Removes the turn and its full-text index entry in one transaction, and erases its text from the run that stored it (response and event log); the text does not remain in the database files.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                /** @constant */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
-                507: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteTurn"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1638,187 +456,13 @@ export interface paths {
          * Scheduled jobs, a page at a time
          * @description Oldest first, with the state of each job's fires (last run, skips, missed occurrences). Each job carries a preview of its task (task_preview, task_chars); GET /api/v1/scheduler/jobs/{id} has the whole task. total counts every job; has_more says whether jobs follow this page (ask again with offset + limit).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description integer, default 50, clamped to 1..200 */
-                    limit?: string;
-                    /** @description non-negative integer, default 0 */
-                    offset?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                jobs: {
-                                    id: string;
-                                    /** @description secret-censored, like a chat message */
-                                    name: string;
-                                    /** @description secret-censored */
-                                    description: string | null;
-                                    schedule: string;
-                                    /** @description null: the default provider at the time of each fire */
-                                    provider: string | null;
-                                    active_hours: string | null;
-                                    timezone: string;
-                                    /** @enum {string} */
-                                    state: "active" | "paused";
-                                    created_at: string;
-                                    /** @description null when paused, or when a one-shot job has fired */
-                                    next_run_at: string | null;
-                                    /** @description when the most recent fire that started (or meant to start) a run was claimed */
-                                    last_run_at: string | null;
-                                    /**
-                                     * @description interrupted: the service stopped after claiming the fire and before its run started
-                                     * @enum {string|null}
-                                     */
-                                    last_status: "starting" | "running" | "complete" | "error" | "cancelled" | "interrupted" | null;
-                                    /** @description the run of that fire (GET /api/v1/runs/{id}) */
-                                    last_run_id: string | null;
-                                    last_error: string | null;
-                                    /** @description fires that started a run */
-                                    run_count: number;
-                                    /** @description fires skipped (run in flight, outside active_hours, budget spent) */
-                                    skipped: number;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    last_skipped_at: string | null;
-                                    /** @enum {string|null} */
-                                    last_skip_reason: "in_flight" | "active_hours" | "budget" | null;
-                                    /** @description occurrences that passed while the service was down or stalled; never replayed */
-                                    missed: number;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    last_missed_at: string | null;
-                                    /** @description the task's first 200 characters (secret-censored); a longer task is cut there and followed by "… (<n> characters in all)"; the whole task is on GET /api/v1/scheduler/jobs/{id} */
-                                    task_preview: string;
-                                    /** @description the whole task's length in characters (Unicode code points) */
-                                    task_chars: number;
-                                }[];
-                                /** @description every job */
-                                total: number;
-                                has_more: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listJobs"];
         put?: never;
         /**
          * Create a scheduled job
          * @description Each fire is a run on the job's own session job:<id> (GET /api/v1/runs?session_id=job:<id>). An invalid schedule, time zone or active_hours is a 400 naming the field; past the job limit a 409.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description accepted forms: "every N seconds|minutes|hours|days", "daily at HH:MM", "weekly on <day> [at] HH:MM" (monday or mon … sunday or sun), "at YYYY-MM-DD HH:MM" (once, in the future), or a 5-field cron expression "minute hour day-of-month month day-of-week" such as "0 9 * * 1-5" (names allowed: MON, JAN) */
-                        schedule: string;
-                        /** @description what each run is asked; at most 32000 characters (413 beyond) */
-                        task: string;
-                        /** @description provider of the job's runs; omitted: the default at each fire */
-                        provider?: string | null;
-                        /** @description free text for the operator */
-                        description?: string | null;
-                        /** @description HH:MM-HH:MM in the job's time zone; fires outside it are skipped; 22:00-06:00 spans midnight */
-                        active_hours?: string | null;
-                        /** @description IANA time zone of the schedule and active_hours; default UTC */
-                        timezone?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                /** @description secret-censored, like a chat message */
-                                name: string;
-                                /** @description secret-censored */
-                                description: string | null;
-                                schedule: string;
-                                /** @description what each run is asked, secret-censored when the job was created */
-                                task: string;
-                                /** @description null: the default provider at the time of each fire */
-                                provider: string | null;
-                                active_hours: string | null;
-                                timezone: string;
-                                /** @enum {string} */
-                                state: "active" | "paused";
-                                created_at: string;
-                                /** @description null when paused, or when a one-shot job has fired */
-                                next_run_at: string | null;
-                                /** @description when the most recent fire that started (or meant to start) a run was claimed */
-                                last_run_at: string | null;
-                                /**
-                                 * @description interrupted: the service stopped after claiming the fire and before its run started
-                                 * @enum {string|null}
-                                 */
-                                last_status: "starting" | "running" | "complete" | "error" | "cancelled" | "interrupted" | null;
-                                /** @description the run of that fire (GET /api/v1/runs/{id}) */
-                                last_run_id: string | null;
-                                last_error: string | null;
-                                /** @description fires that started a run */
-                                run_count: number;
-                                /** @description fires skipped (run in flight, outside active_hours, budget spent) */
-                                skipped: number;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                last_skipped_at: string | null;
-                                /** @enum {string|null} */
-                                last_skip_reason: "in_flight" | "active_hours" | "budget" | null;
-                                /** @description occurrences that passed while the service was down or stalled; never replayed */
-                                missed: number;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                last_missed_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1833,140 +477,14 @@ export interface paths {
             cookie?: never;
         };
         /** One scheduled job, with its whole task */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                /** @description secret-censored, like a chat message */
-                                name: string;
-                                /** @description secret-censored */
-                                description: string | null;
-                                schedule: string;
-                                /** @description what each run is asked, secret-censored when the job was created */
-                                task: string;
-                                /** @description null: the default provider at the time of each fire */
-                                provider: string | null;
-                                active_hours: string | null;
-                                timezone: string;
-                                /** @enum {string} */
-                                state: "active" | "paused";
-                                created_at: string;
-                                /** @description null when paused, or when a one-shot job has fired */
-                                next_run_at: string | null;
-                                /** @description when the most recent fire that started (or meant to start) a run was claimed */
-                                last_run_at: string | null;
-                                /**
-                                 * @description interrupted: the service stopped after claiming the fire and before its run started
-                                 * @enum {string|null}
-                                 */
-                                last_status: "starting" | "running" | "complete" | "error" | "cancelled" | "interrupted" | null;
-                                /** @description the run of that fire (GET /api/v1/runs/{id}) */
-                                last_run_id: string | null;
-                                last_error: string | null;
-                                /** @description fires that started a run */
-                                run_count: number;
-                                /** @description fires skipped (run in flight, outside active_hours, budget spent) */
-                                skipped: number;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                last_skipped_at: string | null;
-                                /** @enum {string|null} */
-                                last_skip_reason: "in_flight" | "active_hours" | "budget" | null;
-                                /** @description occurrences that passed while the service was down or stalled; never replayed */
-                                missed: number;
-                                /** @description ISO 8601 UTC with milliseconds */
-                                last_missed_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getJob"];
         put?: never;
         post?: never;
         /**
          * Remove a scheduled job (control scheduler.remove_job)
          * @description The same checks and audit (web.control) as POST /api/v1/controls/scheduler.remove_job: confirm must be remove-job:<job id>, in the JSON body or the confirm query parameter; otherwise 409 and nothing changes.
          */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description exactly the target's confirm string, e.g. pause-job:<job id> */
-                    confirm?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description exactly the target's confirm string, e.g. pause-job:<job id> */
-                        confirm?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                /** @enum {string} */
-                                control: "provider.set_default" | "scheduler.pause_job" | "scheduler.resume_job" | "scheduler.remove_job" | "mcp.accept_manifest";
-                                target: string;
-                                /** @description the target's state (or the default provider) before */
-                                previous: string;
-                                /** @description and after */
-                                current: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["removeJob"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1983,60 +501,7 @@ export interface paths {
          * Operator controls with their targets
          * @description Each target says its state, whether the control applies to it now, and the exact confirm string it needs.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                controls: {
-                                    /** @enum {string} */
-                                    id: "provider.set_default" | "scheduler.pause_job" | "scheduler.resume_job" | "scheduler.remove_job" | "mcp.accept_manifest";
-                                    label: string;
-                                    description: string;
-                                    destructive: boolean;
-                                    /** @description e.g. pause-job:<job id> */
-                                    confirm_template: string;
-                                    targets: {
-                                        target: string;
-                                        label: string;
-                                        state: string;
-                                        /** @description whether the control applies to the target in its current state */
-                                        available: boolean;
-                                        /** @description the confirm string this target needs */
-                                        confirm: string;
-                                        /** @description what to review before applying, in full: a pending MCP manifest change as a per-tool diff of old and new description and schema */
-                                        detail?: string;
-                                    }[];
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listControls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2058,57 +523,7 @@ export interface paths {
          * Execute an operator control
          * @description confirm must be exactly the target's confirm string (set-default:<provider>, pause-job:<job id>, resume-job:<job id>, remove-job:<job id>, accept-manifest:<server>:<first 16 hex of the pending digest>); otherwise 409 and nothing changes. Unknown control or target: 404; a target already in the state (or a provider that cannot be used): 409. Every execution, allowed or denied, is audited as web.control.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        target: string;
-                        /** @description exactly the target's confirm string, e.g. pause-job:<job id> */
-                        confirm?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                /** @enum {string} */
-                                control: "provider.set_default" | "scheduler.pause_job" | "scheduler.resume_job" | "scheduler.remove_job" | "mcp.accept_manifest";
-                                target: string;
-                                /** @description the target's state (or the default provider) before */
-                                previous: string;
-                                /** @description and after */
-                                current: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["executeControl"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2126,81 +541,7 @@ export interface paths {
          * Approvals, newest first
          * @description state=pending (the default) lists those waiting for a decision; state=all includes decided ones.
          */
-        get: {
-            parameters: {
-                query?: {
-                    state?: "pending" | "all";
-                    /** @description integer, default 50, clamped to 1..200 */
-                    limit?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                approvals: {
-                                    id: string;
-                                    /** @description the run that waits; null for a synchronous chat */
-                                    run_id: string | null;
-                                    session_id: string;
-                                    /** @enum {string} */
-                                    kind: "network" | "tool";
-                                    /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
-                                    request: string;
-                                    /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
-                                    request_hash: string;
-                                    /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
-                                    scope: string;
-                                    /**
-                                     * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
-                                     * @enum {string}
-                                     */
-                                    grant_stage: "host" | "rest" | "tool";
-                                    /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
-                                    grant_rule: string | null;
-                                    /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
-                                    session_grant_allowed: boolean;
-                                    /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
-                                    grant_run_id: string | null;
-                                    /** @description when the allow_session grant stopped counting (its API session was deleted) */
-                                    grant_ended_at: string | null;
-                                    /** @enum {string} */
-                                    state: "pending" | "allowed" | "denied";
-                                    /** @enum {string|null} */
-                                    decision: "allow_once" | "allow_session" | "deny" | "timeout" | "interrupted" | "withdrawn" | null;
-                                    /** @description api_key, web_session:<id>, or system (timeout, restart, cancelled run) */
-                                    decided_by: string | null;
-                                    created_at: string;
-                                    /** @description past it a pending approval is denied (approval_timeout_seconds) */
-                                    expires_at: string;
-                                    decided_at: string | null;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listApprovals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2217,171 +558,13 @@ export interface paths {
             cookie?: never;
         };
         /** One approval */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                /** @description the run that waits; null for a synchronous chat */
-                                run_id: string | null;
-                                session_id: string;
-                                /** @enum {string} */
-                                kind: "network" | "tool";
-                                /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
-                                request: string;
-                                /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
-                                request_hash: string;
-                                /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
-                                scope: string;
-                                /**
-                                 * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
-                                 * @enum {string}
-                                 */
-                                grant_stage: "host" | "rest" | "tool";
-                                /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
-                                grant_rule: string | null;
-                                /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
-                                session_grant_allowed: boolean;
-                                /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
-                                grant_run_id: string | null;
-                                /** @description when the allow_session grant stopped counting (its API session was deleted) */
-                                grant_ended_at: string | null;
-                                /** @enum {string} */
-                                state: "pending" | "allowed" | "denied";
-                                /** @enum {string|null} */
-                                decision: "allow_once" | "allow_session" | "deny" | "timeout" | "interrupted" | "withdrawn" | null;
-                                /** @description api_key, web_session:<id>, or system (timeout, restart, cancelled run) */
-                                decided_by: string | null;
-                                created_at: string;
-                                /** @description past it a pending approval is denied (approval_timeout_seconds) */
-                                expires_at: string;
-                                decided_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getApproval"];
         put?: never;
         /**
          * Decide an approval
          * @description allow_once lets this one request through; allow_session also covers what the approval's scope and grant_stage name (the same origin refused at the same stage, or the same tool) for the rest of the API session, or for the rest of the run on a channel session (grant_run_id); where session_grant_allowed is false (an explicit REST deny rule, named in grant_rule) allow_session is 409 AGENTD_SESSION_GRANT_REFUSED; deny refuses it. confirm must be exactly approve:<id> (allow) or deny:<id>, else 409 AGENTD_CONFIRM_MISMATCH; an approval already decided (also by timeout, restart or its run's end) is 409 AGENTD_APPROVAL_DECIDED. Every decision is audited as approval.decision with who decided.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        decision: "allow_once" | "allow_session" | "deny";
-                        /** @description approve:<approval id> to allow, deny:<approval id> to deny */
-                        confirm: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                id: string;
-                                /** @description the run that waits; null for a synchronous chat */
-                                run_id: string | null;
-                                session_id: string;
-                                /** @enum {string} */
-                                kind: "network" | "tool";
-                                /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
-                                request: string;
-                                /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
-                                request_hash: string;
-                                /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
-                                scope: string;
-                                /**
-                                 * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
-                                 * @enum {string}
-                                 */
-                                grant_stage: "host" | "rest" | "tool";
-                                /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
-                                grant_rule: string | null;
-                                /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
-                                session_grant_allowed: boolean;
-                                /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
-                                grant_run_id: string | null;
-                                /** @description when the allow_session grant stopped counting (its API session was deleted) */
-                                grant_ended_at: string | null;
-                                /** @enum {string} */
-                                state: "pending" | "allowed" | "denied";
-                                /** @enum {string|null} */
-                                decision: "allow_once" | "allow_session" | "deny" | "timeout" | "interrupted" | "withdrawn" | null;
-                                /** @description api_key, web_session:<id>, or system (timeout, restart, cancelled run) */
-                                decided_by: string | null;
-                                created_at: string;
-                                /** @description past it a pending approval is denied (approval_timeout_seconds) */
-                                expires_at: string;
-                                decided_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
-                507: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["decideApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2399,120 +582,7 @@ export interface paths {
          * Browse the audit log
          * @description Newest first. Every filter given must match exactly; an empty value is no filter. q is a case-insensitive substring (3 to 200 characters) of the event type or of the detail as JSON. since (inclusive) and until (exclusive) are ISO 8601 date-times with Z or an offset. total is exact; facets count category, result, severity and subsystem over every matching event.
          */
-        get: {
-            parameters: {
-                query?: {
-                    q?: string;
-                    /** @description exact match */
-                    event_type?: string;
-                    /** @description exact match */
-                    category?: string;
-                    /** @description exact match: allow, deny, error */
-                    result?: string;
-                    /** @description exact match: info, warning, error */
-                    severity?: string;
-                    /** @description exact match */
-                    subsystem?: string;
-                    /** @description exact match */
-                    actor?: string;
-                    /** @description exact match */
-                    source?: string;
-                    /** @description exact match */
-                    action?: string;
-                    /** @description exact match */
-                    session_id?: string;
-                    /** @description exact match */
-                    task_id?: string;
-                    /** @description ISO 8601 with Z or an offset; inclusive */
-                    since?: string;
-                    /** @description ISO 8601 with Z or an offset; exclusive */
-                    until?: string;
-                    /** @description integer, default 50, clamped to 1..500 */
-                    limit?: string;
-                    /** @description non-negative integer, default 0 */
-                    offset?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            status: "ok";
-                            data: {
-                                events: {
-                                    id: string;
-                                    /** @description ISO 8601 UTC with milliseconds */
-                                    timestamp: string;
-                                    event_type: string;
-                                    category: string;
-                                    /** @enum {string} */
-                                    result: "allow" | "deny" | "error";
-                                    /** @enum {string} */
-                                    severity: "info" | "warning" | "error";
-                                    actor: string | null;
-                                    source: string | null;
-                                    subsystem: string | null;
-                                    action: string | null;
-                                    session_id: string | null;
-                                    task_id: string | null;
-                                    /** @description redacted before it was stored */
-                                    detail: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** @description hash of the event before this one in the chain */
-                                    prev_hash: string;
-                                    /** @description SHA-256 (hex) linking this event to prev_hash (README: verifying a page) */
-                                    hash: string;
-                                }[];
-                                /** @description every matching event */
-                                total: number;
-                                has_more: boolean;
-                                facets: {
-                                    /** @description values and their counts over every matching event, most first; value null = events without one */
-                                    category: {
-                                        value: string | null;
-                                        count: number;
-                                    }[];
-                                    /** @description values and their counts over every matching event, most first; value null = events without one */
-                                    result: {
-                                        value: string | null;
-                                        count: number;
-                                    }[];
-                                    /** @description values and their counts over every matching event, most first; value null = events without one */
-                                    severity: {
-                                        value: string | null;
-                                        count: number;
-                                    }[];
-                                    /** @description values and their counts over every matching event, most first; value null = events without one */
-                                    subsystem: {
-                                        value: string | null;
-                                        count: number;
-                                    }[];
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error: the envelope, with its catalogue code */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2659,11 +729,2200 @@ export interface components {
             };
         };
     };
-    responses: never;
+    responses: {
+        /** @description Bad request: a body, path, query or header value that is malformed, missing, mistyped or out of range. Codes: AGENTD_BAD_REQUEST, AGENTD_VALIDATION, AGENTD_UNKNOWN_PROVIDER, AGENTD_PROVIDER_UNAVAILABLE. */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unauthorized: no valid key or session, an offered credential that is wrong, or no key configured. Codes: AGENTD_UNAUTHORIZED. */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Forbidden: a request authenticated by the session cookie without its X-CSRF-Token. Codes: AGENTD_FORBIDDEN. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Not found: no such id. Codes: AGENTD_NOT_FOUND, AGENTD_SESSION_NOT_FOUND, AGENTD_RUN_NOT_FOUND, AGENTD_TURN_NOT_FOUND, AGENTD_JOB_NOT_FOUND, AGENTD_CONTROL_NOT_FOUND, AGENTD_TARGET_NOT_FOUND, AGENTD_APPROVAL_NOT_FOUND. */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Conflict: the request is well formed but the state forbids it. Codes: AGENTD_RUN_BUSY, AGENTD_RUN_FINISHED, AGENTD_RUN_CANCELLED, AGENTD_BUDGET_EXCEEDED, AGENTD_UNPRICED_MODEL, AGENTD_WEBHOOK_REPLAY, AGENTD_IDEMPOTENCY_CONFLICT, AGENTD_CONFIRM_MISMATCH, AGENTD_APPROVAL_DECIDED, AGENTD_SESSION_GRANT_REFUSED, AGENTD_STATE_CONFLICT, AGENTD_JOB_LIMIT. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Payload too large: a body over 1 MiB, or a message or task over 32,000 characters. Codes: AGENTD_PAYLOAD_TOO_LARGE. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unsupported media type: the body is not application/json. Codes: AGENTD_UNSUPPORTED_MEDIA_TYPE. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests: over the rate limit of the client's address. Codes: AGENTD_RATE_LIMITED. */
+        TooManyRequests: {
+            headers: {
+                /** @description seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    probeLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            logged_out: boolean;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @constant */
+                            status: "healthy";
+                            version: string;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    probeReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @constant */
+                            status: "ready";
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            version: string;
+                            uptime_s: number;
+                            providers_available: string[];
+                            default_provider: string;
+                            tool_count: number;
+                            session_count: number;
+                            memory: {
+                                present: boolean;
+                                turn_count: number;
+                            };
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        openapi: string;
+                        info: {
+                            title: string;
+                            version: string;
+                            license: {
+                                name: string;
+                                identifier?: string;
+                            };
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                        components: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDiagnostics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @enum {string} */
+                            overall: "ok" | "warn" | "error";
+                            counts: {
+                                ok: number;
+                                warn: number;
+                                error: number;
+                            };
+                            sections: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                status: "ok" | "warn" | "error";
+                                checks: {
+                                    name: string;
+                                    /** @enum {string} */
+                                    status: "ok" | "warn" | "error";
+                                    summary: string;
+                                    /** @description what to do, on checks that warn or fail */
+                                    remediation?: string;
+                                    /** @description longer text to review as is, e.g. a pending MCP manifest change as a per-tool diff */
+                                    detail?: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            providers: {
+                                name: string;
+                                model: string;
+                                available: boolean;
+                                is_default: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            tools: {
+                                name: string;
+                                description: string;
+                                /** @description JSON Schema of the arguments */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The MCP server that provides the tool (`mcp.<server>.<tool>`); null for a built-in tool */
+                                server: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description integer, default 20, clamped to 1..200 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            sessions: {
+                                id: string;
+                                name: string | null;
+                                /** @description provider used when a request names none */
+                                provider: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                created_at: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                last_used_at: string;
+                                /** @description turns stored through this session */
+                                turn_count: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    provider?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            name: string | null;
+                            /** @description provider used when a request names none */
+                            provider: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created_at: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            last_used_at: string;
+                            /** @description turns stored through this session */
+                            turn_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            name: string | null;
+                            /** @description provider used when a request names none */
+                            provider: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created_at: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            last_used_at: string;
+                            /** @description turns stored through this session */
+                            turn_count: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            /** @constant */
+                            ended: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSessionHistory: {
+        parameters: {
+            query?: {
+                /** @description integer, default 50, clamped to 1..500 */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            turns: {
+                                id: string;
+                                session_id: string;
+                                /** @enum {string} */
+                                role: "user" | "assistant" | "system" | "tool";
+                                content: string;
+                                provider: string | null;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                timestamp: string;
+                                pinned: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description at most 32000 characters (413 beyond) */
+                    message: string;
+                    /** @description an API session; a new one is created when omitted */
+                    session_id?: string;
+                    /** @description override for this request only */
+                    provider?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description the answer, passed through the secret censor */
+                            response: string;
+                            session_id: string;
+                            usage: {
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query: {
+                session_id: string;
+                /** @description integer, default 20, clamped to 1..100 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            runs: {
+                                run_id: string;
+                                session_id: string;
+                                /** @description what the run was asked (secret-censored) */
+                                message: string;
+                                /** @enum {string} */
+                                status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
+                                /** @description provider named in the request, or null */
+                                provider: string | null;
+                                /** @description provider that answers */
+                                resolved_provider: string | null;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                created_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                                /** @description final answer (secret-censored) once complete */
+                                response: string | null;
+                                error: string | null;
+                                tools_used: string[];
+                                cost: {
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    cost_usd: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description at most 32000 characters (413 beyond) */
+                    message: string;
+                    /** @description an API session; a new one is created when omitted */
+                    session_id?: string;
+                    /** @description override for this request only */
+                    provider?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            run_id: string;
+                            session_id: string;
+                            /** @description what the run was asked (secret-censored) */
+                            message: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
+                            /** @description provider named in the request, or null */
+                            provider: string | null;
+                            /** @description provider that answers */
+                            resolved_provider: string | null;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                            /** @description final answer (secret-censored) once complete */
+                            response: string | null;
+                            error: string | null;
+                            tools_used: string[];
+                            cost: {
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            run_id: string;
+                            session_id: string;
+                            /** @description what the run was asked (secret-censored) */
+                            message: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
+                            /** @description provider named in the request, or null */
+                            provider: string | null;
+                            /** @description provider that answers */
+                            resolved_provider: string | null;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                            /** @description final answer (secret-censored) once complete */
+                            response: string | null;
+                            error: string | null;
+                            tools_used: string[];
+                            cost: {
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            run_id: string;
+                            session_id: string;
+                            /** @description what the run was asked (secret-censored) */
+                            message: string;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
+                            /** @description provider named in the request, or null */
+                            provider: string | null;
+                            /** @description provider that answers */
+                            resolved_provider: string | null;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                            /** @description final answer (secret-censored) once complete */
+                            response: string | null;
+                            error: string | null;
+                            tools_used: string[];
+                            cost: {
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamRunEvents: {
+        parameters: {
+            query?: {
+                /** @description fallback for the Last-Event-ID header */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description resume after this event id (what EventSource sends on a reconnect) */
+                "last-event-id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event stream: `retry: 3000`, then events (id, event, data: one line of JSON; see RunEvent) and `: ping` keep-alives */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["RunEvent"];
+                };
+            };
+            /** @description the run has finished and the client has seen its terminal event */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCostSummary: {
+        parameters: {
+            query?: {
+                /** @description integer, default 10, clamped to 1..100 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            totals: {
+                                calls: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                                /** @description sessions with at least one provider call */
+                                sessions: number;
+                            };
+                            sessions: {
+                                session_id: string;
+                                calls: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                cost_usd: number;
+                                last_call_at: string;
+                            }[];
+                            max_spend_usd: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    searchMemory: {
+        parameters: {
+            query: {
+                q: string;
+                /** @description integer, default 10, clamped to 1..100 */
+                limit?: string;
+                session_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            results: {
+                                id: string;
+                                session_id: string;
+                                /** @enum {string} */
+                                role: "user" | "assistant" | "system" | "tool";
+                                /** @description the whole text of the turn */
+                                content: string;
+                                provider: string | null;
+                                /** @description ISO 8601 UTC */
+                                timestamp: string;
+                                pinned: boolean;
+                                /** @description excerpt around the first match */
+                                preview: string;
+                                /** @description relevance (negated bm25), higher is better */
+                                score: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pinTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    pinned?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            pinned: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                /** @description integer, default 50, clamped to 1..200 */
+                limit?: string;
+                /** @description non-negative integer, default 0 */
+                offset?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            jobs: {
+                                id: string;
+                                /** @description secret-censored, like a chat message */
+                                name: string;
+                                /** @description secret-censored */
+                                description: string | null;
+                                schedule: string;
+                                /** @description null: the default provider at the time of each fire */
+                                provider: string | null;
+                                active_hours: string | null;
+                                timezone: string;
+                                /** @enum {string} */
+                                state: "active" | "paused";
+                                created_at: string;
+                                /** @description null when paused, or when a one-shot job has fired */
+                                next_run_at: string | null;
+                                /** @description when the most recent fire that started (or meant to start) a run was claimed */
+                                last_run_at: string | null;
+                                /**
+                                 * @description interrupted: the service stopped after claiming the fire and before its run started
+                                 * @enum {string|null}
+                                 */
+                                last_status: "starting" | "running" | "complete" | "error" | "cancelled" | "interrupted" | null;
+                                /** @description the run of that fire (GET /api/v1/runs/{id}) */
+                                last_run_id: string | null;
+                                last_error: string | null;
+                                /** @description fires that started a run */
+                                run_count: number;
+                                /** @description fires skipped (run in flight, outside active_hours, budget spent) */
+                                skipped: number;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                last_skipped_at: string | null;
+                                /** @enum {string|null} */
+                                last_skip_reason: "in_flight" | "active_hours" | "budget" | null;
+                                /** @description occurrences that passed while the service was down or stalled; never replayed */
+                                missed: number;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                last_missed_at: string | null;
+                                /** @description the task's first 200 characters (secret-censored); a longer task is cut there and followed by "… (<n> characters in all)"; the whole task is on GET /api/v1/scheduler/jobs/{id} */
+                                task_preview: string;
+                                /** @description the whole task's length in characters (Unicode code points) */
+                                task_chars: number;
+                            }[];
+                            /** @description every job */
+                            total: number;
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description accepted forms: "every N seconds|minutes|hours|days", "daily at HH:MM", "weekly on <day> [at] HH:MM" (monday or mon … sunday or sun), "at YYYY-MM-DD HH:MM" (once, in the future), or a 5-field cron expression "minute hour day-of-month month day-of-week" such as "0 9 * * 1-5" (names allowed: MON, JAN) */
+                    schedule: string;
+                    /** @description what each run is asked; at most 32000 characters (413 beyond) */
+                    task: string;
+                    /** @description provider of the job's runs; omitted: the default at each fire */
+                    provider?: string | null;
+                    /** @description free text for the operator */
+                    description?: string | null;
+                    /** @description HH:MM-HH:MM in the job's time zone; fires outside it are skipped; 22:00-06:00 spans midnight */
+                    active_hours?: string | null;
+                    /** @description IANA time zone of the schedule and active_hours; default UTC */
+                    timezone?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            /** @description secret-censored, like a chat message */
+                            name: string;
+                            /** @description secret-censored */
+                            description: string | null;
+                            schedule: string;
+                            /** @description what each run is asked, secret-censored when the job was created */
+                            task: string;
+                            /** @description null: the default provider at the time of each fire */
+                            provider: string | null;
+                            active_hours: string | null;
+                            timezone: string;
+                            /** @enum {string} */
+                            state: "active" | "paused";
+                            created_at: string;
+                            /** @description null when paused, or when a one-shot job has fired */
+                            next_run_at: string | null;
+                            /** @description when the most recent fire that started (or meant to start) a run was claimed */
+                            last_run_at: string | null;
+                            /**
+                             * @description interrupted: the service stopped after claiming the fire and before its run started
+                             * @enum {string|null}
+                             */
+                            last_status: "starting" | "running" | "complete" | "error" | "cancelled" | "interrupted" | null;
+                            /** @description the run of that fire (GET /api/v1/runs/{id}) */
+                            last_run_id: string | null;
+                            last_error: string | null;
+                            /** @description fires that started a run */
+                            run_count: number;
+                            /** @description fires skipped (run in flight, outside active_hours, budget spent) */
+                            skipped: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            last_skipped_at: string | null;
+                            /** @enum {string|null} */
+                            last_skip_reason: "in_flight" | "active_hours" | "budget" | null;
+                            /** @description occurrences that passed while the service was down or stalled; never replayed */
+                            missed: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            last_missed_at: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            /** @description secret-censored, like a chat message */
+                            name: string;
+                            /** @description secret-censored */
+                            description: string | null;
+                            schedule: string;
+                            /** @description what each run is asked, secret-censored when the job was created */
+                            task: string;
+                            /** @description null: the default provider at the time of each fire */
+                            provider: string | null;
+                            active_hours: string | null;
+                            timezone: string;
+                            /** @enum {string} */
+                            state: "active" | "paused";
+                            created_at: string;
+                            /** @description null when paused, or when a one-shot job has fired */
+                            next_run_at: string | null;
+                            /** @description when the most recent fire that started (or meant to start) a run was claimed */
+                            last_run_at: string | null;
+                            /**
+                             * @description interrupted: the service stopped after claiming the fire and before its run started
+                             * @enum {string|null}
+                             */
+                            last_status: "starting" | "running" | "complete" | "error" | "cancelled" | "interrupted" | null;
+                            /** @description the run of that fire (GET /api/v1/runs/{id}) */
+                            last_run_id: string | null;
+                            last_error: string | null;
+                            /** @description fires that started a run */
+                            run_count: number;
+                            /** @description fires skipped (run in flight, outside active_hours, budget spent) */
+                            skipped: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            last_skipped_at: string | null;
+                            /** @enum {string|null} */
+                            last_skip_reason: "in_flight" | "active_hours" | "budget" | null;
+                            /** @description occurrences that passed while the service was down or stalled; never replayed */
+                            missed: number;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            last_missed_at: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeJob: {
+        parameters: {
+            query?: {
+                /** @description exactly the target's confirm string, e.g. pause-job:<job id> */
+                confirm?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description exactly the target's confirm string, e.g. pause-job:<job id> */
+                    confirm?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @enum {string} */
+                            control: "provider.set_default" | "scheduler.pause_job" | "scheduler.resume_job" | "scheduler.remove_job" | "mcp.accept_manifest";
+                            target: string;
+                            /** @description the target's state (or the default provider) before */
+                            previous: string;
+                            /** @description and after */
+                            current: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listControls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            controls: {
+                                /** @enum {string} */
+                                id: "provider.set_default" | "scheduler.pause_job" | "scheduler.resume_job" | "scheduler.remove_job" | "mcp.accept_manifest";
+                                label: string;
+                                description: string;
+                                destructive: boolean;
+                                /** @description e.g. pause-job:<job id> */
+                                confirm_template: string;
+                                targets: {
+                                    target: string;
+                                    label: string;
+                                    state: string;
+                                    /** @description whether the control applies to the target in its current state */
+                                    available: boolean;
+                                    /** @description the confirm string this target needs */
+                                    confirm: string;
+                                    /** @description what to review before applying, in full: a pending MCP manifest change as a per-tool diff of old and new description and schema */
+                                    detail?: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    executeControl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    target: string;
+                    /** @description exactly the target's confirm string, e.g. pause-job:<job id> */
+                    confirm?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @enum {string} */
+                            control: "provider.set_default" | "scheduler.pause_job" | "scheduler.resume_job" | "scheduler.remove_job" | "mcp.accept_manifest";
+                            target: string;
+                            /** @description the target's state (or the default provider) before */
+                            previous: string;
+                            /** @description and after */
+                            current: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                state?: "pending" | "all";
+                /** @description integer, default 50, clamped to 1..200 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            approvals: {
+                                id: string;
+                                /** @description the run that waits; null for a synchronous chat */
+                                run_id: string | null;
+                                session_id: string;
+                                /** @enum {string} */
+                                kind: "network" | "tool";
+                                /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
+                                request: string;
+                                /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
+                                request_hash: string;
+                                /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
+                                scope: string;
+                                /**
+                                 * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
+                                 * @enum {string}
+                                 */
+                                grant_stage: "host" | "rest" | "tool";
+                                /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
+                                grant_rule: string | null;
+                                /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
+                                session_grant_allowed: boolean;
+                                /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
+                                grant_run_id: string | null;
+                                /** @description when the allow_session grant stopped counting (its API session was deleted) */
+                                grant_ended_at: string | null;
+                                /** @enum {string} */
+                                state: "pending" | "allowed" | "denied";
+                                /** @enum {string|null} */
+                                decision: "allow_once" | "allow_session" | "deny" | "timeout" | "interrupted" | "withdrawn" | null;
+                                /** @description api_key, web_session:<id>, or system (timeout, restart, cancelled run) */
+                                decided_by: string | null;
+                                created_at: string;
+                                /** @description past it a pending approval is denied (approval_timeout_seconds) */
+                                expires_at: string;
+                                decided_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            /** @description the run that waits; null for a synchronous chat */
+                            run_id: string | null;
+                            session_id: string;
+                            /** @enum {string} */
+                            kind: "network" | "tool";
+                            /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
+                            request: string;
+                            /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
+                            request_hash: string;
+                            /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
+                            scope: string;
+                            /**
+                             * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
+                             * @enum {string}
+                             */
+                            grant_stage: "host" | "rest" | "tool";
+                            /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
+                            grant_rule: string | null;
+                            /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
+                            session_grant_allowed: boolean;
+                            /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
+                            grant_run_id: string | null;
+                            /** @description when the allow_session grant stopped counting (its API session was deleted) */
+                            grant_ended_at: string | null;
+                            /** @enum {string} */
+                            state: "pending" | "allowed" | "denied";
+                            /** @enum {string|null} */
+                            decision: "allow_once" | "allow_session" | "deny" | "timeout" | "interrupted" | "withdrawn" | null;
+                            /** @description api_key, web_session:<id>, or system (timeout, restart, cancelled run) */
+                            decided_by: string | null;
+                            created_at: string;
+                            /** @description past it a pending approval is denied (approval_timeout_seconds) */
+                            expires_at: string;
+                            decided_at: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decideApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    decision: "allow_once" | "allow_session" | "deny";
+                    /** @description approve:<approval id> to allow, deny:<approval id> to deny */
+                    confirm: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            id: string;
+                            /** @description the run that waits; null for a synchronous chat */
+                            run_id: string | null;
+                            session_id: string;
+                            /** @enum {string} */
+                            kind: "network" | "tool";
+                            /** @description the exact request: method and URL (query values included, a password in it as ***), or tool name and canonical JSON arguments; values over 2,000 characters folded with their length, the whole over 64 KiB cut with a marker; the service's own secrets shown as [MASKED: <where>] */
+                            request: string;
+                            /** @description HMAC-SHA256 (hex) of the exact request under the installation's key (approval_hash_key); a decision applies to this request only */
+                            request_hash: string;
+                            /** @description what allow_session would cover, with grant_stage: the origin (scheme://host:port, e.g. https://b.localhost:18111) of a network request, the exact tool name of a tool call */
+                            scope: string;
+                            /**
+                             * @description the policy stage the approval overrides: host (the host is not allowed), rest (an explicit REST deny rule), tool (tools.require_approval)
+                             * @enum {string}
+                             */
+                            grant_stage: "host" | "rest" | "tool";
+                            /** @description the config rule the approval overrides (network.rest_policies[i]), when one refused it */
+                            grant_rule: string | null;
+                            /** @description false when only allow_once is offered: an explicit REST deny rule is never overridden for a session (allow_session is then 409 AGENTD_SESSION_GRANT_REFUSED) */
+                            session_grant_allowed: boolean;
+                            /** @description on a channel session (webhook:…, job:…): the run an allow_session grant is limited to */
+                            grant_run_id: string | null;
+                            /** @description when the allow_session grant stopped counting (its API session was deleted) */
+                            grant_ended_at: string | null;
+                            /** @enum {string} */
+                            state: "pending" | "allowed" | "denied";
+                            /** @enum {string|null} */
+                            decision: "allow_once" | "allow_session" | "deny" | "timeout" | "interrupted" | "withdrawn" | null;
+                            /** @description api_key, web_session:<id>, or system (timeout, restart, cancelled run) */
+                            decided_by: string | null;
+                            created_at: string;
+                            /** @description past it a pending approval is denied (approval_timeout_seconds) */
+                            expires_at: string;
+                            decided_at: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Insufficient storage: the disk is full, the change could not be saved; retry once space is freed */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                q?: string;
+                /** @description exact match */
+                event_type?: string;
+                /** @description exact match */
+                category?: string;
+                /** @description exact match: allow, deny, error */
+                result?: string;
+                /** @description exact match: info, warning, error */
+                severity?: string;
+                /** @description exact match */
+                subsystem?: string;
+                /** @description exact match */
+                actor?: string;
+                /** @description exact match */
+                source?: string;
+                /** @description exact match */
+                action?: string;
+                /** @description exact match */
+                session_id?: string;
+                /** @description exact match */
+                task_id?: string;
+                /** @description ISO 8601 with Z or an offset; inclusive */
+                since?: string;
+                /** @description ISO 8601 with Z or an offset; exclusive */
+                until?: string;
+                /** @description integer, default 50, clamped to 1..500 */
+                limit?: string;
+                /** @description non-negative integer, default 0 */
+                offset?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            events: {
+                                id: string;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                timestamp: string;
+                                event_type: string;
+                                category: string;
+                                /** @enum {string} */
+                                result: "allow" | "deny" | "error";
+                                /** @enum {string} */
+                                severity: "info" | "warning" | "error";
+                                actor: string | null;
+                                source: string | null;
+                                subsystem: string | null;
+                                action: string | null;
+                                session_id: string | null;
+                                task_id: string | null;
+                                /** @description redacted before it was stored */
+                                detail: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description hash of the event before this one in the chain */
+                                prev_hash: string;
+                                /** @description SHA-256 (hex) linking this event to prev_hash (README: verifying a page) */
+                                hash: string;
+                            }[];
+                            /** @description every matching event */
+                            total: number;
+                            has_more: boolean;
+                            facets: {
+                                /** @description values and their counts over every matching event, most first; value null = events without one */
+                                category: {
+                                    value: string | null;
+                                    count: number;
+                                }[];
+                                /** @description values and their counts over every matching event, most first; value null = events without one */
+                                result: {
+                                    value: string | null;
+                                    count: number;
+                                }[];
+                                /** @description values and their counts over every matching event, most first; value null = events without one */
+                                severity: {
+                                    value: string | null;
+                                    count: number;
+                                }[];
+                                /** @description values and their counts over every matching event, most first; value null = events without one */
+                                subsystem: {
+                                    value: string | null;
+                                    count: number;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

@@ -1,5 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { errorSchema } from '../listener/envelope.js';
+import { clientErrorRef, clientErrorResponses, isClientError } from './openapi-responses.js';
+import { UNSAFE_METHODS } from './pipeline.js';
 
 type Json = Record<string, unknown>;
 
@@ -7,25 +9,33 @@ type Json = Record<string, unknown>;
 export interface OpenApiDocument {
   [key: string]: unknown;
   openapi: string;
-  info: { title: string; version: string };
+  info: { title: string; version: string; license: { name: string; identifier: string } };
   paths: Record<string, unknown>;
   components: Record<string, unknown>;
 }
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
+/** The package's licence (package.json), which the document states for whoever generates a client from it. */
+const LICENSE = { name: 'MIT', identifier: 'MIT' };
 
 /**
  * Builds the OpenAPI 3.1 document from the schemas every route declares. Routes are collected as
  * they are registered (`onRoute`), so a route without schemas shows up bare and is easy to spot.
  *
- * Every operation also documents `default`: any status it does not list (401, 404, 429, 503, …)
- * answers the error envelope, which is one named schema (`Error`) rather than a copy per route.
+ * Each operation lists the client errors it can answer, each a named response of the error
+ * envelope (`components.responses`): those of the pipeline, which the collector knows from the
+ * route (401 and 429 for every route, 403 for a state change the session cookie may authenticate,
+ * 400 where input is validated, 413 and 415 where a body is read), and those of the handler, which
+ * the route declares with `errorSchema` (404, 409). `default` covers the rest (405, 503, …): the
+ * envelope, which is one named schema (`Error`) rather than a copy per route.
  */
 export class OpenApiCollector {
   private readonly paths: Record<string, Record<string, Json>> = {};
   private readonly schemas: Record<string, Json> = { Error: errorSchema };
   /** Schemas that routes declare by value and the document names by reference. */
   private readonly named = new Map<unknown, Json>([[errorSchema, ERROR_REF]]);
+  /** Client error statuses some operation answers, whose named responses the document carries. */
+  private readonly clientErrors = new Set<string>();
 
   constructor(private readonly info: { title: string; version: string }) {}
 
@@ -45,14 +55,16 @@ export class OpenApiCollector {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toLowerCase());
     for (const method of methods) {
       if (method === 'head') continue;
-      (this.paths[path] ??= {})[method] = operation(schema, this.named);
+      const op = operation(schema, method, this.named);
+      for (const code of Object.keys(op.responses as Json)) if (isClientError(code)) this.clientErrors.add(code);
+      (this.paths[path] ??= {})[method] = op;
     }
   }
 
   document(): OpenApiDocument {
     return {
       openapi: '3.1.0',
-      info: this.info,
+      info: { ...this.info, license: LICENSE },
       servers: [{ url: '/' }],
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
       components: {
@@ -61,13 +73,14 @@ export class OpenApiCollector {
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         },
         schemas: this.schemas,
+        responses: clientErrorResponses(this.clientErrors),
       },
       paths: this.paths,
     };
   }
 }
 
-function operation(schema: Json, named: ReadonlyMap<unknown, Json>): Json {
+function operation(schema: Json, method: string, named: ReadonlyMap<unknown, Json>): Json {
   const op: Json = {};
   for (const key of ['summary', 'description', 'tags', 'operationId', 'security']) if (schema[key] !== undefined) op[key] = schema[key];
   const parameters = [
@@ -88,13 +101,35 @@ function operation(schema: Json, named: ReadonlyMap<unknown, Json>): Json {
     const content = declared.content as Json | undefined;
     // A 204 has no body, whatever schema Fastify was given for it.
     if (code === '204') responses[code] = { description };
-    else if (content) responses[code] = { description, content };
+    else if (body === errorSchema && isClientError(code)) responses[code] = clientErrorRef(code);
+    else if (content) responses[code] = { description, content: namedContent(content, named) };
     else responses[code] = { description: describe(code), content: { 'application/json': { schema: named.get(body) ?? body } } };
   }
   if (Object.keys(responses).length === 0) responses['200'] = { description: 'OK' };
+  for (const code of pipelineErrors(schema, method)) responses[code] ??= clientErrorRef(code);
+  // Status keys are integer-like, so they list in ascending order whatever order they were added in.
   responses.default = { description: 'Error: the envelope, with its catalogue code', content: { 'application/json': { schema: ERROR_REF } } };
   op.responses = responses;
   return op;
+}
+
+/** The client errors the pipeline and Fastify answer for this route before or around its handler. */
+function pipelineErrors(schema: Json, method: string): string[] {
+  const codes = ['401', '429'];
+  // A state change the session cookie authenticated needs its CSRF token; the public routes never consult the cookie.
+  const isPublic = Array.isArray(schema.security) && schema.security.length === 0;
+  if (UNSAFE_METHODS.has(method.toUpperCase()) && !isPublic) codes.push('403');
+  if (schema.params || schema.querystring || schema.headers || schema.body) codes.push('400');
+  if (schema.body) codes.push('413', '415');
+  return codes;
+}
+
+/** A response's media types, each schema the document names referred to by name. */
+function namedContent(content: Json, named: ReadonlyMap<unknown, Json>): Json {
+  return Object.fromEntries(Object.entries(content).map(([type, media]) => {
+    const { schema, ...rest } = media as Json;
+    return [type, { ...rest, schema: named.get(schema) ?? schema }];
+  }));
 }
 
 function objectParameters(schema: Json | undefined, where: 'path' | 'query' | 'header'): Json[] {
@@ -111,8 +146,7 @@ function objectParameters(schema: Json | undefined, where: 'path' | 'query' | 'h
 
 function describe(code: string): string {
   const names: Record<string, string> = {
-    '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No Content', '400': 'Bad request',
-    '401': 'Unauthorized', '404': 'Not found', '409': 'Conflict', '413': 'Payload too large',
+    '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No Content',
     '507': 'Insufficient storage: the disk is full, the change could not be saved; retry once space is freed',
   };
   return names[code] ?? 'Response';

@@ -27,7 +27,7 @@ declare module 'fastify' {
 export const CSRF_FAILED = 'CSRF token missing or invalid';
 
 /** Methods that change state: a cookie-authenticated one must carry X-CSRF-Token. */
-const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export interface PipelineOptions {
   apiKey: string;

@@ -122,6 +122,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   app.get(HEALTHZ_PATH, {
     schema: {
       summary: 'Liveness without a key',
+      operationId: 'probeLiveness',
       description:
         'Needs no API key (a key that is offered must be right) and reveals nothing but liveness; rate limited like ' +
         'every request; 401 when the configured key is empty. /api/v1/health stays authenticated.',

@@ -14,6 +14,7 @@ export const approvalsPlugin: ResourcePlugin<'approvals'> = async (app, ctx) => 
   app.get('/approvals', {
     schema: {
       summary: 'Approvals, newest first',
+      operationId: 'listApprovals',
       description: 'state=pending (the default) lists those waiting for a decision; state=all includes decided ones.',
       tags: ['approvals'],
       querystring: {
@@ -29,7 +30,7 @@ export const approvalsPlugin: ResourcePlugin<'approvals'> = async (app, ctx) => 
   });
 
   app.get('/approvals/:id', {
-    schema: { summary: 'One approval', tags: ['approvals'], params: idParams, response: { 200: okSchema(approvalSchema) } },
+    schema: { summary: 'One approval', operationId: 'getApproval', tags: ['approvals'], params: idParams, response: { 200: okSchema(approvalSchema), 404: errorSchema } },
   }, async (request) => {
     const approval = await ctx.approvals.get(request.params.id);
     if (!approval) throw new ApiError('AGENTD_APPROVAL_NOT_FOUND');
@@ -39,6 +40,7 @@ export const approvalsPlugin: ResourcePlugin<'approvals'> = async (app, ctx) => 
   app.post('/approvals/:id', {
     schema: {
       summary: 'Decide an approval',
+      operationId: 'decideApproval',
       description:
         'allow_once lets this one request through; allow_session also covers what the approval\'s scope and grant_stage name ' +
         '(the same origin refused at the same stage, or the same tool) for the rest of the API session, or for the rest of the ' +
@@ -50,7 +52,7 @@ export const approvalsPlugin: ResourcePlugin<'approvals'> = async (app, ctx) => 
       tags: ['approvals'],
       params: idParams,
       body: decisionBodySchema,
-      response: { 200: okSchema(approvalSchema), 507: errorSchema },
+      response: { 200: okSchema(approvalSchema), 404: errorSchema, 409: errorSchema, 507: errorSchema },
     },
   }, async (request) => {
     const { body } = request;

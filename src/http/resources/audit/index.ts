@@ -54,6 +54,7 @@ export const auditPlugin: ResourcePlugin<'auditTrail'> = async (app, ctx) => {
   app.get('/audit', {
     schema: {
       summary: 'Browse the audit log',
+      operationId: 'listAuditEvents',
       description:
         'Newest first. Every filter given must match exactly; an empty value is no filter. q is a case-insensitive ' +
         `substring (${MIN_QUERY_CHARS} to ${MAX_QUERY_CHARS} characters) of the event type or of the detail as JSON. ` +

@@ -8,6 +8,7 @@ export const chatPlugin: ResourcePlugin<'agent' | 'audit'> = async (app, ctx) =>
   app.post('/chat', {
     schema: {
       summary: 'Chat with the agent (blocks until it answers)',
+      operationId: 'chat',
       description:
         'Creates a session when session_id is omitted. The chat holds the session\'s single in-flight slot: a run or ' +
         'chat already in flight on it is a 409, and so is a session whose spend has reached max_spend_usd. A failed ' +
@@ -25,6 +26,8 @@ export const chatPlugin: ResourcePlugin<'agent' | 'audit'> = async (app, ctx) =>
             usage: costSchema,
           },
         }),
+        404: errorSchema,
+        409: errorSchema,
         507: errorSchema,
       },
     },

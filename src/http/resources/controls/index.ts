@@ -1,5 +1,5 @@
 import { actorOf } from '../../actor.js';
-import { ok, okSchema } from '../../../listener/envelope.js';
+import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import type { ResourcePlugin } from '../context.js';
 import { confirmField, controlResultSchema } from '../schemas.js';
 import { controlListSchema } from './schemas.js';
@@ -9,6 +9,7 @@ export const controlsPlugin: ResourcePlugin<'controls'> = async (app, ctx) => {
   app.get('/controls', {
     schema: {
       summary: 'Operator controls with their targets',
+      operationId: 'listControls',
       description: 'Each target says its state, whether the control applies to it now, and the exact confirm string it needs.',
       tags: ['controls'],
       response: { 200: okSchema(controlListSchema) },
@@ -18,6 +19,7 @@ export const controlsPlugin: ResourcePlugin<'controls'> = async (app, ctx) => {
   app.post('/controls/:id', {
     schema: {
       summary: 'Execute an operator control',
+      operationId: 'executeControl',
       description:
         'confirm must be exactly the target\'s confirm string (set-default:<provider>, pause-job:<job id>, resume-job:<job id>, ' +
         'remove-job:<job id>, accept-manifest:<server>:<first 16 hex of the pending digest>); otherwise 409 and nothing changes. Unknown control or target: 404; a target already in the ' +
@@ -30,7 +32,7 @@ export const controlsPlugin: ResourcePlugin<'controls'> = async (app, ctx) => {
         additionalProperties: false,
         properties: { target: { type: 'string', minLength: 1, maxLength: 256 }, confirm: confirmField },
       },
-      response: { 200: okSchema(controlResultSchema) },
+      response: { 200: okSchema(controlResultSchema), 404: errorSchema, 409: errorSchema },
     },
   }, async (request) => {
     const { body } = request;

@@ -10,6 +10,7 @@ export const costsPlugin: ResourcePlugin<'agent'> = async (app, ctx) => {
   app.get('/costs/summary', {
     schema: {
       summary: 'Cost summary',
+      operationId: 'getCostSummary',
       description: 'Totals over every stored provider call, the sessions that spent most, and the per-session cap (0 = none).',
       tags: ['costs'],
       querystring: { type: 'object', properties: { limit: limitParam(DEFAULT_LIMIT, MAX_LIMIT) } },

@@ -7,6 +7,7 @@ export const diagnosticsPlugin: ResourcePlugin<'diagnostics'> = async (app, ctx)
   app.get('/diagnostics', {
     schema: {
       summary: 'Section-by-section health checks (same data as agentd doctor)',
+      operationId: 'getDiagnostics',
       tags: ['system'],
       response: {
         200: okSchema({

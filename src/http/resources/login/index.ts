@@ -85,6 +85,7 @@ export const loginPlugin: ResourcePlugin<'web' | 'audit'> = async (app, { web, a
   app.post('/logout', {
     schema: {
       summary: 'End the browser session',
+      operationId: 'logout',
       description:
         'Authenticated by the session cookie and its X-CSRF-Token header (or an API key). Revokes the session the ' +
         'cookie names and clears the cookie; logged_out says whether there was a live session to end.',

@@ -38,6 +38,7 @@ export const memoryPlugin: ResourcePlugin<'memory' | 'audit'> = async (app, ctx)
   app.get('/memory/search', {
     schema: {
       summary: 'Full-text search of stored turns',
+      operationId: 'searchMemory',
       description:
         'Every word of q is required (at most 32), in any order; best matches (bm25) first. FTS5 ' +
         'query syntax is not interpreted: quotes, *, NEAR, AND/OR/NOT and column filters are plain words.',
@@ -68,6 +69,7 @@ export const memoryPlugin: ResourcePlugin<'memory' | 'audit'> = async (app, ctx)
   app.post('/memory/turns/:id/pin', {
     schema: {
       summary: 'Pin or unpin a turn',
+      operationId: 'pinTurn',
       description: 'Pinned turns survive session cleanup and age-based retention. The body may be omitted (pins).',
       tags: ['memory'],
       params: turnIdParams,
@@ -82,6 +84,7 @@ export const memoryPlugin: ResourcePlugin<'memory' | 'audit'> = async (app, ctx)
           required: ['id', 'pinned'],
           properties: { id: { type: 'string' }, pinned: { type: 'boolean' } },
         }),
+        404: errorSchema,
         507: errorSchema,
       },
     },
@@ -101,6 +104,7 @@ export const memoryPlugin: ResourcePlugin<'memory' | 'audit'> = async (app, ctx)
   app.delete('/memory/turns/:id', {
     schema: {
       summary: 'Delete a turn permanently',
+      operationId: 'deleteTurn',
       description: 'Removes the turn and its full-text index entry in one transaction, and erases its text from the run that stored it (response and event log); the text does not remain in the database files.',
       tags: ['memory'],
       params: turnIdParams,
@@ -110,6 +114,7 @@ export const memoryPlugin: ResourcePlugin<'memory' | 'audit'> = async (app, ctx)
           required: ['id', 'deleted'],
           properties: { id: { type: 'string' }, deleted: { type: 'boolean', const: true } },
         }),
+        404: errorSchema,
         507: errorSchema,
       },
     },

@@ -25,6 +25,7 @@ export const metricsPlugin: ResourcePlugin<'metrics'> = async (app, context) => 
   app.get(METRICS_PATH, {
     schema: {
       summary: 'Prometheus metrics',
+      operationId: 'getMetrics',
       description: `Prometheus text format (version 0.0.4), with the API key like every API route. Families: ${
         METRIC_FAMILIES.map(([name, what]) => `${name}: ${what}`).join('; ')}.`,
       tags: ['system'],

@@ -6,6 +6,7 @@ export const providersPlugin: ResourcePlugin<'providers'> = async (app, ctx) => 
   app.get('/providers', {
     schema: {
       summary: 'Registered providers',
+      operationId: 'listProviders',
       description: 'Every provider with its model, whether it can be used now, and whether it is the default.',
       tags: ['agent'],
       response: {

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { errorSchema } from '../../../listener/envelope.js';
 import { ApiError, invalidField } from '../../../listener/errors.js';
 import type { ContextSlice, RouteInstance } from '../context.js';
 import { idParams } from '../schemas.js';
@@ -37,6 +38,7 @@ export function eventRoutes(app: RouteInstance, ctx: ContextSlice<'agent' | 'ope
   app.get('/runs/:id/events', {
     schema: {
       summary: 'Stream a run\'s events (text/event-stream)',
+      operationId: 'streamRunEvents',
       description:
         'Events: run.start, tool.request / tool.result pairs (approval.request / approval.result around a call that waits for an operator), then one of run.complete, run.error, run.cancelled. ' +
         'Ids are 1, 2, 3 … per run. Send Last-Event-ID (or ?last_event_id=) to resume after an id; 204 when that id ' +
@@ -54,9 +56,12 @@ export function eventRoutes(app: RouteInstance, ctx: ContextSlice<'agent' | 'ope
       response: {
         200: {
           description: 'the event stream: `retry: 3000`, then events (id, event, data: one line of JSON; see RunEvent) and `: ping` keep-alives',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
+          // The schema is that of one event (its SSE fields id, event and data), as generators read
+          // a text/event-stream schema; the stream is a sequence of them.
+          content: { 'text/event-stream': { schema: runEventSchema } },
         },
         204: { description: 'the run has finished and the client has seen its terminal event', type: 'null' },
+        404: errorSchema,
       },
     },
   }, async (request, reply) => {

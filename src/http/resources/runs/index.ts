@@ -17,12 +17,13 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
   app.post('/runs', {
     schema: {
       summary: 'Start a background run',
+      operationId: 'startRun',
       description:
         'Answers 202 with the pending run; the agent starts in the background and its progress is streamed at ' +
         '/api/v1/runs/{id}/events. A session already running something is a 409 (audited as web.run deny).',
       tags: ['runs'],
       body: turnBodySchema,
-      response: { 202: okSchema(runSchema), 507: errorSchema },
+      response: { 202: okSchema(runSchema), 404: errorSchema, 409: errorSchema, 507: errorSchema },
     },
   }, async (request, reply) => {
     const { body } = request;
@@ -38,6 +39,7 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
   app.get('/runs', {
     schema: {
       summary: 'Recent runs of a session',
+      operationId: 'listRuns',
       description: 'Newest first.',
       tags: ['runs'],
       querystring: {
@@ -61,10 +63,11 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
   app.get('/runs/:id', {
     schema: {
       summary: 'One run',
+      operationId: 'getRun',
       description: 'Its current state; a finished run returns its terminal state at once.',
       tags: ['runs'],
       params: idParams,
-      response: { 200: okSchema(runSchema) },
+      response: { 200: okSchema(runSchema), 404: errorSchema },
     },
   }, async (request) => {
     const run = await agent.getRun(request.params.id);
@@ -75,10 +78,11 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
   app.post('/runs/:id/cancel', {
     schema: {
       summary: 'Cancel a run',
+      operationId: 'cancelRun',
       description: 'The run ends at once as cancelled (terminal event run.cancelled). 409 when it has already finished.',
       tags: ['runs'],
       params: idParams,
-      response: { 202: okSchema(runSchema) },
+      response: { 202: okSchema(runSchema), 404: errorSchema, 409: errorSchema },
     },
   }, async (request, reply) => {
     const run = await agent.cancelRun(request.params.id);

@@ -1,5 +1,5 @@
 import { actorOf } from '../../actor.js';
-import { ok, okSchema } from '../../../listener/envelope.js';
+import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { jobNotFound } from '../../../scheduler/index.js';
 import { invalidField } from '../../../listener/errors.js';
 import { limitParam, parseLimit, parseOffset } from '../../query.js';
@@ -15,6 +15,7 @@ export const schedulerPlugin: ResourcePlugin<'scheduler' | 'controls'> = async (
   app.get('/scheduler/jobs', {
     schema: {
       summary: 'Scheduled jobs, a page at a time',
+      operationId: 'listJobs',
       description:
         'Oldest first, with the state of each job\'s fires (last run, skips, missed occurrences). Each job carries a preview ' +
         'of its task (task_preview, task_chars); GET /api/v1/scheduler/jobs/{id} has the whole task. total counts every job; ' +
@@ -49,9 +50,10 @@ export const schedulerPlugin: ResourcePlugin<'scheduler' | 'controls'> = async (
   app.get('/scheduler/jobs/:id', {
     schema: {
       summary: 'One scheduled job, with its whole task',
+      operationId: 'getJob',
       tags: ['scheduler'],
       params: idParams,
-      response: { 200: okSchema(jobSchema) },
+      response: { 200: okSchema(jobSchema), 404: errorSchema },
     },
   }, async (request) => {
     const job = await ctx.scheduler.get(request.params.id);
@@ -62,12 +64,13 @@ export const schedulerPlugin: ResourcePlugin<'scheduler' | 'controls'> = async (
   app.post('/scheduler/jobs', {
     schema: {
       summary: 'Create a scheduled job',
+      operationId: 'createJob',
       description:
         'Each fire is a run on the job\'s own session job:<id> (GET /api/v1/runs?session_id=job:<id>). An invalid schedule, ' +
         'time zone or active_hours is a 400 naming the field; past the job limit a 409.',
       tags: ['scheduler'],
       body: jobBodySchema,
-      response: { 201: okSchema(jobSchema) },
+      response: { 201: okSchema(jobSchema), 409: errorSchema },
     },
   }, async (request, reply) => {
     const job = await ctx.scheduler.create(request.body, { source: request.clientAddress || null, actor: actorOf(request), requestId: request.id });
@@ -77,6 +80,7 @@ export const schedulerPlugin: ResourcePlugin<'scheduler' | 'controls'> = async (
   app.delete('/scheduler/jobs/:id', {
     schema: {
       summary: 'Remove a scheduled job (control scheduler.remove_job)',
+      operationId: 'removeJob',
       description:
         'The same checks and audit (web.control) as POST /api/v1/controls/scheduler.remove_job: confirm must be ' +
         'remove-job:<job id>, in the JSON body or the confirm query parameter; otherwise 409 and nothing changes.',
@@ -84,7 +88,7 @@ export const schedulerPlugin: ResourcePlugin<'scheduler' | 'controls'> = async (
       params: idParams,
       querystring: { type: 'object', properties: { confirm: confirmField } },
       body: { type: 'object', additionalProperties: false, properties: { confirm: confirmField } },
-      response: { 200: okSchema(controlResultSchema) },
+      response: { 200: okSchema(controlResultSchema), 404: errorSchema, 409: errorSchema },
     },
   }, async (request) => {
     const fromBody = request.body?.confirm;

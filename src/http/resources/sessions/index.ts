@@ -1,5 +1,5 @@
 import { actorOf } from '../../actor.js';
-import { ok, okSchema } from '../../../listener/envelope.js';
+import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError } from '../../../listener/errors.js';
 import { limitParam, parseLimit } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
@@ -24,6 +24,7 @@ export const sessionsPlugin: ResourcePlugin<'agent' | 'memory' | 'audit'> = asyn
   app.post('/sessions', {
     schema: {
       summary: 'Create an API session',
+      operationId: 'createSession',
       description: 'The body may be omitted. The provider defaults to the registry default; an unknown or unavailable provider is a 400.',
       tags: ['sessions'],
       body: {
@@ -45,6 +46,7 @@ export const sessionsPlugin: ResourcePlugin<'agent' | 'memory' | 'audit'> = asyn
   app.get('/sessions', {
     schema: {
       summary: 'List API sessions',
+      operationId: 'listSessions',
       description: 'Most recently used first.',
       tags: ['sessions'],
       querystring: { type: 'object', properties: { limit: limitParam(LIST_DEFAULT, LIST_MAX) } },
@@ -58,12 +60,13 @@ export const sessionsPlugin: ResourcePlugin<'agent' | 'memory' | 'audit'> = asyn
   });
 
   app.get('/sessions/:id', {
-    schema: { summary: 'One API session', tags: ['sessions'], params: idParams, response: { 200: okSchema(sessionSchema) } },
+    schema: { summary: 'One API session', operationId: 'getSession', tags: ['sessions'], params: idParams, response: { 200: okSchema(sessionSchema), 404: errorSchema } },
   }, async (request) => ok(await sessionFound(request.params.id)));
 
   app.delete('/sessions/:id', {
     schema: {
       summary: 'End an API session',
+      operationId: 'endSession',
       description: 'Cancels its run or chat in flight. Its stored turns stay in memory (search still finds them). Audited as web.session with who ended it.',
       tags: ['sessions'],
       params: idParams,
@@ -73,6 +76,7 @@ export const sessionsPlugin: ResourcePlugin<'agent' | 'memory' | 'audit'> = asyn
           required: ['id', 'ended'],
           properties: { id: { type: 'string' }, ended: { type: 'boolean', const: true } },
         }),
+        404: errorSchema,
       },
     },
   }, async (request) => {
@@ -89,12 +93,14 @@ export const sessionsPlugin: ResourcePlugin<'agent' | 'memory' | 'audit'> = asyn
   app.get('/sessions/:id/history', {
     schema: {
       summary: 'Turns of an API session',
+      operationId: 'getSessionHistory',
       description: 'The most recent turns, oldest first.',
       tags: ['sessions'],
       params: idParams,
       querystring: { type: 'object', properties: { limit: limitParam(HISTORY_DEFAULT, HISTORY_MAX) } },
       response: {
         200: okSchema({ type: 'object', required: ['turns'], properties: { turns: { type: 'array', items: turnSchema } } }),
+        404: errorSchema,
       },
     },
   }, async (request) => {

@@ -11,6 +11,7 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
   app.get('/health', {
     schema: {
       summary: 'Liveness',
+      operationId: 'getHealth',
       tags: ['system'],
       response: {
         200: okSchema({
@@ -31,6 +32,7 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
   app.get('/ready', {
     schema: {
       summary: 'Readiness without a key',
+      operationId: 'probeReadiness',
       description: 'Needs no API key (a key that is offered must be right) and reveals nothing but readiness: 200 while the database and Redis (when configured) answer, 503 AGENTD_NOT_READY naming which of them is unreachable while one is not. Answered also while Redis is down, when other routes answer AGENTD_COORDINATION_UNAVAILABLE.',
       tags: ['system'],
       security: [],
@@ -47,6 +49,7 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
   app.get('/status', {
     schema: {
       summary: 'Runtime status',
+      operationId: 'getStatus',
       tags: ['system'],
       response: {
         200: okSchema({
@@ -73,6 +76,7 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
   app.get('/openapi.json', {
     schema: {
       summary: 'This OpenAPI 3.1 document',
+      operationId: 'getOpenApiDocument',
       description: 'The document itself, without the envelope.',
       tags: ['system'],
       response: {
@@ -82,7 +86,15 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
           additionalProperties: true,
           properties: {
             openapi: { type: 'string' },
-            info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string' }, version: { type: 'string' } } },
+            info: {
+              type: 'object',
+              required: ['title', 'version', 'license'],
+              properties: {
+                title: { type: 'string' },
+                version: { type: 'string' },
+                license: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, identifier: { type: 'string' } } },
+              },
+            },
             paths: { type: 'object', additionalProperties: true },
             components: { type: 'object', additionalProperties: true },
           },

@@ -8,6 +8,7 @@ export const toolsPlugin: ResourcePlugin<'tools'> = async (app, ctx) => {
   app.get('/tools', {
     schema: {
       summary: 'Registered tools',
+      operationId: 'listTools',
       description: 'Every tool the agent may call, with its description, the JSON Schema of its arguments and the MCP server that provides it.',
       tags: ['agent'],
       response: {
