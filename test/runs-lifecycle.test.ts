@@ -132,7 +132,7 @@ describe('restart and shutdown', () => {
     await store.create({
       run_id: 'run_orphan', session_id: 'ses_gone', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
       created_at: now, started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
     });
     await store.start('run_orphan', now, { id: 1, name: 'run.start', data: JSON.stringify({ run_id: 'run_orphan', session_id: 'ses_gone', provider: 'offline' }) });
     expect((await store.get('run_orphan'))?.status).toBe('running');
@@ -188,7 +188,7 @@ describe('restart and shutdown', () => {
   it('refuses new work while closing', async () => {
     const t = await startTestApp();
     await t.app.agent.close();
-    await expect(t.app.agent.startChannelRun({ sessionId: 'job:x', message: 'hi' })).rejects.toThrow(/shutting down/);
+    await expect(t.app.agent.startChannelRun({ sessionId: 'job:x', message: 'hi', source: 'job', jobId: 'x' })).rejects.toThrow(/shutting down/);
     const refused = await postJson(t, '/api/v1/runs', { message: 'hi' });
     expect(refused.status).toBe(503);
     await t.close();

@@ -16,7 +16,7 @@ afterEach(async () => {
 const record = (id: string): RunRecord => ({
   run_id: id, session_id: 'ses_1', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
 });
 const count = (table: string) => (storage.database.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
