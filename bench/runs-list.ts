@@ -90,7 +90,9 @@ async function postgresList(total: number, samples: number): Promise<ScenarioRes
       const loadStarted = performance.now();
       await storage.database.query(fillRuns(total, Date.now(), `generate_series(1, ${total}) AS i`,
         (s) => `to_char(to_timestamp(${s}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`));
-      await storage.database.query('ANALYZE runs');
+      // As autovacuum leaves a table that has settled: statistics, and a visibility map, without
+      // which every index entry counted would cost a heap visit.
+      await storage.database.query('VACUUM ANALYZE runs');
       const loadS = (performance.now() - loadStarted) / 1000;
       return [loadResult('PostgreSQL', total, loadS),
         ...await timeQueries('PostgreSQL, store', samples, (filter, offset) => storage.runs.list({ ...filter, limit: 50, offset }))];
