@@ -113,12 +113,11 @@ export class SqliteRunStore implements RunStore {
   async list(query: RunListQuery): Promise<RunPage> {
     const statements = runListStatements(query, () => '?');
     const db = this.database.db;
-    // Read together: a run created between the page and the count would make them disagree.
-    return db.transaction(() => {
-      const rows = (db.prepare(statements.page).all(...statements.pageParams) as RunRow[]).map(toRecord);
-      const counted = db.prepare(statements.count).pluck().get(...statements.params) as number;
-      return runPage(rows, query.limit, counted);
-    })();
+    // Both reads run in this one synchronous call on the connection every write goes through, so no
+    // run can be created between the page and the count.
+    const rows = (db.prepare(statements.page).all(...statements.pageParams) as RunRow[]).map(toRecord);
+    const counted = db.prepare(statements.count).pluck().get(...statements.params) as number;
+    return runPage(rows, query.limit, counted);
   }
 
   async events(runId: string, afterId: number): Promise<RunEvent[]> {
