@@ -5,6 +5,7 @@ import { gatewayScenario } from './gateway.js';
 import { httpScenario } from './http.js';
 import { memoryScenario } from './memory.js';
 import { machineInfo, writeReport } from './report.js';
+import { runsListScenario } from './runs-list.js';
 import { scaleScenarios } from './scale.js';
 import { largeAnswerScenarios } from './sse-large.js';
 import { durableWebhookScenario, webhookScenario } from './webhook.js';
@@ -23,6 +24,7 @@ const SCENARIOS: Record<string, Scenario> = {
   gateway: gatewayScenario,
   memory: () => memoryScenario(),
   audit: () => auditScenario(),
+  'runs-list': () => runsListScenario({ postgres: !process.env.BENCH_SQLITE_ONLY }),
   agent: () => agentScenarios(),
   'sse-large': () => largeAnswerScenarios(),
   webhook: webhookScenario,

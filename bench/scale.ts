@@ -219,7 +219,7 @@ async function appendFor(logs: AuditLog[], inFlight: number, seconds: number): P
   return { written, perSecond: written / ((performance.now() - start) / 1000) };
 }
 
-class BenchDatabase {
+export class BenchDatabase {
   private constructor(readonly name: string, readonly url: string) {}
 
   static async create(): Promise<BenchDatabase> {

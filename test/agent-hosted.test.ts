@@ -200,13 +200,13 @@ describe('costs and the budget cap', () => {
     const config = { ...hostedConfig('openai', server, cheaper), max_spend_usd: 10 };
     const first = await startTestApp({ env: ENV, config });
     const home = first.home;
-    const run = await first.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report' });
+    const run = await first.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report', source: 'job', jobId: 'nightly' });
     expect((await first.app.agent.whenRunFinished(run.run_id))?.status).toBe('complete');
     await first.app.close();
 
     const second = await app({ env: ENV, config, home });
     expect(await second.app.agent.costs.sessionSpend('job:nightly')).toBe(10);
-    const again = await second.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report' });
+    const again = await second.app.agent.startChannelRun({ sessionId: 'job:nightly', message: 'report', source: 'job', jobId: 'nightly' });
     const done = await second.app.agent.whenRunFinished(again.run_id);
     expect(done).toMatchObject({ status: 'error' });
     expect(done?.error).toMatch(/budget exceeded: session 'job:nightly' has spent \$10 of max_spend_usd \$10/);

@@ -377,7 +377,7 @@ describe('what allow_session covers', () => {
     const t = await grantsApp();
     const [a] = ports as [number];
     hits.length = 0;
-    const fetchOn = async () => t.app.agent.startChannelRun({ sessionId: 'job:nightly', message: `fetch http://b.localhost:${a}/public` });
+    const fetchOn = async () => t.app.agent.startChannelRun({ sessionId: 'job:nightly', source: 'job', jobId: 'nightly', message: `fetch http://b.localhost:${a}/public` });
     const first = await fetchOn();
     const approval = await pendingOf(t, first.run_id);
     expect(approval).toMatchObject({ session_id: 'job:nightly', grant_run_id: first.run_id, session_grant_allowed: true });

@@ -28,7 +28,7 @@ async function redisBuses(url: string): Promise<Buses & { coordinations: RedisCo
 
 /** Starts a run on `a` and waits until its first three events (start, tool request and result) are committed. */
 async function runHeldOn(a: RunRegistry, storage: SqliteStorage, provider: GatedProvider, sessionId = 'ses_shared') {
-  const run = await a.start({ sessionId, origin: 'api', message: 'six times seven?', provider, requestedProvider: null });
+  const run = await a.start({ sessionId, origin: 'api', source: 'api', message: 'six times seven?', provider, requestedProvider: null });
   await eventually(async () => (await storage.runs.events(run.run_id, 0)).length === 3);
   return run;
 }

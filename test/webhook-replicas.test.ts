@@ -81,7 +81,7 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
     await storeA.runs.create({
       run_id: first!.runId, session_id: 'webhook:s3', message: first!.content, status: 'pending', provider: null, resolved_provider: 'offline',
       created_at: now(), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null,
     });
     await storeA.runs.start(first!.runId, now(), { id: 1, name: 'run.start', data: '{}' });
     a.settled(first!);

@@ -17,7 +17,7 @@ import type { CostStore, CostTotals, SessionSpend } from '../storage/ports/costs
 import type { RunStore } from '../storage/ports/runs.js';
 import type { ApiSession } from '../storage/ports/sessions.js';
 import type { SessionClaimStore, SessionStore } from '../storage/ports/sessions.js';
-import type { RunCost, RunRecord } from '../storage/ports/runs.js';
+import type { ChannelRunRequest, RunCost, RunListQuery, RunPage, RunRecord } from '../storage/ports/runs.js';
 import { SessionsFullError } from '../storage/ports/errors.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 
@@ -239,7 +239,7 @@ export class AgentRuntime {
   async startRun(request: TurnRequest): Promise<RunRecord> {
     const { session, provider } = await this.prepare(request);
     const run = await this.runs.start({
-      sessionId: session.id, origin: 'api', message: request.message, provider, requestedProvider: request.provider ?? null, requestId: request.requestId,
+      sessionId: session.id, origin: 'api', source: 'api', message: request.message, provider, requestedProvider: request.provider ?? null, requestId: request.requestId,
     });
     await this.sessions.touch(session.id);
     return run;
@@ -249,11 +249,12 @@ export class AgentRuntime {
    * Starts a run on a channel session with a stable id (`job:<id>`, a webhook sender): no API
    * session is involved, and the budget follows the id across restarts.
    */
-  async startChannelRun(request: { sessionId: string; message: string; provider?: string | null; runId?: string }): Promise<RunRecord> {
+  async startChannelRun(request: ChannelRunRequest): Promise<RunRecord> {
     if (this.closing) throw shuttingDown();
     const provider = this.options.providers.resolve(request.provider ?? null);
     return this.runs.start({
-      sessionId: request.sessionId, origin: 'channel', message: request.message, provider, requestedProvider: request.provider ?? null, runId: request.runId,
+      sessionId: request.sessionId, origin: 'channel', source: request.source, jobId: request.jobId, message: request.message, provider,
+      requestedProvider: request.provider ?? null, runId: request.runId,
     });
   }
 
@@ -275,6 +276,10 @@ export class AgentRuntime {
 
   listRuns(sessionId: string, limit: number): Promise<RunRecord[]> {
     return this.runs.list(sessionId, limit);
+  }
+
+  listAllRuns(query: RunListQuery): Promise<RunPage> {
+    return this.runs.listAll(query);
   }
 
   watchRun(runId: string, afterId: number, viewer: RunViewer): Promise<WatchResult> {

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { StorageUnavailableError } from '../storage/ports/errors.js';
 import { AgentError } from '../contracts/agent-errors.js';
-import type { RunRecord } from '../storage/ports/runs.js';
+import type { ChannelRunRequest, RunRecord } from '../storage/ports/runs.js';
 
 /** One message a channel hands over. */
 export interface ChannelMessage {
@@ -53,15 +53,18 @@ export function isPassingFailure(error: unknown): boolean {
 
 /** The part of the agent runtime the dispatcher drives. */
 export interface ChannelRunner {
-  startChannelRun(request: { sessionId: string; message: string; runId?: string }): Promise<RunRecord>;
+  startChannelRun(request: ChannelRunRequest): Promise<RunRecord>;
   whenRunFinished(runId: string): Promise<RunRecord | null>;
 }
 
 export interface ChannelDispatcherOptions<M extends ChannelMessage> {
   inbox: ChannelInbox<M>;
   runner: ChannelRunner;
-  /** Session ids are `<prefix>:<sender>`, stable across restarts (spend caps follow them). */
-  sessionPrefix: string;
+  /**
+   * The channel: session ids are `<prefix>:<sender>`, stable across restarts (spend caps follow
+   * them), and its runs are recorded with it as their source.
+   */
+  sessionPrefix: ChannelRunRequest['source'] & ('webhook' | 'discord');
   log: Logger;
   /** Messages taken from the inbox but not yet started, across all senders. */
   maxPending?: number;
@@ -135,7 +138,7 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
     const { inbox, runner, sessionPrefix, log } = this.options;
     const sessionId = `${sessionPrefix}:${sender}`;
     const done = runner
-      .startChannelRun({ sessionId, message: message.content, runId: message.runId })
+      .startChannelRun({ sessionId, message: message.content, runId: message.runId, source: sessionPrefix })
       .then(
         async (run) => {
           this.failedStarts.delete(sender);

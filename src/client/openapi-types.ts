@@ -289,8 +289,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Recent runs of a session
-         * @description Newest first.
+         * Recent runs, of one session or of every session
+         * @description Newest first (by creation). With session_id, that session's runs: { runs }. Without it, the runs of every session, paged by position and narrowed by status, source (api, job, webhook, discord), job_id and since (inclusive) / until (exclusive) on created_at: { runs, total, total_capped, has_more }. total counts matching runs up to 10,000; past that total_capped is true. A bad parameter is a 400 naming it.
          */
         get: operations["listRuns"];
         put?: never;
@@ -1563,10 +1563,23 @@ export interface operations {
     };
     listRuns: {
         parameters: {
-            query: {
-                session_id: string;
-                /** @description integer, default 20, clamped to 1..100 */
+            query?: {
+                /** @description one session's runs; without it, every session's */
+                session_id?: string;
+                /** @description integer; with session_id default 20, clamped to 1..100; without, default 50, clamped to 1..200 */
                 limit?: string;
+                /** @description non-negative integer, default 0 (without session_id) */
+                offset?: string;
+                /** @description exact match: pending, running, complete, error, cancelled (a run waiting for an approval is running) */
+                status?: string;
+                /** @description exact match: api, job, webhook, discord */
+                source?: string;
+                /** @description runs of this scheduled job */
+                job_id?: string;
+                /** @description created at or after; ISO 8601 with Z or an offset */
+                since?: string;
+                /** @description created before; ISO 8601 with Z or an offset */
+                until?: string;
             };
             header?: never;
             path?: never;
@@ -1608,7 +1621,20 @@ export interface operations {
                                     completion_tokens: number;
                                     cost_usd: number;
                                 };
+                                /**
+                                 * @description what started the run
+                                 * @enum {string}
+                                 */
+                                source: "api" | "job" | "webhook" | "discord";
+                                /** @description the scheduled job whose fire this run is (source job), else null */
+                                job_id: string | null;
                             }[];
+                            /** @description without session_id: matching runs, counted up to 10000 */
+                            total?: number;
+                            /** @description without session_id: more than 10000 runs match (total is the cap) */
+                            total_capped?: boolean;
+                            /** @description without session_id: runs follow this page (ask again with offset + limit) */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -1680,6 +1706,13 @@ export interface operations {
                                 completion_tokens: number;
                                 cost_usd: number;
                             };
+                            /**
+                             * @description what started the run
+                             * @enum {string}
+                             */
+                            source: "api" | "job" | "webhook" | "discord";
+                            /** @description the scheduled job whose fire this run is (source job), else null */
+                            job_id: string | null;
                         };
                     };
                 };
@@ -1756,6 +1789,13 @@ export interface operations {
                                 completion_tokens: number;
                                 cost_usd: number;
                             };
+                            /**
+                             * @description what started the run
+                             * @enum {string}
+                             */
+                            source: "api" | "job" | "webhook" | "discord";
+                            /** @description the scheduled job whose fire this run is (source job), else null */
+                            job_id: string | null;
                         };
                     };
                 };
@@ -1819,6 +1859,13 @@ export interface operations {
                                 completion_tokens: number;
                                 cost_usd: number;
                             };
+                            /**
+                             * @description what started the run
+                             * @enum {string}
+                             */
+                            source: "api" | "job" | "webhook" | "discord";
+                            /** @description the scheduled job whose fire this run is (source job), else null */
+                            job_id: string | null;
                         };
                     };
                 };

@@ -14,12 +14,15 @@ import { FanOut } from './fan-out.js';
 import { auditRunEnd } from './run-audit.js';
 import type { RunEventBus } from './run-event-bus.js';
 import type { SessionLeases } from './session-leases.js';
-import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord } from '../storage/ports/runs.js';
+import { isoNow, type RunCost, type RunEvent, type RunEventName, type RunRecord, type RunSource } from '../storage/ports/runs.js';
 
 export interface StartRunInput {
   sessionId: string;
   /** `api` for a run on an API session; `channel` for a webhook sender's or a job's run. */
   origin: TurnOrigin;
+  /** What started the run, and the job for a scheduled fire: recorded on it (`RunRecord.source`, `job_id`). */
+  source: RunSource;
+  jobId?: string;
   message: string;
   provider: Provider;
   /** The provider named by the request (recorded as the run's `provider`), or null. */

@@ -13,7 +13,7 @@ import { RemoteRuns } from './remote-runs.js';
 import type { RunEventBus } from './run-event-bus.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
-import { isFinished, isoNow, type RunRecord } from '../storage/ports/runs.js';
+import { isFinished, isoNow, type RunListQuery, type RunPage, type RunRecord } from '../storage/ports/runs.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;
@@ -119,6 +119,8 @@ export class RunRegistry {
       error: null,
       tools_used: [],
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+      source: input.source,
+      job_id: input.jobId ?? null,
     };
     const { store } = this.options;
     try {
@@ -166,6 +168,11 @@ export class RunRegistry {
 
   list(sessionId: string, limit: number): Promise<RunRecord[]> {
     return this.options.store.listBySession(sessionId, limit);
+  }
+
+  /** Runs of every session as stored: a run paused on an approval is listed as `running`. */
+  listAll(query: RunListQuery): Promise<RunPage> {
+    return this.options.store.list(query);
   }
 
   /** Resolves with the run's final record once it has finished (null for an unknown id). */

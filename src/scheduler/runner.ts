@@ -225,7 +225,9 @@ export class JobRunner {
     this.inFlight.set(job.id, runId);
     let run: RunRecord;
     try {
-      run = await runs.startChannelRun({ sessionId: jobSessionId(job.id), message: job.task, provider: job.provider, runId });
+      run = await runs.startChannelRun({
+        sessionId: jobSessionId(job.id), message: job.task, provider: job.provider, runId, source: 'job', jobId: job.id,
+      });
     } catch (error) {
       this.release(job.id, runId);
       if (!failureMessage(error).expected) this.options.log.error(`scheduler: run of job ${job.id} failed to start: ${(error as Error)?.stack ?? String(error)}`);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunOutcome, RunStore } from '../ports/runs.js';
-import type { RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
+import type { RunEvent, RunEventName, RunListQuery, RunRecord } from '../ports/runs.js';
 import { RunClosedError } from '../ports/errors.js';
 
 /** The behaviour every `RunStore` backend must have, through the interface only. */
@@ -9,7 +9,7 @@ export type OpenRunStore = () => Promise<{ store: RunStore; close(): Promise<voi
 const record = (id: string, session = 'ses_1', extra: Partial<RunRecord> = {}): RunRecord => ({
   run_id: id, session_id: session, message: `asked ${id}`, status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, ...extra,
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, ...extra,
 });
 const ev = (id: number, name: RunEventName, data = '{}'): RunEvent => ({ id, name, data });
 const outcome = (finished_at: string, extra: Partial<RunOutcome> = {}): RunOutcome => ({
@@ -209,6 +209,56 @@ export function describeRunStore(backend: string, open: OpenRunStore): void {
         controller.abort();
         expect(await runs.pruneFinishedBefore('2026-02-01T00:00:00.000Z', { signal: controller.signal })).toBe(0);
         expect(await runs.get('old')).not.toBeNull();
+      });
+    });
+
+    describe('list (every session)', () => {
+      /** Six runs over three sessions, created a minute apart: api, job, webhook, in turn. */
+      const seed = async () => {
+        const kinds = [
+          { session: 'ses_1', source: 'api' as const, job_id: null },
+          { session: 'job:job_1', source: 'job' as const, job_id: 'job_1' },
+          { session: 'webhook:alice', source: 'webhook' as const, job_id: null },
+        ];
+        for (let i = 0; i < 6; i++) {
+          const { session, source, job_id } = kinds[i % 3]!;
+          await runs.create(record(`run_${i}`, session, { source, job_id, created_at: `2026-01-01T00:0${i}:00.000Z` }));
+        }
+        await runs.start('run_4', '2026-01-01T00:10:00.000Z', ev(1, 'run.start'));
+        await runs.finish('run_4', outcome('2026-01-01T00:11:00.000Z'), ev(2, 'run.complete'));
+      };
+      const ids = async (query: Partial<RunListQuery>) =>
+        (await runs.list({ limit: 50, offset: 0, ...query })).runs.map((run) => run.run_id);
+
+      it('lists every session\'s runs newest first, with their source and job', async () => {
+        await seed();
+        const page = await runs.list({ limit: 50, offset: 0 });
+        expect(page.runs.map((run) => run.run_id)).toEqual(['run_5', 'run_4', 'run_3', 'run_2', 'run_1', 'run_0']);
+        expect(page).toMatchObject({ total: 6, total_capped: false, has_more: false });
+        expect(page.runs[4]).toEqual(record('run_1', 'job:job_1', { source: 'job', job_id: 'job_1', created_at: '2026-01-01T00:01:00.000Z' }));
+        expect(page.runs[0]).toMatchObject({ source: 'webhook', job_id: null });
+      });
+
+      it('narrows by status, source, job, and created_at (since inclusive, until exclusive)', async () => {
+        await seed();
+        expect(await ids({ status: 'complete' })).toEqual(['run_4']);
+        expect(await ids({ status: 'pending' })).toEqual(['run_5', 'run_3', 'run_2', 'run_1', 'run_0']);
+        expect(await ids({ source: 'job' })).toEqual(['run_4', 'run_1']);
+        expect(await ids({ source: 'webhook', status: 'pending' })).toEqual(['run_5', 'run_2']);
+        expect(await ids({ job_id: 'job_1' })).toEqual(['run_4', 'run_1']);
+        expect(await ids({ job_id: 'job_none' })).toEqual([]);
+        expect(await ids({ since: '2026-01-01T00:02:00.000Z', until: '2026-01-01T00:04:00.000Z' })).toEqual(['run_3', 'run_2']);
+        expect(await runs.list({ limit: 50, offset: 0, source: 'api' })).toMatchObject({ total: 2, has_more: false });
+      });
+
+      it('pages by position: has_more while runs follow, total over every match', async () => {
+        await seed();
+        expect(await runs.list({ limit: 2, offset: 0 })).toMatchObject({ total: 6, has_more: true });
+        const middle = await runs.list({ limit: 2, offset: 2 });
+        expect(middle.runs.map((run) => run.run_id)).toEqual(['run_3', 'run_2']);
+        expect(middle.has_more).toBe(true);
+        expect(await runs.list({ limit: 2, offset: 4 })).toMatchObject({ has_more: false, total: 6 });
+        expect(await runs.list({ limit: 2, offset: 10 })).toMatchObject({ runs: [], has_more: false, total: 6 });
       });
     });
   });

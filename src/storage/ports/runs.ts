@@ -11,6 +11,25 @@ export function isFinished(status: RunStatus): boolean {
   return FINISHED_STATUSES.has(status);
 }
 
+/** What started a run: the API, a scheduled job's fire, or a channel (a webhook or Discord message). */
+export type RunSource = 'api' | 'job' | 'webhook' | 'discord';
+
+export const RUN_SOURCES: readonly RunSource[] = ['api', 'job', 'webhook', 'discord'];
+
+/** A run that is not the API's: a job's fire or a channel's message, on its own stable session id. */
+export interface ChannelRunRequest {
+  sessionId: string;
+  message: string;
+  source: Exclude<RunSource, 'api'>;
+  /** The job a fire belongs to (source `job`). */
+  jobId?: string;
+  provider?: string | null;
+  runId?: string;
+}
+
+/** The statuses a run is stored with (`waiting_approval` is derived, never stored). */
+export const STORED_RUN_STATUSES: readonly RunStatus[] = ['pending', 'running', 'complete', 'error', 'cancelled'];
+
 /** Tokens and spend of one run or chat turn (every provider call of it summed). */
 export interface RunCost {
   prompt_tokens: number;
@@ -40,6 +59,41 @@ export interface RunRecord {
   /** Names of the tools the run called, in order of first use, each once. */
   tools_used: string[];
   cost: RunCost;
+  source: RunSource;
+  /** The job whose fire this run is (source `job`); null otherwise. */
+  job_id: string | null;
+}
+
+/** What the list of runs across sessions is narrowed to; every filter given must match. */
+export interface RunListFilter {
+  status?: RunStatus;
+  source?: RunSource;
+  job_id?: string;
+  /** ISO 8601 (UTC, milliseconds): created at or after. */
+  since?: string;
+  /** ISO 8601 (UTC, milliseconds): created before. */
+  until?: string;
+}
+
+export interface RunListQuery extends RunListFilter {
+  limit: number;
+  offset: number;
+}
+
+/**
+ * Counting every match of a million runs would cost more than the page itself: the count stops
+ * here and `total_capped` says it did.
+ */
+export const RUN_TOTAL_CAP = 10_000;
+
+/** One page of runs across sessions, newest first. */
+export interface RunPage {
+  runs: RunRecord[];
+  /** Matching runs, counted up to `RUN_TOTAL_CAP`. */
+  total: number;
+  /** True when more than `RUN_TOTAL_CAP` runs match: `total` is the cap, not the count. */
+  total_capped: boolean;
+  has_more: boolean;
 }
 
 export type RunEventName = 'run.start' | 'tool.request' | 'tool.result' | 'approval.request' | 'approval.result' | 'run.complete' | 'run.error' | 'run.cancelled';
@@ -95,6 +149,8 @@ export interface RunStore {
   get(runId: string): Promise<RunRecord | null>;
   /** Newest first. */
   listBySession(sessionId: string, limit: number): Promise<RunRecord[]>;
+  /** Runs of every session, newest first (by creation), filtered and paged (`RunPage`). */
+  list(query: RunListQuery): Promise<RunPage>;
   /** Events with an id above `afterId`, in order. */
   events(runId: string, afterId: number): Promise<RunEvent[]>;
   /**

@@ -55,4 +55,20 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL migrations', () => {
     await db.query(`INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')`);
     await expect(migrate(db)).rejects.toThrow(/version 999, newer than this agentd knows/);
   });
+
+  it('gives runs stored before their source one from their session (migration 14)', async () => {
+    const db = open();
+    await migrate(db, PG_MIGRATIONS.filter((m) => m.version < 14));
+    for (const [id, session] of [['run_api', 'ses_1'], ['run_job', 'job:job_7'], ['run_hook', 'webhook:ci'], ['run_like', 'JOB:x']]) {
+      await db.query(`INSERT INTO runs (id, session_id, status, created_at) VALUES ($1, $2, 'complete', '2026-01-01T00:00:00.000Z')`, [id, session]);
+    }
+    await migrate(db);
+    const { rows } = await db.query('SELECT id, source, job_id FROM runs ORDER BY seq');
+    expect(rows).toEqual([
+      { id: 'run_api', source: 'api', job_id: null },
+      { id: 'run_job', source: 'job', job_id: 'job_7' },
+      { id: 'run_hook', source: 'webhook', job_id: null },
+      { id: 'run_like', source: 'api', job_id: null },
+    ]);
+  });
 });

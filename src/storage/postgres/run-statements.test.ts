@@ -8,7 +8,7 @@ import { RunClosedError } from '../ports/errors.js';
 const record = (run_id: string, session_id: string): RunRecord => ({
   run_id, session_id, message: 'hi', status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
 });
 const outcome: RunOutcome = {
   status: 'complete', finished_at: '2026-01-01T00:00:02.000Z', response: 'done', error: null, tools_used: [],

@@ -1,8 +1,9 @@
 import type { ClaimLease } from '../ports/sessions.js';
 import type { RunOutcome, RunStore } from '../ports/runs.js';
-import type { RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
+import type { RunEvent, RunEventName, RunListQuery, RunPage, RunRecord } from '../ports/runs.js';
 import { RunClosedError } from '../ports/errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../shared/run-rows.js';
+import { runListStatements, runPage } from '../shared/run-list.js';
 import { removeInSlices } from '../shared/slices.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { TAKE_CLAIM } from './take-claim.js';
@@ -51,7 +52,7 @@ export class PgRunStore implements RunStore {
   async create(run: RunRecord): Promise<void> {
     await this.writes.run(run.session_id, () => this.db.query(`WITH ${INBOX_STARTED})
       INSERT INTO runs (owner, ${RUN_COLUMNS})
-      VALUES ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, runValues(run, this.owner)));
+      VALUES ($18, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, runValues(run, this.owner)));
   }
 
   /**
@@ -60,12 +61,12 @@ export class PgRunStore implements RunStore {
    * inserted from its result, so only when the claim was taken.
    */
   async createClaimed(run: RunRecord, lease: ClaimLease): Promise<boolean> {
-    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$16', '$17', '$18')},
+    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$18', '$19', '$20')},
       ${INBOX_STARTED}
         AND EXISTS (SELECT 1 FROM claim))
       INSERT INTO runs (owner, ${RUN_COLUMNS})
-      SELECT $16::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
-        $12::text, $13::bigint, $14::bigint, $15::double precision FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));
+      SELECT $18::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
+        $12::text, $13::bigint, $14::bigint, $15::double precision, $16::text, $17::text FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));
     return rowCount === 1;
   }
 
@@ -121,6 +122,17 @@ export class PgRunStore implements RunStore {
     return rows.map(toRecord);
   }
 
+  async list(query: RunListQuery): Promise<RunPage> {
+    const statements = runListStatements(query, (n) => `$${n}`);
+    // One snapshot for both: a run created between the page and the count would make them disagree.
+    return this.db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { rows } = await tx.query<RunRow>(statements.page, statements.pageParams);
+      const count = await tx.query<{ n: number }>(statements.count, statements.params);
+      return runPage(rows.map(toRecord), query.limit, count.rows[0]!.n);
+    });
+  }
+
   async events(runId: string, afterId: number): Promise<RunEvent[]> {
     const { rows } = await this.db.query<{ id: number; name: RunEventName; data: string }>(
       'SELECT id, name, data FROM run_events WHERE run_id = $1 AND id > $2 ORDER BY id', [runId, afterId]);
@@ -157,12 +169,12 @@ export class PgRunStore implements RunStore {
   }
 }
 
-/** The run's columns in `RUN_COLUMNS` order ($1 … $15), then its owner ($16). */
+/** The run's columns in `RUN_COLUMNS` order ($1 … $17), then its owner ($18). */
 function runValues(run: RunRecord, owner: string): unknown[] {
   return [
     run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
     run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
-    run.cost.cost_usd, owner,
+    run.cost.cost_usd, run.source, run.job_id, owner,
   ];
 }
 

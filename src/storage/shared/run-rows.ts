@@ -10,7 +10,7 @@ export type RunRow = Omit<RunRecord, 'run_id' | 'tools_used' | 'cost'> & {
 };
 
 export const RUN_COLUMNS = `id, session_id, message, status, provider, resolved_provider, created_at, started_at, finished_at,
-  response, error, tools_used, prompt_tokens, completion_tokens, cost_usd`;
+  response, error, tools_used, prompt_tokens, completion_tokens, cost_usd, source, job_id`;
 
 /** A `runs` row as the API's run record. */
 export function toRecord(row: RunRow): RunRecord {
@@ -28,5 +28,7 @@ export function toRecord(row: RunRow): RunRecord {
     error: row.error,
     tools_used: JSON.parse(row.tools_used) as string[],
     cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, cost_usd: row.cost_usd },
+    source: row.source,
+    job_id: row.job_id,
   };
 }

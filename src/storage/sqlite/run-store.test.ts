@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../ports/runs.js';
+import { Database } from './database.js';
 import { SqliteStorage } from './index.js';
+import { MIGRATIONS } from './migrations/index.js';
 
 /** What only the SQLite run store has: its keys, its cascade and its slices. */
 let storage: SqliteStorage;
@@ -16,7 +21,7 @@ afterEach(async () => {
 const record = (id: string): RunRecord => ({
   run_id: id, session_id: 'ses_1', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
 });
 const count = (table: string) => (storage.database.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
@@ -59,5 +64,26 @@ describe('SqliteRunStore', () => {
     // Oldest first: what is left is the newest.
     expect((await storage.runs.get('old_39'))!.status).toBe('complete');
     expect(await storage.runs.get('old_0')).toBeNull();
+  });
+
+  it('gives runs stored before their source one from their session (migration 16)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-run-source-'));
+    try {
+      const file = join(dir, 'agentd.db');
+      const before = new Database(file, MIGRATIONS.filter((m) => m.version < 16));
+      const insert = before.db.prepare(`INSERT INTO runs (id, session_id, status, created_at) VALUES (?, ?, 'complete', '2026-01-01T00:00:00.000Z')`);
+      for (const [id, session] of [['run_api', 'ses_1'], ['run_job', 'job:job_7'], ['run_hook', 'webhook:ci'], ['run_like', 'JOB:x']]) insert.run(id, session);
+      before.close();
+      const after = new Database(file);
+      expect(after.db.prepare('SELECT id, source, job_id FROM runs ORDER BY seq').all()).toEqual([
+        { id: 'run_api', source: 'api', job_id: null },
+        { id: 'run_job', source: 'job', job_id: 'job_7' },
+        { id: 'run_hook', source: 'webhook', job_id: null },
+        { id: 'run_like', source: 'api', job_id: null },
+      ]);
+      after.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,8 @@
 import type { RunOutcome, RunStore } from '../ports/runs.js';
-import type { RunEvent, RunEventName, RunRecord } from '../ports/runs.js';
+import type { RunEvent, RunEventName, RunListQuery, RunPage, RunRecord } from '../ports/runs.js';
 import { RunClosedError } from '../ports/errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../shared/run-rows.js';
+import { runListStatements, runPage } from '../shared/run-list.js';
 import type { Database } from './database.js';
 import { removeInSlices } from '../shared/slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
@@ -21,7 +22,7 @@ export class SqliteRunStore implements RunStore {
     this.stmt = {
       insert: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @session_id, @message, @status, @provider,
         @resolved_provider, @created_at, @started_at, @finished_at, @response, @error, @tools_used,
-        @prompt_tokens, @completion_tokens, @cost_usd)`),
+        @prompt_tokens, @completion_tokens, @cost_usd, @source, @job_id)`),
       // In progress, not only pending: recovery also opens the log of a run left running without events.
       start: db.prepare(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status IN ('pending', 'running')`),
       finish: db.prepare(`UPDATE runs SET status = @status, finished_at = @finished_at, response = @response,
@@ -81,6 +82,8 @@ export class SqliteRunStore implements RunStore {
       prompt_tokens: run.cost.prompt_tokens,
       completion_tokens: run.cost.completion_tokens,
       cost_usd: run.cost.cost_usd,
+      source: run.source,
+      job_id: run.job_id,
     }));
   }
 
@@ -105,6 +108,16 @@ export class SqliteRunStore implements RunStore {
 
   async listBySession(sessionId: string, limit: number): Promise<RunRecord[]> {
     return (this.stmt.list.all(sessionId, limit) as RunRow[]).map(toRecord);
+  }
+
+  async list(query: RunListQuery): Promise<RunPage> {
+    const statements = runListStatements(query, () => '?');
+    const db = this.database.db;
+    // Both reads run in this one synchronous call on the connection every write goes through, so no
+    // run can be created between the page and the count.
+    const rows = (db.prepare(statements.page).all(...statements.pageParams) as RunRow[]).map(toRecord);
+    const counted = db.prepare(statements.count).pluck().get(...statements.params) as number;
+    return runPage(rows, query.limit, counted);
   }
 
   async events(runId: string, afterId: number): Promise<RunEvent[]> {

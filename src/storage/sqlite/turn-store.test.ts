@@ -148,7 +148,7 @@ describe('delete erases the text from the run that stored it', () => {
   const record = (id: string): RunRecord => ({
     run_id: id, session_id: 'sess_a', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
     created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
   });
   const ev = (id: number, name: RunEventName, data: unknown) => ({ id, name, data: JSON.stringify(data) });
 

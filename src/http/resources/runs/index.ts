@@ -1,14 +1,12 @@
 import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError } from '../../../listener/errors.js';
-import { limitParam, parseLimit } from '../../query.js';
+import { parseLimit } from '../../query.js';
 import { auditBusy } from '../busy-audit.js';
 import type { ResourcePlugin } from '../context.js';
-import { idParams, MAX_ID_CHARS, turnBodySchema } from '../schemas.js';
+import { idParams, turnBodySchema } from '../schemas.js';
 import { eventRoutes } from './events.js';
+import { parseRunListQuery, refuseCrossSessionParams, runListQuerySchema, runListResponseSchema, SESSION_LIST } from './list.js';
 import { runSchema } from './schemas.js';
-
-const LIST_DEFAULT = 20;
-const LIST_MAX = 100;
 
 /** Background runs: status values and the cancel endpoint (docs/resources.md#runs). */
 export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingIntervalMs' | 'metrics'> = async (app, ctx) => {
@@ -38,25 +36,22 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
 
   app.get('/runs', {
     schema: {
-      summary: 'Recent runs of a session',
+      summary: 'Recent runs, of one session or of every session',
       operationId: 'listRuns',
-      description: 'Newest first.',
+      description:
+        'Newest first (by creation). With session_id, that session\'s runs: { runs }. Without it, the runs of every ' +
+        'session, paged by position and narrowed by status, source (api, job, webhook, discord), job_id and since ' +
+        '(inclusive) / until (exclusive) on created_at: { runs, total, total_capped, has_more }. total counts matching ' +
+        'runs up to 10,000; past that total_capped is true. A bad parameter is a 400 naming it.',
       tags: ['runs'],
-      querystring: {
-        type: 'object',
-        required: ['session_id'],
-        properties: {
-          session_id: { type: 'string', minLength: 1, maxLength: MAX_ID_CHARS },
-          limit: limitParam(LIST_DEFAULT, LIST_MAX),
-        },
-      },
-      response: {
-        200: okSchema({ type: 'object', required: ['runs'], properties: { runs: { type: 'array', items: runSchema } } }),
-      },
+      querystring: runListQuerySchema,
+      response: { 200: okSchema(runListResponseSchema) },
     },
   }, async (request) => {
     const { query } = request;
-    const limit = parseLimit(query.limit, LIST_DEFAULT, LIST_MAX);
+    if (query.session_id === undefined) return ok(await agent.listAllRuns(parseRunListQuery(query)));
+    refuseCrossSessionParams(query);
+    const limit = parseLimit(query.limit, SESSION_LIST.fallback, SESSION_LIST.max);
     return ok({ runs: await agent.listRuns(query.session_id, limit) });
   });
 

@@ -5,7 +5,7 @@ export const runSchema = {
   type: 'object',
   required: [
     'run_id', 'session_id', 'message', 'status', 'provider', 'resolved_provider', 'created_at', 'started_at',
-    'finished_at', 'response', 'error', 'tools_used', 'cost',
+    'finished_at', 'response', 'error', 'tools_used', 'cost', 'source', 'job_id',
   ],
   properties: {
     run_id: { type: 'string' },
@@ -21,6 +21,8 @@ export const runSchema = {
     error: nullableString,
     tools_used: { type: 'array', items: { type: 'string' } },
     cost: costSchema,
+    source: { type: 'string', enum: ['api', 'job', 'webhook', 'discord'], description: 'what started the run' },
+    job_id: { ...nullableString, description: 'the scheduled job whose fire this run is (source job), else null' },
   },
 } as const;
 

@@ -11,6 +11,7 @@ import { sessionClaimsMigration } from './010_session_claims.js';
 import { approvalsMigration } from './011_approvals.js';
 import { webhookReplayMigration } from './012_webhook_replay.js';
 import { approvalGrantsMigration } from './013_approval_grants.js';
+import { runSourceMigration } from './014_run_source.js';
 import type { PgMigration } from './types.js';
 
 export type { PgMigration } from './types.js';
@@ -18,4 +19,5 @@ export type { PgMigration } from './types.js';
 /** Every PostgreSQL schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [auditMigration, memoryMigration, runsCostsMigration, inboxJobsSettingsMigration,
   apiSessionsMigration, webSessionsMigration, runOwnerMigration,
-  inboxClaimsMigration, costHoldsMigration, sessionClaimsMigration, approvalsMigration, webhookReplayMigration, approvalGrantsMigration];
+  inboxClaimsMigration, costHoldsMigration, sessionClaimsMigration, approvalsMigration, webhookReplayMigration, approvalGrantsMigration,
+  runSourceMigration];

@@ -13,6 +13,7 @@ import { costHoldsMigration } from './012_cost_holds.js';
 import { approvalsMigration } from './013_approvals.js';
 import { webhookReplayMigration } from './014_webhook_replay.js';
 import { approvalGrantsMigration } from './015_approval_grants.js';
+import { runSourceMigration } from './016_run_source.js';
 import type { Migration } from './types.js';
 
 export type { Migration } from './types.js';
@@ -20,4 +21,5 @@ export type { Migration } from './types.js';
 /** Every schema change, in version order. Add a file `NNN_name.ts` and one line here. */
 export const MIGRATIONS: readonly Migration[] = [auditMigration, memoryMigration, runsMigration, costsMigration, lifecycleMigration,
   runMessageMigration, channelInboxMigration, jobsMigration, settingsMigration, auditBrowserMigration,
-  inboxClaimsMigration, costHoldsMigration, approvalsMigration, webhookReplayMigration, approvalGrantsMigration];
+  inboxClaimsMigration, costHoldsMigration, approvalsMigration, webhookReplayMigration, approvalGrantsMigration,
+  runSourceMigration];
