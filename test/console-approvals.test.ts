@@ -70,7 +70,7 @@ describe('approvals in the console', () => {
     expect(await question).toBe('Allow this request once?\n\ncalculator {"expression":"2+3"}');
     await p.getByRole('status').filter({ hasText: 'Tool call allowed (allow_once).' }).waitFor();
     await p.getByText('Nothing is waiting for a decision.').waitFor();
-    await approvalsLink(p).locator('.badge').waitFor({ state: 'detached' });
+    await approvalsLink(p).locator('.count-badge').waitFor({ state: 'detached' });
 
     const decided = (await json(await t.request(`/api/v1/approvals/${approval.id}`))).data;
     expect(decided).toMatchObject({ state: 'allowed', decision: 'allow_once', decided_by: expect.stringMatching(/^web_session:/) });

@@ -337,6 +337,24 @@ describe('audit trail', () => {
   });
 });
 
+describe('status badges', () => {
+  it('draw an allowed result and a denied one in different colours: the pending-approvals count does not restyle them', async () => {
+    await fetch(`${t.url}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'api_key=wrong', redirect: 'manual' });
+    const p = await page();
+    const styleOf = async (result: 'allow' | 'deny') => {
+      await p.goto(`${t.url}/#/audit?result=${result}`);
+      const badge = p.locator(`.badge-${result}`).first();
+      await badge.waitFor();
+      return badge.evaluate((element) => ({ color: getComputedStyle(element).color, background: getComputedStyle(element).backgroundColor }));
+    };
+    const allow = await styleOf('allow');
+    const deny = await styleOf('deny');
+    expect(allow.color).not.toBe(deny.color);
+    // Outlined in their own colour, not filled like the count on the Approvals link.
+    expect([allow.background, deny.background]).toEqual(['rgba(0, 0, 0, 0)', 'rgba(0, 0, 0, 0)']);
+  });
+});
+
 describe('failures', () => {
   it('shows a refused request and an unreadable answer inside the panel, never a blank page', async () => {
     const p = await page();

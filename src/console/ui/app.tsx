@@ -89,7 +89,7 @@ function PendingBadge() {
   }, []);
   const count = pending.data?.length ?? 0;
   if (count === 0) return null;
-  return <span class="badge" data-pending-approvals={count}>{count}<span class="sr-only"> waiting</span></span>;
+  return <span class="count-badge" data-pending-approvals={count}>{count}<span class="sr-only"> waiting</span></span>;
 }
 
 function SignOut() {
