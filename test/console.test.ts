@@ -343,9 +343,9 @@ describe('status badges', () => {
     const p = await page();
     const styleOf = async (result: 'allow' | 'deny') => {
       await p.goto(`${t.url}/#/audit?result=${result}`);
-      const badge = p.locator(`.badge-${result}`).first();
-      await badge.waitFor();
-      return badge.evaluate((element) => ({ color: getComputedStyle(element).color, background: getComputedStyle(element).backgroundColor }));
+      await p.locator(`.badge-${result}`).first().waitFor();
+      return inPage<{ color: string; background: string }>(p,
+        `(() => { const style = getComputedStyle(document.querySelector('.badge-${result}')); return { color: style.color, background: style.backgroundColor }; })()`);
     };
     const allow = await styleOf('allow');
     const deny = await styleOf('deny');
