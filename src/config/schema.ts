@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { discordSchema } from './discord-schema.js';
 import { mcpSchema } from './mcp-schema.js';
 
 /**
@@ -183,6 +184,7 @@ export const configSchema = z
       })
       .prefault({}),
     mcp: mcpSchema,
+    discord: discordSchema,
   })
   .strict();
 
@@ -192,6 +194,7 @@ export type ProviderConfig = z.infer<typeof providerSchema>;
 export type NetworkConfig = Config['network'];
 export type RestPolicyConfig = z.infer<typeof restPolicySchema>;
 export type { McpServerConfig } from './mcp-schema.js';
+export type { DiscordConfig } from './discord-schema.js';
 
 /** JSON Schema of the config file, for editors (`agentd config schema`). */
 export function configJsonSchema(): unknown {
