@@ -102,7 +102,7 @@ describe('config', () => {
   it('exports a JSON Schema that knows every section', () => {
     tmp();
     const schema = configJsonSchema() as { properties: Record<string, unknown>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'approval_hash_key', 'approval_timeout_seconds', 'max_spend_usd', 'mcp', 'memory', 'network', 'providers', 'retention', 'storage', 'tools', 'webhook']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['api', 'approval_hash_key', 'approval_timeout_seconds', 'discord', 'max_spend_usd', 'mcp', 'memory', 'network', 'providers', 'retention', 'storage', 'tools', 'webhook']);
     expect(schema.additionalProperties).toBe(false);
   });
 });
@@ -163,5 +163,24 @@ describe('mcp config', () => {
 
   it('refuses two servers with one name', () => {
     expect(() => parseConfig({ mcp: { servers: [{ name: 'x', command: '/bin/x' }, { name: 'x', command: '/bin/y' }] } })).toThrow(/server names must be unique/);
+  });
+});
+
+describe('discord config', () => {
+  it('is off and allows no one by default', () => {
+    const { discord } = parseConfig({});
+    expect(discord).toMatchObject({ enabled: false, token_env: 'DISCORD_BOT_TOKEN', allowed_users: [], respond_to: 'mentions', session_per: 'channel' });
+  });
+
+  it('refuses an enabled channel that allows no one, naming the lists', () => {
+    expect(() => parseConfig({ discord: { enabled: true } })).toThrow(/discord\.enabled needs at least one of allowed_guilds, allowed_channels or allowed_users/);
+    expect(parseConfig({ discord: { enabled: true, allowed_users: ['123'] } }).discord.enabled).toBe(true);
+  });
+
+  it('counts a repeated id once and refuses ids that are not snowflakes', () => {
+    expect(parseConfig({ discord: { allowed_channels: ['42', '42'] } }).discord.allowed_channels).toEqual(['42']);
+    expect(() => parseConfig({ discord: { allowed_users: ['__proto__'] } })).toThrow(/a Discord id/);
+    expect(() => parseConfig({ discord: { allowed_users: ['１２３'] } })).toThrow(/a Discord id/);
+    expect(() => parseConfig({ discord: { token: 'secret' } })).toThrow(/token/);
   });
 });
