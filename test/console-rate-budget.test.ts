@@ -33,7 +33,7 @@ const wrongLogin = (t: TestApp) => fetch(`${t.url}/login`, {
 });
 
 describe('the console and the API rate budget', () => {
-  it('lets a login and 15 full reloads through without a 429; only the console\'s API calls count against the 60 a minute', async () => {
+  it('lets a login and 20 full reloads through without a 429; only the console\'s API calls count against the 60 a minute', async () => {
     const t = await start(RPM);
     const context = await browser.newContext();
     const answers: { status: number; path: string }[] = [];
@@ -41,17 +41,18 @@ describe('the console and the API rate budget', () => {
     const page = await context.newPage();
     await signIn(page, t);
     await page.waitForLoadState('networkidle');
-    for (let i = 0; i < 15; i++) await page.reload({ waitUntil: 'networkidle' });
+    for (let i = 0; i < 20; i++) await page.reload({ waitUntil: 'networkidle' });
     await context.close();
 
     expect(answers.filter((a) => a.status === 429)).toEqual([]);
     const pageLoads = answers.filter((a) => a.path === '/').length;
-    expect(pageLoads).toBe(16);
+    expect(pageLoads).toBe(21);
     const browserRequests = answers.filter((a) => !a.path.startsWith('/api/v1/'));
-    // The login page, its form post, 16 console pages and their assets: far more than the API's limit would allow.
-    expect(browserRequests.length).toBeGreaterThanOrEqual(2 + 16 * 3);
+    // The login page, its form post, 21 console pages and their assets: more than a window of 60 would allow.
+    expect(browserRequests.length).toBeGreaterThanOrEqual(2 + 21 * 3);
+    expect(browserRequests.length).toBeGreaterThan(RPM);
     const apiCalls = answers.length - browserRequests.length;
-    expect(apiCalls).toBeGreaterThanOrEqual(16);
+    expect(apiCalls).toBeGreaterThanOrEqual(21);
 
     // The API's window holds exactly what the console asked of the API: the rest of the 60 pass, then 429.
     const statuses: number[] = [];
