@@ -131,7 +131,7 @@ describe('restart and shutdown', () => {
     await store.create({
       run_id: 'run_orphan', session_id: 'ses_gone', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
       created_at: now, started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
     });
     await store.start('run_orphan', now, { id: 1, name: 'run.start', data: JSON.stringify({ run_id: 'run_orphan', session_id: 'ses_gone', provider: 'offline' }) });
     expect((await store.get('run_orphan'))?.status).toBe('running');

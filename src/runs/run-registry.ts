@@ -121,6 +121,8 @@ export class RunRegistry {
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
       source: input.source,
       job_id: input.jobId ?? null,
+      model: null,
+      first_token_at: null,
     };
     const { store } = this.options;
     try {

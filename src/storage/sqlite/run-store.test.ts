@@ -21,7 +21,7 @@ afterEach(async () => {
 const record = (id: string): RunRecord => ({
   run_id: id, session_id: 'ses_1', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
 });
 const count = (table: string) => (storage.database.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
@@ -29,7 +29,7 @@ async function finished(id: string, finishedAt: string): Promise<void> {
   await storage.runs.create(record(id));
   await storage.runs.start(id, '2026-01-01T00:00:00.000Z', { id: 1, name: 'run.start', data: '{}' });
   await storage.runs.finish(id, {
-    status: 'complete', finished_at: finishedAt, response: 'r', error: null, tools_used: [],
+    status: 'complete', finished_at: finishedAt, response: 'r', error: null, tools_used: [], model: null, first_token_at: null,
     cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
   }, { id: 2, name: 'run.complete', data: '{}' });
 }
