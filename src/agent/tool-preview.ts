@@ -1,4 +1,5 @@
-import { redact } from '../security/secrets/redact.js';
+import { redactUrlsIn } from '../security/secrets/redact-url.js';
+import { censor } from '../security/secrets/secrets.js';
 
 /** Characters of a tool's result kept in its run's trace (docs/resources.md#run-trace). */
 export const RESULT_PREVIEW_CHARS = 2_000;
@@ -11,10 +12,12 @@ export interface TextPreview {
 }
 
 /**
- * The start of a tool's output as the audit log would show it: redacted as a whole first (a secret
- * cut in two by the bound would no longer be recognised), then cut to `max` characters.
+ * The start of a tool's output as the audit log shows values: detected secrets censored and every
+ * URL without its credentials and query values (a fetched page's output repeats the URL, query
+ * included). Redacted as a whole first (a secret cut in two by the bound would no longer be
+ * recognised), then cut to `max` characters.
  */
 export function previewOf(output: string, max: number): TextPreview {
-  const redacted = redact(output) as string;
+  const redacted = censor(redactUrlsIn(output));
   return redacted.length > max ? { text: redacted.slice(0, max), truncated: true } : { text: redacted, truncated: false };
 }
