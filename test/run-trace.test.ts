@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, finishedRun, json, postJson, readEvents, startRun } from './helpers/agent.js';
+import { eventually, finishedRun, json, postJson, readEvents, startAppWithFakeOpenAI, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
 
 /**
@@ -71,6 +71,22 @@ describe('the trace of a run', () => {
     expect(listed[0]).toMatchObject({ run_id: run.run_id, model: 'offline' });
     expect(listed[0].trace).toBeUndefined();
     expect((await json(await t.request('/api/v1/runs'))).data.runs[0].trace).toBeUndefined();
+  });
+
+  it('records the model the provider reported for its last call, not the one configured', async () => {
+    const { t, server, close } = await startAppWithFakeOpenAI();
+    try {
+      server.enqueue(
+        { toolCalls: [{ name: 'calculator', arguments: { expression: '1+1' } }], model: 'gpt-4.1-mini-2025-04-14' },
+        { text: 'two', model: 'gpt-4.1-mini-2025-05-01' },
+      );
+      const run = await startRun(t, { message: 'add' });
+      const done = await tracedRun(t, run.run_id);
+      expect(done).toMatchObject({ status: 'complete', response: 'two', resolved_provider: 'openai', model: 'gpt-4.1-mini-2025-05-01' });
+      expect(done.trace.steps.map((step: any) => [step.tool, step.result_preview])).toEqual([['calculator', '2']]);
+    } finally {
+      await close();
+    }
   });
 
   it('answers 404 for an unknown run', async () => {
