@@ -117,8 +117,10 @@ describe('listing and reading runs', () => {
     expect((await json(await t.request('/api/v1/runs'))).data.total).toBe(4);
     expect((await t.request(`/api/v1/runs?session_id=${first.session_id}&limit=two`)).status).toBe(400);
     expect((await t.request('/api/v1/runs/run_unknown')).status).toBe(404);
-    const one = (await json(await t.request(`/api/v1/runs/${ids[1]}`))).data;
+    // One run is the listed record and its trace (test/run-trace.test.ts).
+    const { trace, ...one } = (await json(await t.request(`/api/v1/runs/${ids[1]}`))).data;
     expect(one).toEqual(list[2]);
+    expect(trace.steps.map((step: any) => step.tool)).toEqual(['calculator']);
   });
 });
 
