@@ -1637,9 +1637,9 @@ export interface operations {
                                 source: "api" | "job" | "webhook" | "discord";
                                 /** @description the scheduled job whose fire this run is (source job), else null */
                                 job_id: string | null;
-                                /** @description the model that answered the run's last provider call, as the provider reported it; null until the run has ended */
+                                /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
                                 model: string | null;
-                                /** @description ISO 8601: when the provider's first answer came; null until the run has ended */
+                                /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
                                 first_token_at: string | null;
                             }[];
                             /** @description without session_id: matching runs, counted up to 10000 */
@@ -1726,9 +1726,9 @@ export interface operations {
                             source: "api" | "job" | "webhook" | "discord";
                             /** @description the scheduled job whose fire this run is (source job), else null */
                             job_id: string | null;
-                            /** @description the model that answered the run's last provider call, as the provider reported it; null until the run has ended */
+                            /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
                             model: string | null;
-                            /** @description ISO 8601: when the provider's first answer came; null until the run has ended */
+                            /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
                             first_token_at: string | null;
                         };
                     };
@@ -1813,9 +1813,9 @@ export interface operations {
                             source: "api" | "job" | "webhook" | "discord";
                             /** @description the scheduled job whose fire this run is (source job), else null */
                             job_id: string | null;
-                            /** @description the model that answered the run's last provider call, as the provider reported it; null until the run has ended */
+                            /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
                             model: string | null;
-                            /** @description ISO 8601: when the provider's first answer came; null until the run has ended */
+                            /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
                             first_token_at: string | null;
                             trace: {
                                 /** @description every tool call, in the order asked */
@@ -1961,9 +1961,9 @@ export interface operations {
                             source: "api" | "job" | "webhook" | "discord";
                             /** @description the scheduled job whose fire this run is (source job), else null */
                             job_id: string | null;
-                            /** @description the model that answered the run's last provider call, as the provider reported it; null until the run has ended */
+                            /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
                             model: string | null;
-                            /** @description ISO 8601: when the provider's first answer came; null until the run has ended */
+                            /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
                             first_token_at: string | null;
                         };
                     };

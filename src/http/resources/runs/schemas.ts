@@ -23,8 +23,8 @@ export const runSchema = {
     cost: costSchema,
     source: { type: 'string', enum: ['api', 'job', 'webhook', 'discord'], description: 'what started the run' },
     job_id: { ...nullableString, description: 'the scheduled job whose fire this run is (source job), else null' },
-    model: { ...nullableString, description: 'the model that answered the run\'s last provider call, as the provider reported it; null until the run has ended' },
-    first_token_at: { ...nullableString, description: 'ISO 8601: when the provider\'s first answer came; null until the run has ended' },
+    model: { ...nullableString, description: 'the model that answered the run\'s last provider call, as the provider reported it; stored with the run\'s end (null before, except on the replica executing it)' },
+    first_token_at: { ...nullableString, description: 'ISO 8601: when the provider\'s first answer came; stored with the run\'s end (null before, except on the replica executing it)' },
   },
 } as const;
 
