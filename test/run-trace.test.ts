@@ -89,6 +89,19 @@ describe('the trace of a run', () => {
     }
   });
 
+  it('records a model name the upstream sends with NUL or at great length without the NUL, bounded', async () => {
+    const { t, server, close } = await startAppWithFakeOpenAI();
+    try {
+      server.enqueue({ text: 'hi', model: `gpt\u0000${'m'.repeat(500)}` });
+      const run = await startRun(t, { message: 'hello' });
+      const done = await tracedRun(t, run.run_id);
+      expect(done.status).toBe('complete');
+      expect(done.model).toBe(`gpt\uFFFD${'m'.repeat(196)}`);
+    } finally {
+      await close();
+    }
+  });
+
   it('answers 404 for an unknown run', async () => {
     const t = await start();
     const response = await t.request('/api/v1/runs/run_unknown');

@@ -51,6 +51,9 @@ export interface LiveRunContext {
   ended(run: LiveRun, delivered: Promise<void>): void;
 }
 
+/** Characters of the model name an upstream reports that a run records. */
+export const MAX_MODEL_CHARS = 200;
+
 type Outcome = { status: RunOutcome['status']; response?: string; error?: string };
 
 /**
@@ -118,7 +121,8 @@ export class LiveRun {
           cost.prompt_tokens += call.prompt_tokens;
           cost.completion_tokens += call.completion_tokens;
           cost.cost_usd += call.cost_usd;
-          record.model = model;
+          // The upstream's own text: NUL cannot be stored in PostgreSQL (security/input/nul.ts), and a name is short.
+          record.model = withoutNul(model).slice(0, MAX_MODEL_CHARS);
         },
         onFirstToken: () => this.noteFirstToken(),
         onToolRequest: (info) => {
