@@ -1,6 +1,6 @@
 import { confirmAndDecide, grantText, pendingApprovals } from '../api/approvals.js';
 import type { Approval, OperatorDecision } from '../api/types.js';
-import { formatTime } from '../components/format.js';
+import { Time } from '../components/time.js';
 import { Loaded, Panel } from '../components/panel.js';
 import { ActionOutcome, useAction } from '../components/use-action.js';
 import { useResource } from '../use-resource.js';
@@ -35,8 +35,8 @@ export function ApprovalsPanel() {
             <dl class="facts">
               <dt>Run</dt><dd class="mono">{approval.run_id ?? '— (a chat)'}</dd>
               <dt>Session</dt><dd class="mono">{approval.session_id}</dd>
-              <dt>Asked</dt><dd>{formatTime(approval.created_at)}</dd>
-              <dt>Denied unless decided by</dt><dd>{formatTime(approval.expires_at)}</dd>
+              <dt>Asked</dt><dd><Time iso={approval.created_at} /></dd>
+              <dt>Denied unless decided by</dt><dd><Time iso={approval.expires_at} /></dd>
               {approval.session_grant_allowed
                 ? <><dt>Allow for session covers</dt><dd class="grant">{grantText(approval)}</dd></>
                 : <><dt>Allow once only</dt><dd class="grant">{approval.grant_rule !== null

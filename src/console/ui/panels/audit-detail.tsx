@@ -1,15 +1,16 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { AuditEvent } from '../api/types.js';
-import { formatTime } from '../components/format.js';
 import { StatusBadge } from '../components/panel.js';
+import { Time } from '../components/time.js';
 
 /** One event in full, with the hashes that link it into the chain (README: verifying a page). */
 export function AuditDetail({ event, close }: { event: AuditEvent; close: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   // Focus moves to the panel it opened, so a keyboard user lands on what they asked for.
   useEffect(() => heading.current?.focus(), [event.id]);
-  const fields: [string, string | null][] = [
-    ['Time', formatTime(event.timestamp)], ['Category', event.category], ['Severity', event.severity], ['Actor', event.actor],
+  const fields: [string, ComponentChildren][] = [
+    ['Time', <Time iso={event.timestamp} />], ['Category', event.category], ['Severity', event.severity], ['Actor', event.actor],
     ['Source', event.source], ['Subsystem', event.subsystem], ['Action', event.action], ['Session', event.session_id], ['Task', event.task_id],
   ];
   return (

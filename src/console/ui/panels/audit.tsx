@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import type { AuditEvent, AuditFacetField, AuditPage } from '../api/types.js';
-import { formatTime } from '../components/format.js';
+import { Time } from '../components/time.js';
 import { Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
 import { navigate } from '../router.js';
 import { useResource } from '../use-resource.js';
@@ -46,7 +46,7 @@ export function AuditPanel({ params }: { params: URLSearchParams }) {
                     <tbody>
                       {p.events.map((event) => (
                         <tr key={event.id} class={selected?.id === event.id ? 'selected' : undefined}>
-                          <td>{formatTime(event.timestamp)}</td>
+                          <td><Time iso={event.timestamp} /></td>
                           <td><button type="button" class="link" onClick={() => setSelected(event)} aria-label={`Details of ${event.event_type} at ${event.timestamp}`}>{event.event_type}</button></td>
                           <td><StatusBadge status={event.result} /></td>
                           <td>{event.severity}</td>

@@ -1,6 +1,7 @@
 import { api } from '../api/client.js';
 import type { CostSummary } from '../api/types.js';
-import { formatTime, formatUsd } from '../components/format.js';
+import { formatUsd } from '../components/format.js';
+import { Time } from '../components/time.js';
 import { Loaded, Panel, TableWrap } from '../components/panel.js';
 import { useResource } from '../use-resource.js';
 
@@ -31,7 +32,7 @@ export function CostsPanel() {
                     {c.sessions.map((s) => (
                       <tr key={s.session_id}>
                         <td class="mono">{s.session_id}</td><td>{formatUsd(s.cost_usd)}</td><td>{againstCap(s.cost_usd, c.max_spend_usd)}</td>
-                        <td>{s.calls}</td><td>{formatTime(s.last_call_at)}</td>
+                        <td>{s.calls}</td><td><Time iso={s.last_call_at} /></td>
                       </tr>
                     ))}
                   </tbody>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, failureMessage } from '../api/client.js';
 import { confirmAndRun } from '../api/controls.js';
 import type { Job, JobPage, JobSummary } from '../api/types.js';
-import { formatTime } from '../components/format.js';
+import { Time } from '../components/time.js';
 import { Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
 import { ActionOutcome, useAction } from '../components/use-action.js';
 import { navigate } from '../router.js';
@@ -65,10 +65,10 @@ export function JobsPanel({ params }: { params: URLSearchParams }) {
                           </td>
                           <td>{job.schedule}{job.timezone !== 'UTC' ? ` (${job.timezone})` : ''}{job.active_hours ? `, active ${job.active_hours}` : ''}</td>
                           <td><StatusBadge status={job.state} /></td>
-                          <td>{formatTime(job.next_run_at)}</td>
-                          <td>{formatTime(job.last_run_at)}{job.last_status ? ` (${job.last_status})` : ''}</td>
+                          <td><Time iso={job.next_run_at} /></td>
+                          <td><Time iso={job.last_run_at} />{job.last_status ? ` (${job.last_status})` : ''}</td>
                           <td>{job.run_count}</td>
-                          <td>{job.missed}{job.last_missed_at ? `, last ${formatTime(job.last_missed_at)}` : ''}</td>
+                          <td>{job.missed}{job.last_missed_at ? <>, last <Time iso={job.last_missed_at} /></> : null}</td>
                           <td class="actions">
                             <button type="button" class="secondary" onClick={() => toggle(job)}>{job.state === 'active' ? 'Pause' : 'Resume'}</button>
                             <button type="button" class="danger" onClick={() => remove(job)}>Remove</button>

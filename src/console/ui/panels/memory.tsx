@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import type { Turn } from '../api/types.js';
-import { formatTime } from '../components/format.js';
+import { Time } from '../components/time.js';
 import { Loaded, Panel } from '../components/panel.js';
 import { TurnActions } from '../components/turn-actions.js';
 import { useResource } from '../use-resource.js';
@@ -41,7 +41,7 @@ function Results({ query }: { query: string }) {
           {list.map((turn) => (
             <li key={turn.id} class="turn">
               <p class="turn-meta">
-                <strong>{turn.role}</strong> · <span class="mono">{turn.session_id}</span> · {formatTime(turn.timestamp)}
+                <strong>{turn.role}</strong> · <span class="mono">{turn.session_id}</span> · <Time iso={turn.timestamp} />
                 {turn.pinned ? ' · pinned' : ''}
               </p>
               <p class="turn-text">{turn.preview ?? turn.content}</p>

@@ -1,6 +1,6 @@
 import { api } from '../api/client.js';
 import type { ApiSession, Turn } from '../api/types.js';
-import { formatTime } from '../components/format.js';
+import { Time } from '../components/time.js';
 import { Loaded, Panel, TableWrap } from '../components/panel.js';
 import { TurnActions } from '../components/turn-actions.js';
 import { hrefFor } from '../router.js';
@@ -21,7 +21,7 @@ export function SessionsPanel({ params }: { params: URLSearchParams }) {
                 {list.map((s) => (
                   <tr key={s.id} class={s.id === selected ? 'selected' : undefined}>
                     <td><a class="mono" href={hrefFor('sessions', { id: s.id })}>{s.id}</a></td>
-                    <td>{s.name ?? '—'}</td><td>{s.provider}</td><td>{s.turn_count}</td><td>{formatTime(s.last_used_at)}</td>
+                    <td>{s.name ?? '—'}</td><td>{s.provider}</td><td>{s.turn_count}</td><td><Time iso={s.last_used_at} /></td>
                   </tr>
                 ))}
               </tbody>
@@ -45,7 +45,7 @@ function History({ sessionId }: { sessionId: string }) {
             {turns.map((turn) => (
               <li key={turn.id} class={`turn turn-${turn.role === 'user' ? 'user' : 'other'}`}>
                 <p class="turn-meta">
-                  <strong>{turn.role}</strong> · {turn.provider ?? '—'} · {formatTime(turn.timestamp)}{turn.pinned ? ' · pinned' : ''}
+                  <strong>{turn.role}</strong> · {turn.provider ?? '—'} · <Time iso={turn.timestamp} />{turn.pinned ? ' · pinned' : ''}
                 </p>
                 <p class="turn-text">{turn.content}</p>
                 <TurnActions turn={turn} changed={() => void history.reload()} />
