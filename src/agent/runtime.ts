@@ -13,11 +13,11 @@ import type { RunEventBus } from '../runs/run-event-bus.js';
 import { RunRegistry } from '../runs/run-registry.js';
 import { SessionLeases } from '../runs/session-leases.js';
 import { SessionSlots } from '../runs/session-slots.js';
-import type { CostStore, CostTotals, SessionSpend } from '../storage/ports/costs.js';
+import type { CostStore, CostTotals, HourSpend, SessionSpend } from '../storage/ports/costs.js';
 import type { RunStore } from '../storage/ports/runs.js';
 import type { ApiSession } from '../storage/ports/sessions.js';
 import type { SessionClaimStore, SessionStore } from '../storage/ports/sessions.js';
-import type { ChannelRunRequest, RunCost, RunListQuery, RunPage, RunRecord } from '../storage/ports/runs.js';
+import type { ChannelRunRequest, RunCost, RunHourCount, RunListQuery, RunPage, RunRecord } from '../storage/ports/runs.js';
 import { SessionsFullError } from '../storage/ports/errors.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 
@@ -296,8 +296,18 @@ export class AgentRuntime {
     return record;
   }
 
-  async costSummary(limit: number): Promise<CostSummary> {
-    const [totals, sessions] = await Promise.all([this.costs.totals(), this.costs.topSessions(limit)]);
+  /** Runs created since `since`, per UTC hour and status (the console's activity chart). */
+  runsByHour(since: string): Promise<RunHourCount[]> {
+    return this.runs.countByHour(since);
+  }
+
+  /** Spend since `since`, per UTC hour, provider and model (the console's spend charts). */
+  spendByHour(since: string): Promise<HourSpend[]> {
+    return this.costs.spendByHour(since);
+  }
+
+  async costSummary(limit: number, offset = 0): Promise<CostSummary> {
+    const [totals, sessions] = await Promise.all([this.costs.totals(), this.costs.topSessions(limit, offset)]);
     return { totals, sessions, max_spend_usd: this.meter.maxSpendUsd };
   }
 
