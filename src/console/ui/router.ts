@@ -59,3 +59,12 @@ export function useRoute(): Route {
   }, []);
   return route;
 }
+
+/** The Runs panel's address of one run's trace, and of one session's runs. */
+export function runHref(runId: string): string {
+  return `#/runs?${new URLSearchParams({ run: runId }).toString()}`;
+}
+
+export function sessionRunsHref(sessionId: string): string {
+  return `#/runs?${new URLSearchParams({ session_id: sessionId }).toString()}`;
+}
