@@ -31,7 +31,7 @@ function ActivePanel({ route }: { route: Route }) {
     jobs: () => <JobsPanel params={route.params} />,
     controls: () => <ControlsPanel />,
     approvals: () => <ApprovalsPanel />,
-    costs: () => <CostsPanel />,
+    costs: () => <CostsPanel params={route.params} />,
     audit: () => <AuditPanel params={route.params} />,
     diagnostics: () => <DiagnosticsPanel />,
     security: () => <SecurityPanel />,

@@ -29,7 +29,7 @@ export function StackedBars({ title, series, bars, format }: { title: string; se
     <figure class="chart">
       <figcaption>{title}</figcaption>
       <ul class="legend" aria-hidden="true">
-        {series.map((s, i) => <li key={s.id}><span class={`swatch series-${i}`} />{s.label}</li>)}
+        {series.map((s, i) => <li key={s.id}><span class={`swatch series-${i % 8}`} />{s.label}</li>)}
       </ul>
       <svg viewBox={`0 0 ${Math.max(width, 1)} ${HEIGHT + LABEL_SPACE}`} class="chart-svg" aria-hidden="true" preserveAspectRatio="xMinYMin meet">
         {bars.map((bar, b) => {
@@ -42,7 +42,7 @@ export function StackedBars({ title, series, bars, format }: { title: string; se
                 if (value <= 0 || max === 0) return null;
                 const h = Math.max(1, (value / max) * HEIGHT);
                 top -= h;
-                return <rect key={s.id} class={`series-${i}`} x={x} y={top} width={BAR_WIDTH} height={h}><title>{`${bar.label}: ${s.label} ${format(value)}`}</title></rect>;
+                return <rect key={s.id} class={`series-${i % 8}`} x={x} y={top} width={BAR_WIDTH} height={h}><title>{`${bar.label}: ${s.label} ${format(value)}`}</title></rect>;
               })}
               {b % labelEvery === 0 && <text x={x} y={HEIGHT + LABEL_SPACE - 3} class="chart-label">{bar.label}</text>}
             </g>
