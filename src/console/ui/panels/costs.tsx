@@ -39,7 +39,7 @@ export function CostsPanel({ params }: { params: URLSearchParams }) {
               <>
                 <p aria-live="polite">Sessions {offset + 1}–{offset + c.sessions.length} of {c.totals.sessions}, most spend first</p>
                 <SessionSpend summary={c} />
-                <Pager offset={offset} size={PAGE_SIZE} total={c.totals.sessions} noun="sessions"
+                <Pager offset={offset} size={PAGE_SIZE} more={offset + PAGE_SIZE < c.totals.sessions} noun="sessions"
                   show={(at) => navigate('costs', { offset: at > 0 ? String(at) : undefined })} />
               </>
             )}

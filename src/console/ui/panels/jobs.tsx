@@ -4,6 +4,7 @@ import { confirmAndRun } from '../api/controls.js';
 import type { Job, JobPage, JobSummary } from '../api/types.js';
 import { Time } from '../components/time.js';
 import { Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
+import { offsetParam, Pager } from '../components/pager.js';
 import { ActionOutcome, useAction } from '../components/use-action.js';
 import { navigate } from '../router.js';
 import { useResource } from '../use-resource.js';
@@ -13,7 +14,7 @@ const PAGE_SIZE = 50;
 
 /** The page in the address (`#/jobs?offset=50`), so a link restores it. */
 export function JobsPanel({ params }: { params: URLSearchParams }) {
-  const offset = Math.max(0, Number.parseInt(params.get('offset') ?? '0', 10) || 0);
+  const offset = offsetParam(params);
   const jobs = useResource(() => api<JobPage>('/scheduler/jobs', { query: { limit: PAGE_SIZE, offset } }), [offset]);
   const [selected, setSelected] = useState<string | null>(null);
   const action = useAction();
@@ -79,12 +80,7 @@ export function JobsPanel({ params }: { params: URLSearchParams }) {
                   </table>
                 </TableWrap>
               )}
-              {(offset > 0 || more) && (
-                <div class="row">
-                  <button type="button" class="secondary" disabled={offset === 0} onClick={() => show(Math.max(0, offset - PAGE_SIZE))}>Previous jobs</button>
-                  <button type="button" class="secondary" disabled={!more} onClick={() => show(offset + PAGE_SIZE)}>More jobs</button>
-                </div>
-              )}
+              <Pager offset={offset} size={PAGE_SIZE} more={more} noun="jobs" show={show} />
             </div>
             {selected !== null && <JobDetail id={selected} close={() => setSelected(null)} />}
           </div>
