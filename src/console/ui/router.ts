@@ -60,11 +60,7 @@ export function useRoute(): Route {
   return route;
 }
 
-/** The Runs panel's address of one run's trace, and of one session's runs. */
-export function runHref(runId: string): string {
-  return `#/runs?${new URLSearchParams({ run: runId }).toString()}`;
-}
-
-export function sessionRunsHref(sessionId: string): string {
-  return `#/runs?${new URLSearchParams({ session_id: sessionId }).toString()}`;
+/** The Runs panel's address: `{run}` opens one run's trace, `{session_id}` or `{job_id}` lists those runs. */
+export function runsHref(params: { run: string } | { session_id: string } | { job_id: string }): string {
+  return `#/runs?${new URLSearchParams(params).toString()}`;
 }

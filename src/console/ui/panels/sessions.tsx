@@ -6,7 +6,7 @@ import { sessionKind } from '../components/session-kind.js';
 import { Time } from '../components/time.js';
 import { TurnActions } from '../components/turn-actions.js';
 import { ActionOutcome, useAction } from '../components/use-action.js';
-import { hrefFor, navigate, sessionRunsHref } from '../router.js';
+import { hrefFor, navigate, runsHref } from '../router.js';
 import { useResource } from '../use-resource.js';
 
 const PAGE_SIZE = 8;
@@ -76,7 +76,7 @@ export function SessionsPanel({ params }: { params: URLSearchParams }) {
 function SessionLinks({ id }: { id: string }) {
   return (
     <>
-      <a href={sessionRunsHref(id)} aria-label={`Runs of ${id}`}>Runs</a>
+      <a href={runsHref({ session_id: id })} aria-label={`Runs of ${id}`}>Runs</a>
       <a href={hrefFor('memory', { session_id: id })} aria-label={`Transcript of ${id}`}>Transcript</a>
     </>
   );

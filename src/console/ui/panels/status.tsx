@@ -6,7 +6,7 @@ import { lastHours, localDay, localHour } from '../components/hours.js';
 import { Loaded, Panel } from '../components/panel.js';
 import { StackedBars, type ChartSeries } from '../components/stacked-bars.js';
 import { Time } from '../components/time.js';
-import { hrefFor, runHref } from '../router.js';
+import { hrefFor, runsHref } from '../router.js';
 import { useResource } from '../use-resource.js';
 
 /**
@@ -131,7 +131,7 @@ function RunList({ title, runs, empty, more }: { title: string; runs: Run[]; emp
         <ul class="cards">
           {runs.map((run) => (
             <li key={run.run_id}>
-              <a class="mono" href={runHref(run.run_id)}>{run.run_id}</a> · {run.source} · <Time iso={run.created_at} />
+              <a class="mono" href={runsHref({ run: run.run_id })}>{run.run_id}</a> · {run.source} · <Time iso={run.created_at} />
               {run.error && <><br /><span class="muted">{run.error}</span></>}
             </li>
           ))}
