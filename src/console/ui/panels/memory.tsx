@@ -63,7 +63,7 @@ function TurnList({ label, turns, changed }: { label: string; turns: Turn[]; cha
       {turns.map((turn) => (
         <li key={turn.id} class="turn">
           <p class="turn-meta">
-            <strong>{turn.role}</strong> · <span class="mono">{turn.session_id}</span> · <Time iso={turn.timestamp} />
+            <strong>{turn.role}</strong> · <a class="mono" href={hrefFor('memory', { session_id: turn.session_id })}>{turn.session_id}</a> · <Time iso={turn.timestamp} />
             {turn.pinned ? ' · pinned' : ''}
           </p>
           <p class="turn-text">{turn.preview ?? turn.content}</p>
