@@ -445,6 +445,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Turns of any session
+         * @description The most recent turns stored under session_id, oldest first: an API session, ended or not, or a channel session (job:<id>, webhook:<sender>, discord:<id>). A session with no stored turn answers an empty list.
+         */
+        get: operations["getMemoryHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memory/turns/{id}/pin": {
         parameters: {
             query?: never;
@@ -1061,6 +1081,8 @@ export interface operations {
                                 present: boolean;
                                 turn_count: number;
                             };
+                            /** @description accepted webhook messages waiting for their run; null when the webhook channel is off */
+                            webhook_queue_depth: number | null;
                         };
                     };
                 };
@@ -2171,6 +2193,58 @@ export interface operations {
                                 preview: string;
                                 /** @description relevance (negated bm25), higher is better */
                                 score: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMemoryHistory: {
+        parameters: {
+            query: {
+                session_id: string;
+                /** @description integer, default 50, clamped to 1..500 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            turns: {
+                                id: string;
+                                session_id: string;
+                                /** @enum {string} */
+                                role: "user" | "assistant" | "system" | "tool";
+                                content: string;
+                                provider: string | null;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                timestamp: string;
+                                pinned: boolean;
                             }[];
                         };
                     };

@@ -54,3 +54,19 @@ export const controlResultSchema = {
     current: { type: 'string', description: 'and after' },
   },
 } as const;
+
+/** A stored turn, as a session's history and the memory history answer it. */
+export const turnSchema = {
+  type: 'object',
+  required: ['id', 'session_id', 'role', 'content', 'provider', 'timestamp', 'pinned'],
+  properties: {
+    id: { type: 'string' },
+    session_id: { type: 'string' },
+    role: { type: 'string', enum: ['user', 'assistant', 'system', 'tool'] },
+    content: { type: 'string' },
+    provider: nullableString,
+    timestamp,
+    pinned: { type: 'boolean' },
+  },
+} as const;
+

@@ -4,7 +4,7 @@ import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError, invalidField } from '../../../listener/errors.js';
 import { limitParam, parseLimit } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
-import { turnSchema } from '../sessions/schemas.js';
+import { turnSchema } from '../schemas.js';
 
 const SEARCH_DEFAULT_LIMIT = 10;
 const SEARCH_MAX_LIMIT = 100;
