@@ -181,7 +181,7 @@ describe('sessions and memory', () => {
     });
     const p = await page();
     await openPanel(p, 'Sessions');
-    await p.getByRole('link', { name: chat.session_id }).click();
+    await p.getByRole('link', { name: chat.session_id, exact: true }).click();
     const userTurn = p.locator('.turn', { hasText: 'remember the walrus named kappa' });
     await userTurn.getByRole('button', { name: /^Pin turn/ }).click();
     await userTurn.getByRole('button', { name: /^Unpin turn/ }).waitFor();
@@ -190,7 +190,7 @@ describe('sessions and memory', () => {
     await p.fill('#memory-q', 'walrus kappa');
     const found = p.getByRole('list', { name: 'Matching turns' }).locator('.turn').first();
     expect(await found.textContent()).toContain('pinned');
-    expect(hashOf(p)).toBe('#/memory?q=walrus kappa');
+    expect(new URLSearchParams(hashOf(p).split('?')[1]).get('q')).toBe('walrus kappa');
     const history = () => apiData<{ turns: { content: string; pinned: boolean }[] }>(`/api/v1/sessions/${chat.session_id}/history`);
     expect((await history()).turns.find((turn) => turn.content === 'remember the walrus named kappa')?.pinned).toBe(true);
 

@@ -70,3 +70,15 @@ export const turnSchema = {
   },
 } as const;
 
+/** The answer of an hourly count (docs/resources.md#hourly-counts): the start used, and one row per hour and key. */
+export function hourlySchema(row: Record<string, unknown>): Record<string, unknown> {
+  const properties = { hour: { type: 'string', description: 'start of the UTC hour, ISO 8601' }, ...row };
+  return {
+    type: 'object',
+    required: ['since', 'hours'],
+    properties: {
+      since: { type: 'string', description: 'the start used, ISO 8601 in UTC' },
+      hours: { type: 'array', items: { type: 'object', required: Object.keys(properties), properties } },
+    },
+  };
+}

@@ -49,7 +49,8 @@ export function StackedBars({ title, series, bars, format }: { title: string; se
           );
         })}
       </svg>
-      <table class="sr-only">
+      {/* A table is never narrower than its content, so the hiding box is a div around it. */}
+      <div class="sr-only"><table>
         <caption>{title}</caption>
         <thead><tr><th scope="col">When</th>{series.map((s) => <th key={s.id} scope="col">{s.label}</th>)}<th scope="col">Total</th></tr></thead>
         <tbody>
@@ -61,7 +62,7 @@ export function StackedBars({ title, series, bars, format }: { title: string; se
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></div>
     </figure>
   );
 }

@@ -1,6 +1,7 @@
 import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { hourlySinceParam, limitParam, parseHourlySince, parseLimit, parseOffset } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
+import { hourlySchema } from '../schemas.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
@@ -66,27 +67,7 @@ export const costsPlugin: ResourcePlugin<'agent'> = async (app, ctx) => {
       tags: ['costs'],
       querystring: { type: 'object', properties: { since: hourlySinceParam } },
       response: {
-        200: okSchema({
-          type: 'object',
-          required: ['since', 'hours'],
-          properties: {
-            since: { type: 'string', description: 'the start used, ISO 8601 in UTC' },
-            hours: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['hour', 'provider', 'model', 'calls', 'cost_usd'],
-                properties: {
-                  hour: { type: 'string', description: 'start of the UTC hour, ISO 8601' },
-                  provider: { type: 'string' },
-                  model: { type: 'string' },
-                  calls: { type: 'integer' },
-                  cost_usd: { type: 'number' },
-                },
-              },
-            },
-          },
-        }),
+        200: okSchema(hourlySchema({ provider: { type: 'string' }, model: { type: 'string' }, calls: { type: 'integer' }, cost_usd: { type: 'number' } })),
         400: errorSchema,
       },
     },

@@ -3,7 +3,7 @@ import { ApiError } from '../../../listener/errors.js';
 import { hourlySinceParam, parseHourlySince, parseLimit } from '../../query.js';
 import { auditBusy } from '../busy-audit.js';
 import type { ResourcePlugin } from '../context.js';
-import { idParams, turnBodySchema } from '../schemas.js';
+import { hourlySchema, idParams, turnBodySchema } from '../schemas.js';
 import { eventRoutes } from './events.js';
 import { parseRunListQuery, refuseCrossSessionParams, runListQuerySchema, runListResponseSchema, SESSION_LIST } from './list.js';
 import { runSchema } from './schemas.js';
@@ -63,25 +63,7 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
       tags: ['runs'],
       querystring: { type: 'object', properties: { since: hourlySinceParam } },
       response: {
-        200: okSchema({
-          type: 'object',
-          required: ['since', 'hours'],
-          properties: {
-            since: { type: 'string', description: 'the start used, ISO 8601 in UTC' },
-            hours: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['hour', 'status', 'runs'],
-                properties: {
-                  hour: { type: 'string', description: 'start of the UTC hour, ISO 8601' },
-                  status: { type: 'string' },
-                  runs: { type: 'integer' },
-                },
-              },
-            },
-          },
-        }),
+        200: okSchema(hourlySchema({ status: { type: 'string' }, runs: { type: 'integer' } })),
         400: errorSchema,
       },
     },
