@@ -4,7 +4,7 @@ import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, finishedRun, json, postJson, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { DESKTOP, inPage, launchChromium, openPanel, PHONE, signIn } from './helpers/browser.js';
+import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signIn } from './helpers/browser.js';
 
 /**
  * The console's overview, Costs, Sessions, Jobs and Audit panels doing their real tasks in a real
@@ -109,6 +109,7 @@ describe('sessions', () => {
     const transcript = p.getByRole('list', { name: 'Transcript' });
     expect(await transcript.locator('.turn').first().textContent()).toContain('the heron sings at dawn');
     expect(await transcript.locator('.turn').count()).toBe(2);
+    expect(await seriousAxeViolations(p)).toEqual([]);
   });
 
   it('labels the session of a scheduled job with its kind and the job\'s name', async () => {
@@ -121,6 +122,7 @@ describe('sessions', () => {
       await p.locator(`tr[data-session-id="job:${job.id}"]`).waitFor();
       const [, kind, name] = await cells(p, `tr[data-session-id="job:${job.id}"]`);
       expect([kind, name]).toEqual(['job', 'heartbeat']);
+      expect(await seriousAxeViolations(p)).toEqual([]);
       expect(await p.getByRole('link', { name: `Transcript of job:${job.id}` }).getAttribute('href')).toBe(`#/memory?session_id=job%3A${job.id}`);
     } finally {
       await t.app.scheduler.remove(job.id);
@@ -165,6 +167,8 @@ describe('costs', () => {
     const todayRow = await chart.locator('tbody tr', { has: p.locator('th', { hasText: today }) }).locator('td').allTextContents();
     expect(todayRow.at(-1)).toBe('$0.052');
     expect(await p.locator('figure.chart svg rect').count()).toBeGreaterThanOrEqual(2);
+    expect(await seriousAxeViolations(p)).toEqual([]);
+    await screenshot(p, 'costs-charts-1280px');
   });
 });
 
@@ -198,6 +202,8 @@ describe('scheduled jobs', () => {
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
     expect(await inPage<number>(p, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    expect(await seriousAxeViolations(p)).toEqual([]);
+    await screenshot(p, 'jobs-form-390px');
     await t.app.scheduler.remove(job.id);
   });
 });
@@ -309,6 +315,8 @@ describe('status overview', () => {
       const fires = await p.locator('.card', { has: p.getByRole('link', { name: 'Next job fires' }) }).textContent();
       const next = (await json(await t.request(`/api/v1/scheduler/jobs/${job.id}`))).data.next_run_at as string;
       expect(fires).toContain(`nightly report: ${inZone(next)} ${await shownZone(p)}`);
+      expect(await seriousAxeViolations(p)).toEqual([]);
+      await screenshot(p, 'status-overview-1280px');
     } finally {
       await t.app.scheduler.remove(job.id);
     }

@@ -59,7 +59,7 @@ export function JobsPanel({ params }: { params: URLSearchParams }) {
                     <tbody>
                       {list.map((job) => (
                         <tr key={job.id} class={selected === job.id ? 'selected' : undefined}>
-                          <td data-label="Job">{job.name}<br /><a class="mono" href={runsHref({ job_id: job.id })} aria-label={`Runs of job ${job.name}`}>{job.id}</a></td>
+                          <td data-label="Job">{job.name}<br /><a class="mono" href={runsHref({ job_id: job.id })} title={`Runs of job ${job.name}`}>{job.id}</a></td>
                           <td class="task-preview" data-label="Task">
                             {job.task_preview}
                             <br /><button type="button" class="link" onClick={() => setSelected(job.id)} aria-label={`Whole task of job ${job.name}`}>Whole task</button>
