@@ -79,3 +79,17 @@ export interface CostSummary {
   max_spend_usd: number;
 }
 
+
+export type { RunRecord as Run, RunPage } from '../../../storage/ports/runs.js';
+
+/** `GET /runs/hourly` (docs/resources.md#hourly-counts). */
+export interface HourlyRuns {
+  since: string;
+  hours: { hour: string; status: string; runs: number }[];
+}
+
+/** `GET /costs/hourly` (docs/resources.md#hourly-counts). */
+export interface HourlySpend {
+  since: string;
+  hours: { hour: string; provider: string; model: string; calls: number; cost_usd: number }[];
+}
