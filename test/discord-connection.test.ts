@@ -43,7 +43,7 @@ async function connect(options: { token?: string; allowed?: boolean; random?: ()
 async function until(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
   const started = Date.now();
   while (!predicate()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met in time ${JSON.stringify({ lines, up: fake.upgrades, id: fake.identifies, st: connection?.status() })}`);
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met in time; status ${JSON.stringify(connection?.status())}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

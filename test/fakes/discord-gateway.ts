@@ -32,10 +32,9 @@ class Peer {
   constructor(
     readonly socket: Socket,
     private readonly onText: (peer: Peer, text: string) => void,
-    private readonly onClose: (peer: Peer, code: number) => void,
   ) {
     socket.on('data', (chunk: Buffer) => this.read(chunk));
-    socket.on('close', () => this.gone(1006));
+    socket.on('close', () => this.gone());
     socket.on('error', () => undefined);
   }
 
@@ -50,19 +49,17 @@ class Peer {
     body.writeUInt16BE(code);
     this.socket.write(frame(0x8, body));
     this.socket.end();
-    this.gone(code);
+    this.gone();
   }
 
   /** The connection breaks: no close frame. */
   drop(): void {
     this.socket.destroy();
-    this.gone(1006);
+    this.gone();
   }
 
-  private gone(code: number): void {
-    if (this.closed) return;
+  private gone(): void {
     this.closed = true;
-    this.onClose(this, code);
   }
 
   private read(chunk: Buffer): void {
@@ -152,7 +149,6 @@ export class FakeDiscordGateway {
   readonly gatewayBotRequests: { authorization: string | undefined }[] = [];
   private readonly sessions = new Map<string, FakeSession>();
   private readonly peers = new Set<Peer>();
-  private readonly waiters: { predicate: () => boolean; resolve: () => void }[] = [];
   private constructor(
     private readonly server: Server,
     private readonly options: Required<FakeGatewayOptions>,
@@ -166,7 +162,6 @@ export class FakeDiscordGateway {
     server.on('request', (req, res) => {
       if (req.method === 'GET' && req.url?.endsWith('/gateway/bot')) {
         fake.gatewayBotRequests.push({ authorization: req.headers.authorization });
-        fake.changed();
         if (req.headers.authorization !== `Bot ${fake.options.token}`) {
           res.writeHead(401, { 'content-type': 'application/json' }).end('{"message": "401: Unauthorized", "code": 0}');
           return;
@@ -233,15 +228,6 @@ export class FakeDiscordGateway {
     for (const peer of this.live()) peer.drop();
   }
 
-  /** Resolves once `predicate` holds (checked on every change), or rejects after `timeoutMs`. */
-  until(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('fake Discord gateway: condition not met in time')), timeoutMs);
-      this.waiters.push({ predicate, resolve: () => (clearTimeout(timer), resolve()) });
-    });
-  }
-
   async close(): Promise<void> {
     for (const peer of this.peers) peer.drop();
     this.server.closeAllConnections();
@@ -250,13 +236,6 @@ export class FakeDiscordGateway {
 
   private live(): Peer[] {
     return [...this.peers].filter((p) => !p.closed);
-  }
-
-  private changed(): void {
-    for (const waiter of this.waiters.splice(0)) {
-      if (waiter.predicate()) waiter.resolve();
-      else this.waiters.push(waiter);
-    }
   }
 
   private record(session: FakeSession, t: string, d: unknown): Payload {
@@ -275,14 +254,12 @@ export class FakeDiscordGateway {
     }
     const accept = createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-    const peer = new Peer(socket, (p, text) => this.receive(p, text), () => this.changed());
+    const peer = new Peer(socket, (p, text) => this.receive(p, text));
     this.peers.add(peer);
     peer.send({ op: 10, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
-    this.changed();
   }
 
   private receive(peer: Peer, text: string): void {
-    if (process.env.FAKE_DEBUG) console.log("fake got", text.slice(0, 80));
     const payload = JSON.parse(text) as Payload;
     const d = payload.d as Record<string, unknown>;
     if (payload.op === 1) {
@@ -292,7 +269,6 @@ export class FakeDiscordGateway {
       this.identifies.push({ token: String(d.token), intents: Number(d.intents) });
       if (d.token !== this.options.token) {
         peer.close(4004);
-        this.changed();
         return;
       }
       const session: FakeSession = { id: randomUUID(), seq: 0, log: [] };
@@ -307,13 +283,11 @@ export class FakeDiscordGateway {
       const session = this.sessions.get(String(d.session_id));
       if (!session || d.token !== this.options.token) {
         peer.send({ op: 9, d: false });
-        this.changed();
         return;
       }
       peer.session = session;
       for (const missed of session.log.filter((p) => (p.s ?? 0) > Number(d.seq))) peer.send(missed);
       peer.send(this.record(session, 'RESUMED', null));
     }
-    this.changed();
   }
 }
