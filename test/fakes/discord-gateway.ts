@@ -35,6 +35,11 @@ class Peer {
   ) {
     socket.on('data', (chunk: Buffer) => this.read(chunk));
     socket.on('close', () => this.gone());
+    // The HTTP server's sockets allow half-open: a peer that went away (FIN) is gone all the same.
+    socket.on('end', () => {
+      socket.end();
+      this.gone();
+    });
     socket.on('error', () => undefined);
   }
 
@@ -143,6 +148,8 @@ export class FakeDiscordGateway {
   readonly identifies: Identify[] = [];
   readonly resumes: { session_id: string; seq: number }[] = [];
   heartbeats = 0;
+  /** The most sockets open at one time. */
+  mostConnected = 0;
   /** Whether heartbeats are acknowledged; a test turns it off to play a zombie connection. */
   ackHeartbeats = true;
   /** `GET /gateway/bot` requests, with the Authorization header each carried. */
@@ -256,6 +263,7 @@ export class FakeDiscordGateway {
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
     const peer = new Peer(socket, (p, text) => this.receive(p, text));
     this.peers.add(peer);
+    this.mostConnected = Math.max(this.mostConnected, this.connected);
     peer.send({ op: 10, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
   }
 
