@@ -133,6 +133,20 @@ describe('Discord Gateway connection', () => {
     expect(audit.events('discord.connect').map((e) => e.detail.resume)).toEqual([false, true]);
   });
 
+  it('resumes on the Gateway address when the policy does not allow the resume address', async () => {
+    await fake.close();
+    fake = await FakeDiscordGateway.start({ token: TOKEN, heartbeatIntervalMs: 200, resumeHost: 'localhost' });
+    await connect();
+    await until(() => readies.length === 1);
+    fake.drop();
+    fake.dispatch('MESSAGE_CREATE', message('4001'));
+    await until(() => messages.length === 1);
+    expect(fake.resumes).toHaveLength(1);
+    expect(fake.upgrades.map((u) => u.url)).toEqual(['/?v=10&encoding=json', '/?v=10&encoding=json']);
+    expect(audit.events('discord.connect').map((e) => [e.result, e.detail.host])).toEqual([['allow', '127.0.0.1'], ['deny', 'localhost'], ['allow', '127.0.0.1']]);
+    expect(lines.some((l) => l.includes('the resume address localhost is not allowed'))).toBe(true);
+  });
+
   it('resumes on op 7 (reconnect) and on a resumable invalid session', async () => {
     await connect();
     await until(() => readies.length === 1);

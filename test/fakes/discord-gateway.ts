@@ -135,6 +135,8 @@ export interface FakeGatewayOptions {
   user?: { id: string; username: string };
   guildIds?: string[];
   heartbeatIntervalMs?: number;
+  /** The host READY names in `resume_gateway_url` (default 127.0.0.1; `localhost` to play an address the policy does not list). */
+  resumeHost?: string;
 }
 
 export interface Identify {
@@ -164,7 +166,7 @@ export class FakeDiscordGateway {
   static async start(options: FakeGatewayOptions): Promise<FakeDiscordGateway> {
     const server = createServer();
     const fake = new FakeDiscordGateway(server, {
-      user: { id: '900000000000000001', username: 'agentd-bot' }, guildIds: ['800000000000000001'], heartbeatIntervalMs: 41_250, ...options,
+      user: { id: '900000000000000001', username: 'agentd-bot' }, guildIds: ['800000000000000001'], heartbeatIntervalMs: 41_250, resumeHost: '127.0.0.1', ...options,
     });
     server.on('request', (req, res) => {
       if (req.method === 'GET' && req.url?.endsWith('/gateway/bot')) {
@@ -284,7 +286,7 @@ export class FakeDiscordGateway {
       peer.session = session;
       peer.send(this.record(session, 'READY', {
         v: 10, user: { ...this.options.user, bot: true }, session_id: session.id,
-        resume_gateway_url: `${this.wsUrl}/resumed`, guilds: this.options.guildIds.map((id) => ({ id, unavailable: true })),
+        resume_gateway_url: `ws://${this.options.resumeHost}:${this.port}/resumed`, guilds: this.options.guildIds.map((id) => ({ id, unavailable: true })),
       }));
     } else if (payload.op === 6) {
       this.resumes.push({ session_id: String(d.session_id), seq: Number(d.seq) });
