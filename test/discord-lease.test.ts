@@ -55,6 +55,9 @@ it('connects only while holding the claim, stands by while another holds it, and
 
   await first.stop();
   await eventually(() => second.status().state === 'connected');
+  // A fresh session each time: the stopped holder's ended with its close.
+  expect(fake.identifies).toHaveLength(2);
+  expect(fake.resumes).toHaveLength(0);
   expect((await leases.holder(CONNECTION_SESSION))?.holder_id).toBe('holder-2');
   expect(fake.mostConnected).toBe(1);
   await second.stop();

@@ -94,12 +94,14 @@ export class DiscordConnection {
     });
   }
 
-  /** Closes the socket (the session stays resumable for a later start) and ends the loop. */
+  /** Closes the socket (ending the session) and ends the loop. */
   async stop(state: 'stopped' | 'standby' = 'stopped'): Promise<void> {
     this.stopping = true;
     this.current?.close();
     this.wake?.();
     await this.running;
+    // The close ended the session: a later start identifies afresh rather than resuming it.
+    Object.assign(this.state, { sessionId: null, seq: null, resumeUrl: null });
     if (this.statusNow.state !== 'failed') this.statusNow.state = state;
   }
 

@@ -104,9 +104,12 @@ export class GatewaySession {
     return { next: 'resume' };
   }
 
-  /** Closes the socket for shutdown; the session is kept resumable. */
+  /**
+   * Closes the socket for good (shutdown, or the connection handed to another replica) with 1000,
+   * which ends the session at once: the bot shows offline rather than lingering until it times out.
+   */
   close(): void {
-    this.closeFor({ next: 'stop', reason: 'stopped' });
+    this.closeFor({ next: 'stop', reason: 'stopped' }, 1000);
   }
 
   private hello(d: unknown): void {
@@ -231,10 +234,10 @@ export class GatewaySession {
     state.resumeUrl = null;
   }
 
-  private closeFor(end: SocketEnd): void {
+  private closeFor(end: SocketEnd, code = RESUMABLE_CLOSE): void {
     this.intent ??= end;
     this.stopHeartbeat();
-    this.socket?.close(RESUMABLE_CLOSE, end.next);
+    this.socket?.close(code, end.next);
   }
 
   private send(payload: { op: number; d: unknown }): void {
