@@ -22,6 +22,8 @@ import { PACKAGE_ROOT, VERSION } from './version.js';
 import { loadConsoleAssets } from './console/assets.js';
 import { wireAgent } from './app/agent.js';
 import { wireChannels } from './app/channels.js';
+import { wireDiscordConnection } from './app/discord.js';
+import type { LeasedConnection } from './channels/discord/gateway/lease.js';
 import { liveDiagnostics, type ListenAddress } from './app/diagnostics.js';
 import { wireGateway } from './app/gateway.js';
 import { wireHttp } from './app/http.js';
@@ -57,6 +59,10 @@ export interface CreateAppOptions {
   heartbeatMs?: number;
   /** Delay before an MCP server is reconnected, doubled per failure (default 1 s up to 60 s; tests shorten it). */
   mcpBackoff?: { initialMs: number; maxMs: number };
+  /** Delay before the Discord Gateway is reconnected after a failure, doubled per failure with jitter (default 1 s up to 60 s; tests shorten it). */
+  discordBackoff?: { initialMs: number; maxMs: number };
+  /** How often a replica without the Discord connection tries to take it (default 5 s; tests shorten it). */
+  discordLeaseCheckMs?: number;
   /** Prefix of the keys kept in Redis, over `storage.redis_key_prefix` (tests give each run its own). */
   redisKeyPrefix?: string;
 }
@@ -84,6 +90,8 @@ export interface App {
   readonly approvals: Approvals;
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
+  /** The Discord Gateway connection when `discord.enabled` (held by one replica; taken from `listen()` on). */
+  readonly discord: LeasedConnection | null;
   /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
   diagnostics(): Promise<DiagnosticsReport>;
   /** The generated API key when this start bootstrapped a new config file. */
@@ -162,6 +170,14 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
   const { scheduler } = jobs;
   const channels = wireChannels({ config, log, now, storage, coordination, audit, metrics, agent });
   const { webhook } = channels;
+  const discord = wireDiscordConnection({
+    config, env, log, audit, gateway, agent, owner: storage.owner, backoff: options.discordBackoff, leaseCheckMs: options.discordLeaseCheckMs,
+    events: {
+      ready: (bot) => log.info(`discord: connected as ${bot.username} (${bot.userId}) in ${bot.guildCount} guild(s)`),
+      // The message side (acceptance, the durable inbox, replies) takes the messages here.
+      message: () => undefined,
+    },
+  });
   const retention = retentionPart(config, storage, audit, now, log);
 
   const consoleAssets = loadConsoleAssets(join(PACKAGE_ROOT, 'dist', 'console'));
@@ -171,7 +187,7 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
   }), log);
 
   const address: ListenAddress = { url: '', port: 0 };
-  const diagnostics = liveDiagnostics({ loaded, address, now, startedAt, storage, coordination, audit, providers, tools, agent, sessions, scheduler, webhook, mcp });
+  const diagnostics = liveDiagnostics({ loaded, address, now, startedAt, storage, coordination, audit, providers, tools, agent, sessions, scheduler, webhook, mcp, discord: discord?.connection ?? null });
   const web = wireHttp({
     config, home, log, now, startedAt, address, requestTimeoutMs: options.requestTimeoutMs, ssePingIntervalMs: options.ssePingIntervalMs,
     storage, coordination, audit, metrics, agent, sessions, providers, tools, scheduler, controls: jobs.controls, approvals, webhook,
@@ -196,6 +212,7 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
     outbound.parts.approvals,
     jobs.parts.runner,
     channels.parts?.intake ?? null,
+    discord?.part ?? null,
   ]);
   const { http } = web;
 
@@ -215,6 +232,7 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
     mcp,
     approvals,
     webhook,
+    discord: discord?.connection ?? null,
     diagnostics,
     bootstrapKey: loaded.bootstrapKey,
     get url() {

@@ -2,6 +2,7 @@ import type { AgentRuntime } from '../agent/runtime.js';
 import { ChainStatus } from '../audit/chain-status.js';
 import type { AuditLog } from '../audit/log.js';
 import type { WebhookService } from '../channels/webhook-service.js';
+import type { ConnectionStatus } from '../channels/discord/gateway/connection.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { RedisCoordination } from '../coordination/redis-coordination.js';
 import { diagnose, storedDiagnosticsParts, type DiagnosticsReport } from '../diagnostics/index.js';
@@ -35,11 +36,12 @@ export interface LiveDiagnosticsInput {
   scheduler: Scheduler;
   webhook: WebhookService | null;
   mcp: McpServers;
+  discord: { status(): ConnectionStatus } | null;
 }
 
 /** The running service's doctor report (`GET /api/v1/diagnostics`, and `agentd doctor` asks it when it runs). */
 export function liveDiagnostics(input: LiveDiagnosticsInput): () => Promise<DiagnosticsReport> {
-  const { loaded, address, now, storage, coordination, audit, scheduler, agent, sessions, webhook, mcp } = input;
+  const { loaded, address, now, storage, coordination, audit, scheduler, agent, sessions, webhook, mcp, discord } = input;
   const { config } = loaded;
   const chain = new ChainStatus(() => audit.verify(), { now });
   return () =>
@@ -54,5 +56,6 @@ export function liveDiagnostics(input: LiveDiagnosticsInput): () => Promise<Diag
       audit: { stats: () => audit.stats(), chain: () => chain.current() }, now,
       redis: coordination ? () => coordination.health() : undefined,
       mcp: () => mcp.statuses(),
+      discord: discord ? () => discord.status() : undefined,
     });
 }

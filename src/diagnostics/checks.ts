@@ -6,6 +6,7 @@ import type { SchedulerState } from './scheduler-checks.js';
 import type { AuditHealth } from './audit.js';
 import { redisCheck } from './redis.js';
 import type { Check } from './types.js';
+import type { ConnectionStatus } from '../channels/discord/gateway/connection.js';
 import { mcpServerOf, type McpServerStatus } from '../mcp/index.js';
 import { mcpChecks } from './mcp-checks.js';
 import { judgeHostWithoutDns } from '../policy/destination.js';
@@ -40,6 +41,8 @@ export interface DiagnosticsInput {
   redis: RedisHealth | null;
   /** Each MCP server's connection; null without a running service. */
   mcp: McpServerStatus[] | null;
+  /** The Discord connection; null without a running service or without the channel. */
+  discord: ConnectionStatus | null;
   /** Requests waiting for an operator's decision (at most the first page of them is counted). */
   approvals: { pending: number; oldestCreatedAt: string | null };
 }

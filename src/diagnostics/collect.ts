@@ -10,6 +10,7 @@ import type { StorageHealth } from '../storage/ports/health.js';
 import type { JobRecord } from '../storage/ports/jobs.js';
 import type { McpServerStatus } from '../mcp/index.js';
 import type { ToolRegistry } from '../tools/index.js';
+import type { ConnectionStatus } from '../channels/discord/gateway/connection.js';
 import type { DiagnosticsInput, WebhookState } from './checks.js';
 
 /** The parts of a running (or inspected) service the doctor looks at. */
@@ -35,6 +36,8 @@ export interface DiagnosticsParts {
   redis?: () => Promise<RedisHealth>;
   /** Each MCP server's connection; absent when no service runs (`agentd doctor` on the files). */
   mcp?: () => McpServerStatus[];
+  /** The Discord connection's status; absent when no service runs or the channel is off. */
+  discord?: () => ConnectionStatus;
   /** Approvals waiting for a decision, newest first. */
   pendingApprovals: () => Promise<{ created_at: string }[]>;
   now?: () => number;
@@ -80,6 +83,7 @@ export async function collectDiagnosticsInput(parts: DiagnosticsParts, storage: 
     audit: { stats: auditStats, chain, retentionDays: parts.config.retention.audit_days, now: (parts.now ?? Date.now)() },
     redis,
     mcp: parts.mcp?.() ?? null,
+    discord: parts.discord?.() ?? null,
     approvals: { pending: pending.length, oldestCreatedAt: pending.at(-1)?.created_at ?? null },
   };
 }

@@ -31,7 +31,7 @@ function input(overrides: Partial<DiagnosticsInput> = {}, config: Record<string,
     scheduler: { jobs: [], firing: true, now: Date.parse('2026-01-10T00:00:00.000Z') },
     runtime: { nodeVersion: 'v20.18.1', uptimeSeconds: 5, sessions: 0, runsInFlight: 0 }, stdinIsTty: false,
     audit: { stats: { count: 0, oldest: null, newest: null }, chain: { verdict: { ok: true, count: 0 }, checkedAt: NOW }, retentionDays: 365, now: NOW },
-    redis: null, mcp: null,
+    redis: null, mcp: null, discord: null,
     approvals: { pending: 0, oldestCreatedAt: null },
     ...overrides,
   };
@@ -99,6 +99,24 @@ describe('runDiagnostics', () => {
     expect(find(signed, 'web', 'webhook_secret')?.status).toBe('ok');
     const down = runDiagnostics(input({ webhook: { ...listening, listening: false } }));
     expect(find(down, 'web', 'webhook_bind')?.status).toBe('error');
+  });
+
+  it('reports the Discord connection, its policy and its allow lists', () => {
+    const off = runDiagnostics(input());
+    expect(find(off, 'discord', 'channel')?.summary).toBe('Discord channel not enabled');
+    const config = { api: { api_key: 'k' }, network: { presets: ['discord'] }, discord: { enabled: true, allowed_users: ['42'], allowed_channels: ['7', '8'] } };
+    const connected = { state: 'connected' as const, lastError: null, user: { id: '99', username: 'bot' }, guildCount: 3, heartbeatLatencyMs: 41 };
+    const up = runDiagnostics(input({ discord: connected }, config));
+    expect(find(up, 'discord', 'connection')).toMatchObject({ status: 'ok', summary: 'connected as bot (99) in 3 guild(s)' });
+    expect(find(up, 'discord', 'heartbeat')?.summary).toBe('last heartbeat acknowledged in 41 ms');
+    expect(find(up, 'discord', 'network_policy')?.status).toBe('ok');
+    expect(find(up, 'discord', 'allowed')?.summary).toBe('guilds: none; channels: 7, 8; users: 42');
+    const failed = runDiagnostics(input({ discord: { ...connected, state: 'failed', lastError: 'Discord closed the connection with 4014: disallowed intents' } }, config));
+    expect(find(failed, 'discord', 'connection')).toMatchObject({ status: 'error', summary: 'not connected: Discord closed the connection with 4014: disallowed intents' });
+    const standby = runDiagnostics(input({ discord: { ...connected, state: 'standby' } }, config));
+    expect(find(standby, 'discord', 'connection')?.summary).toMatch(/another replica holds/);
+    const denied = runDiagnostics(input({ discord: connected }, { ...config, network: {} }));
+    expect(find(denied, 'discord', 'network_policy')).toMatchObject({ status: 'error', summary: expect.stringContaining('refuses the Discord API at discord.com') });
   });
 
   it('warns about readable config files, non-loopback binds and default_deny off', () => {

@@ -1,6 +1,7 @@
 import type { StorageHealth } from '../storage/ports/health.js';
 import { gatewayChecks, memoryChecks, policyChecks, providerChecks, runtimeChecks, toolChecks, webChecks, type DiagnosticsInput } from './checks.js';
 import { auditCheck } from './audit.js';
+import { discordChecks } from './discord-checks.js';
 import { collectDiagnosticsInput, type DiagnosticsParts } from './collect.js';
 export { storedDiagnosticsParts } from './collect.js';
 export { logStartupChecks, startupChecks, type StartupFacts } from './startup-checks.js';
@@ -23,7 +24,7 @@ export function runDiagnostics(input: DiagnosticsInput): DiagnosticsReport {
     memory: [...memoryChecks(input), auditCheck(input.audit)],
     policy: policyChecks(input),
     gateway: gatewayChecks(),
-    discord: [{ name: 'channel', status: 'ok', summary: 'no Discord channel configured' }],
+    discord: discordChecks(input.config, input.discord),
     scheduler: schedulerChecks(input.scheduler),
     runtime: runtimeChecks(input),
   });

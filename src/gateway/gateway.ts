@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { Client, type ClientOptions, type GatewayClient, type GatewayParts } from './client.js';
 import { ConnectionPool, type PoolLimits, type PoolStats } from './pool.js';
 import type { GatewayMetrics } from '../metrics/index.js';
+import { openWebSocket, type GatewaySocket, type WebSocketOptions } from './websocket.js';
 
 /** Where a gateway nobody gave a logger writes: standard error, one message a line. */
 const writeToStderr = (message: string): void => {
@@ -65,6 +66,11 @@ export class Gateway {
   /** A client for one caller (session, run, category); cheap, as the connections are the gateway's. */
   client(options: ClientOptions): GatewayClient {
     return new Client(this.parts, options);
+  }
+
+  /** A WebSocket under the policy for `options.category`, pinned and audited like a request (see `openWebSocket`). */
+  webSocket(url: string | URL, options: WebSocketOptions): Promise<GatewaySocket> {
+    return openWebSocket(this.parts, url, options);
   }
 
   /** `client` as a bound function, the shape providers and tools take. */

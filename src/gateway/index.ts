@@ -7,3 +7,4 @@ export { MAX_CONNECTIONS, MAX_IDLE_CONNECTIONS, type PoolLimits, type PoolStats 
 export { GatewayResponse } from './response.js';
 export { MAX_URL_LENGTH, type Query } from './url.js';
 export { DEFAULT_MAX_RESPONSE_BYTES } from './body.js';
+export { type GatewaySocket, type WebSocketOptions } from './websocket.js';

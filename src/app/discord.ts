@@ -1,0 +1,47 @@
+import type { AgentRuntime } from '../agent/runtime.js';
+import type { AuditLog } from '../audit/log.js';
+import { DiscordConnection } from '../channels/discord/gateway/connection.js';
+import { LeasedConnection } from '../channels/discord/gateway/lease.js';
+import type { DiscordConnectionEvents } from '../channels/discord/gateway/types.js';
+import type { Config } from '../config/schema.js';
+import type { Gateway } from '../gateway/index.js';
+import type { Logger } from '../log.js';
+import { randomToken } from '../security/ids/tokens.js';
+import type { LifecyclePart } from './lifecycle.js';
+
+export interface DiscordInput {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  audit: AuditLog;
+  gateway: Gateway;
+  agent: AgentRuntime;
+  /** This replica's name in the shared stores (`Storage.owner`). */
+  owner: string;
+  events: DiscordConnectionEvents;
+  /** Tests shorten the back-off and how often a standby replica tries to take the connection. */
+  backoff?: { initialMs: number; maxMs: number };
+  leaseCheckMs?: number;
+}
+
+/**
+ * The Discord Gateway connection when `discord.enabled` (docs/discord.md#connection): held by one
+ * replica at a time, opened when serving and closed first of all at shutdown.
+ */
+export function wireDiscordConnection(input: DiscordInput): { connection: LeasedConnection; part: LifecyclePart } | null {
+  const { config, env, log, audit, gateway, agent, owner } = input;
+  if (!config.discord.enabled) return null;
+  const token = env[config.discord.token_env]?.trim();
+  // The variable's name only: its value is the secret.
+  if (!token) throw new Error(`discord.enabled is true but the environment variable ${config.discord.token_env} (discord.token_env) holding the bot token is not set`);
+  const connection = new DiscordConnection({
+    token, apiBaseUrl: config.discord.api_base_url, network: gateway, audit, log, events: input.events, backoff: input.backoff,
+  });
+  const leased = new LeasedConnection({
+    claims: agent.leases, connection, holderId: `discord-gateway:${owner}:${randomToken(8)}`, log, checkEveryMs: input.leaseCheckMs,
+  });
+  return {
+    connection: leased,
+    part: { name: 'Discord connection', phase: 'listen', start: async () => leased.start(), stop: () => leased.stop() },
+  };
+}
