@@ -4,6 +4,7 @@ import { AgentRuntime } from './agent/runtime.js';
 import { Approvals, type RunApprovalEvents } from './approvals/index.js';
 import { AuditLog } from './audit/log.js';
 import type { WebhookService } from './channels/webhook-service.js';
+import type { DiscordService } from './channels/discord/service.js';
 import { logStartupChecks, startupChecks, type DiagnosticsReport } from './diagnostics/index.js';
 import { applyStorageEnv, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
@@ -84,6 +85,8 @@ export interface App {
   readonly approvals: Approvals;
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
+  /** The Discord channel's message side when `discord.enabled` (started by `listen()`): the connection hands it each message. */
+  readonly discord: DiscordService | null;
   /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
   diagnostics(): Promise<DiagnosticsReport>;
   /** The generated API key when this start bootstrapped a new config file. */
@@ -160,8 +163,9 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
   runs.bind(agent.runs);
   const jobs = wireScheduler({ storage, agent, audit, log, now, providers, defaultSetting: outbound.defaultSetting, mcp });
   const { scheduler } = jobs;
-  const channels = wireChannels({ config, log, now, storage, coordination, audit, metrics, agent });
-  const { webhook } = channels;
+  const address: ListenAddress = { url: '', port: 0 };
+  const channels = wireChannels({ config, log, now, storage, coordination, audit, metrics, agent, gateway, env, consoleUrl: () => address.url });
+  const { webhook, discord } = channels;
   const retention = retentionPart(config, storage, audit, now, log);
 
   const consoleAssets = loadConsoleAssets(join(PACKAGE_ROOT, 'dist', 'console'));
@@ -170,7 +174,6 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
     defaultProvider: { name: providers.default, problem: providers.get(providers.default)?.unavailableReason() ?? null },
   }), log);
 
-  const address: ListenAddress = { url: '', port: 0 };
   const diagnostics = liveDiagnostics({ loaded, address, now, startedAt, storage, coordination, audit, providers, tools, agent, sessions, scheduler, webhook, mcp });
   const web = wireHttp({
     config, home, log, now, startedAt, address, requestTimeoutMs: options.requestTimeoutMs, ssePingIntervalMs: options.ssePingIntervalMs,
@@ -191,11 +194,13 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
     retention,
     web.parts.server,
     channels.parts?.drained ?? null,
+    channels.discordParts?.drained ?? null,
     jobs.parts.drained,
     agentParts.parts.agent,
     outbound.parts.approvals,
     jobs.parts.runner,
     channels.parts?.intake ?? null,
+    channels.discordParts?.intake ?? null,
   ]);
   const { http } = web;
 
@@ -215,6 +220,7 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
     mcp,
     approvals,
     webhook,
+    discord,
     diagnostics,
     bootstrapKey: loaded.bootstrapKey,
     get url() {
