@@ -1,4 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import type { ConfigInput } from '../src/config/schema.js';
+import { createMemoryLogger } from '../src/log.js';
 import type { DiscordMessage } from '../src/channels/discord/gateway/types.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { startFakeDiscordRest, type FakeDiscordRest } from './fakes/discord-rest.js';
@@ -30,15 +36,18 @@ async function fakeDiscord(token = TOKEN): Promise<FakeDiscordRest> {
   return fake;
 }
 
-async function app(fake: FakeDiscordRest, options: { discord?: Record<string, unknown>; config?: TestAppOptions['config']; env?: Record<string, string>; allowHost?: boolean } = {}): Promise<TestApp> {
-  const t = await startTestApp({
-    env: options.env ?? { DISCORD_BOT_TOKEN: TOKEN },
-    config: {
-      discord: { enabled: true, allowed_guilds: [GUILD], allowed_channels: [CHANNEL], allowed_users: [USER], api_base_url: fake.baseUrl, ...options.discord },
-      network: { allowed_hosts: options.allowHost === false ? [] : [fake.host] },
-      ...options.config,
-    } as TestAppOptions['config'],
-  });
+interface AppOptions { discord?: Record<string, unknown>; config?: TestAppOptions['config']; env?: Record<string, string>; allowHost?: boolean; home?: string }
+
+function discordConfig(fake: FakeDiscordRest, options: AppOptions): TestAppOptions['config'] {
+  return {
+    discord: { enabled: true, allowed_guilds: [GUILD], allowed_channels: [CHANNEL], allowed_users: [USER], api_base_url: fake.baseUrl, ...options.discord },
+    network: { allowed_hosts: options.allowHost === false ? [] : [fake.host] },
+    ...options.config,
+  } as TestAppOptions['config'];
+}
+
+async function app(fake: FakeDiscordRest, options: AppOptions = {}): Promise<TestApp> {
+  const t = await startTestApp({ env: options.env ?? { DISCORD_BOT_TOKEN: TOKEN }, home: options.home, config: discordConfig(fake, options) });
   cleanups.push(() => t.close());
   t.app.discord!.ready({ userId: BOT });
   return t;
@@ -278,5 +287,31 @@ describe('Discord messages', () => {
   it('refuses to start without the token in the environment', async () => {
     const fake = await fakeDiscord();
     await expect(app(fake, { env: {} })).rejects.toThrow(/DISCORD_BOT_TOKEN/);
+  });
+
+  it('runs a message stored before the process went away once, at the next start', async () => {
+    const fake = await fakeDiscord();
+    const home = mkdtempSync(join(tmpdir(), 'agentd-discord-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    // A process that stored the message and went away before its channel started running anything.
+    const first = await createApp({
+      home, env: { DISCORD_BOT_TOKEN: TOKEN }, log: createMemoryLogger(),
+      config: { api: { api_key: 'test-key-0123456789abcdef', port: 0 }, ...discordConfig(fake, {}) } as ConfigInput,
+    });
+    first.discord!.ready({ userId: BOT });
+    const message = mention('what is 8*8?');
+    expect(await first.discord!.accept(message)).toBe('accepted');
+    await first.close();
+    expect(fake.messages).toEqual([]);
+
+    const t = await app(fake, { home });
+    const [reply] = await fake.waitForMessages(1);
+    expect(reply).toMatchObject({ replyTo: message.id });
+    expect(reply!.content).toContain('64');
+    // The same dispatch replayed by the new connection is not run again.
+    expect(await t.app.discord!.accept(message)).toBe('ignored');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fake.messages).toHaveLength(1);
+    expect(await t.app.agent.listRuns(`discord:${CHANNEL}`, 10)).toHaveLength(1);
   });
 });
