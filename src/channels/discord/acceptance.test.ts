@@ -28,7 +28,7 @@ describe('decide', () => {
   it('ignores bots, itself included, whatever the lists say', () => {
     const open = settings({ allowed_guilds: ['10'] });
     expect(decide(message({ author: { id: '31', bot: true } }), open, BOT)).toEqual({ accepted: false, reason: 'bot' });
-    expect(decide(message({ author: { id: BOT } }), open, BOT)).toEqual({ accepted: false, reason: 'bot' });
+    expect(decide(message({ author: { id: BOT, bot: true } }), open, BOT)).toEqual({ accepted: false, reason: 'self' });
   });
 
   it('needs a mention with respond_to: mentions, and the bot id to check it; not with respond_to: all', () => {

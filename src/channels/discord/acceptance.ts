@@ -1,8 +1,8 @@
 import type { DiscordConfig } from '../../config/discord-schema.js';
 import type { DiscordMessage } from './gateway/types.js';
 
-/** Why a message was not taken; recorded on its `discord.message` deny event (never its text). */
-export type IgnoreReason = 'bot' | 'guild' | 'channel' | 'user' | 'no_mention' | 'not_ready' | 'empty';
+/** Why a message was not taken; recorded on its `discord.message` deny event (never its text), except `self`: the bot's own posts coming back. */
+export type IgnoreReason = 'self' | 'bot' | 'guild' | 'channel' | 'user' | 'no_mention' | 'not_ready' | 'empty';
 
 export type Acceptance =
   | { accepted: true; /** The session key: `discord:<sessionKey>`. */ sessionKey: string; /** The text to run, the bot's mention removed. */ prompt: string }
@@ -17,7 +17,8 @@ export type Acceptance =
  */
 export function decide(message: DiscordMessage, settings: DiscordConfig, botUserId: string | null): Acceptance {
   const { author } = message;
-  if (author.bot === true || author.id === botUserId) return { accepted: false, reason: 'bot' };
+  if (author.id === botUserId) return { accepted: false, reason: 'self' };
+  if (author.bot === true) return { accepted: false, reason: 'bot' };
   const users = settings.allowed_users;
   const isDirect = message.guild_id === undefined;
   if (isDirect) {

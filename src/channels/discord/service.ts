@@ -73,6 +73,8 @@ export class DiscordService {
    */
   async accept(message: DiscordMessage): Promise<DiscordIntake> {
     const decision = decide(message, this.settings, this.botUserId);
+    // The bot's own posts come back as messages: not worth a row or a count each.
+    if (!decision.accepted && decision.reason === 'self') return 'ignored';
     if (!decision.accepted) return this.ignore(message, decision.reason);
     const outcome = await this.inbox.store({
       sender: decision.sessionKey,
