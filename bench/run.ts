@@ -1,6 +1,7 @@
 import { agentScenarios } from './agent.js';
 import { auditScenario } from './audit.js';
 import { coldStartScenario } from './cold-start.js';
+import { discordScenario } from './discord.js';
 import { gatewayScenario } from './gateway.js';
 import { httpScenario } from './http.js';
 import { memoryScenario } from './memory.js';
@@ -29,6 +30,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'sse-large': () => largeAnswerScenarios(),
   webhook: webhookScenario,
   'webhook-durable': durableWebhookScenario,
+  discord: discordScenario,
   scale: () => scaleScenarios(scaleSizes()),
 };
 

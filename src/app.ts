@@ -4,6 +4,7 @@ import { AgentRuntime } from './agent/runtime.js';
 import { Approvals, type RunApprovalEvents } from './approvals/index.js';
 import { AuditLog } from './audit/log.js';
 import type { WebhookService } from './channels/webhook-service.js';
+import type { DiscordService } from './channels/discord/service.js';
 import { logStartupChecks, startupChecks, type DiagnosticsReport } from './diagnostics/index.js';
 import { applyStorageEnv, loadConfig, parseConfig, resolveHome, type LoadedConfig } from './config/load.js';
 import type { Config, ConfigInput } from './config/schema.js';
@@ -90,8 +91,10 @@ export interface App {
   readonly approvals: Approvals;
   /** The webhook channel when `webhook.enabled` (started by `listen()`). */
   readonly webhook: WebhookService | null;
+  /** The Discord channel's message side when `discord.enabled` (started by `listen()`): the connection hands it each message. */
+  readonly discord: DiscordService | null;
   /** The Discord Gateway connection when `discord.enabled` (held by one replica; taken from `listen()` on). */
-  readonly discord: LeasedConnection | null;
+  readonly discordConnection: LeasedConnection | null;
   /** The doctor report (`agentd doctor`, `GET /api/v1/diagnostics`). */
   diagnostics(): Promise<DiagnosticsReport>;
   /** The generated API key when this start bootstrapped a new config file. */
@@ -168,14 +171,21 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
   runs.bind(agent.runs);
   const jobs = wireScheduler({ storage, agent, audit, log, now, providers, defaultSetting: outbound.defaultSetting, mcp });
   const { scheduler } = jobs;
-  const channels = wireChannels({ config, log, now, storage, coordination, audit, metrics, agent });
-  const { webhook } = channels;
-  const discord = wireDiscordConnection({
+  const address: ListenAddress = { url: '', port: 0 };
+  const channels = wireChannels({ config, log, now, storage, coordination, audit, metrics, agent, gateway, env, consoleUrl: () => address.url });
+  const { webhook, discord } = channels;
+  const discordConnection = discord === null ? null : wireDiscordConnection({
     config, env, log, audit, gateway, agent, owner: storage.owner, backoff: options.discordBackoff, leaseCheckMs: options.discordLeaseCheckMs,
     events: {
-      ready: (bot) => log.info(`discord: connected as ${bot.username} (${bot.userId}) in ${bot.guildCount} guild(s)`),
-      // The message side (acceptance, the durable inbox, replies) takes the messages here.
-      message: () => undefined,
+      ready: (bot) => {
+        log.info(`discord: connected as ${bot.username} (${bot.userId}) in ${bot.guildCount} guild(s)`);
+        discord.ready(bot);
+      },
+      // Stored before anything else happens; a message the database cannot take now is logged,
+      // and Discord does not redeliver it, so the failure is on record (docs/discord.md#storage-and-runs).
+      message: (message) => {
+        discord.accept(message).catch((err: unknown) => log.error(`discord: message ${message.id} could not be stored: ${(err as Error)?.message ?? String(err)}`));
+      },
     },
   });
   const retention = retentionPart(config, storage, audit, now, log);
@@ -186,8 +196,7 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
     defaultProvider: { name: providers.default, problem: providers.get(providers.default)?.unavailableReason() ?? null },
   }), log);
 
-  const address: ListenAddress = { url: '', port: 0 };
-  const diagnostics = liveDiagnostics({ loaded, address, now, startedAt, storage, coordination, audit, providers, tools, agent, sessions, scheduler, webhook, mcp, discord: discord?.connection ?? null });
+  const diagnostics = liveDiagnostics({ loaded, address, now, startedAt, storage, coordination, audit, providers, tools, agent, sessions, scheduler, webhook, mcp, discord: discordConnection?.connection ?? null });
   const web = wireHttp({
     config, home, log, now, startedAt, address, requestTimeoutMs: options.requestTimeoutMs, ssePingIntervalMs: options.ssePingIntervalMs,
     storage, coordination, audit, metrics, agent, sessions, providers, tools, scheduler, controls: jobs.controls, approvals, webhook,
@@ -207,12 +216,14 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
     retention,
     web.parts.server,
     channels.parts?.drained ?? null,
+    channels.discordParts?.drained ?? null,
     jobs.parts.drained,
     agentParts.parts.agent,
     outbound.parts.approvals,
     jobs.parts.runner,
     channels.parts?.intake ?? null,
-    discord?.part ?? null,
+    channels.discordParts?.intake ?? null,
+    discordConnection?.part ?? null,
   ]);
   const { http } = web;
 
@@ -232,7 +243,8 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
     mcp,
     approvals,
     webhook,
-    discord: discord?.connection ?? null,
+    discord,
+    discordConnection: discordConnection?.connection ?? null,
     diagnostics,
     bootstrapKey: loaded.bootstrapKey,
     get url() {

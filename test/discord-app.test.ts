@@ -48,7 +48,7 @@ describe('Discord connection in the service', () => {
   it('connects when serving, shows the bot in diagnostics, and closes the socket at shutdown', async () => {
     const fake = await fakeGateway();
     const test = await app(fake);
-    await eventually(() => test.app.discord?.status().state === 'connected');
+    await eventually(() => test.app.discordConnection?.status().state === 'connected');
     expect(fake.identifies).toHaveLength(1);
     const section = await discordSection(test);
     expect(section.status).toBe('ok');
@@ -69,7 +69,7 @@ describe('Discord connection in the service', () => {
   it('opens no connection to a host the network policy does not allow, and diagnostics say why', async () => {
     const fake = await fakeGateway();
     const test = await app(fake, { allowed: false });
-    await eventually(() => test.app.discord?.status().state === 'failed');
+    await eventually(() => test.app.discordConnection?.status().state === 'failed');
     expect(fake.gatewayBotRequests).toHaveLength(0);
     expect(fake.upgrades).toHaveLength(0);
     const section = await discordSection(test);
@@ -106,14 +106,14 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('Discord
     const b = await app(fake, { config, redisKeyPrefix, sessionLeaseMs: 3_000, heartbeatMs: 500, discordLeaseCheckMs: 300 });
     // B sees the claim held and stays off the Gateway.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(b.app.discord?.status().state).toBe('standby');
+    expect(b.app.discordConnection?.status().state).toBe('standby');
     expect(fake.identifies).toHaveLength(1);
     expect(fake.connected).toBe(1);
     expect((await discordSection(b)).checks.find((c) => c.name === 'connection')?.summary).toMatch(/another replica holds/);
 
     const killedAt = Date.now();
     await a.kill();
-    await eventually(() => b.app.discord?.status().state === 'connected', 30_000);
+    await eventually(() => b.app.discordConnection?.status().state === 'connected', 30_000);
     expect(Date.now() - killedAt).toBeLessThan(30_000);
     expect(fake.identifies).toHaveLength(2);
     expect(fake.connected).toBe(1);

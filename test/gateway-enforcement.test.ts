@@ -87,6 +87,8 @@ const SOCKET_FUNCTIONS = ['connect', 'createConnection', 'Socket', 'TLSSocket'];
 /** The MCP SDK's transports that open their own connections: SSE and WebSocket cannot take the gateway's fetch. */
 const MCP_UNGATED_TRANSPORTS = /^@modelcontextprotocol\/sdk\/client\/(?:sse|websocket)(?:\.js)?$/;
 const MCP_HTTP_TRANSPORT = /\bnew\s+StreamableHTTPClientTransport\s*\(/g;
+/** `@discordjs/rest` sends with its own undici client unless it is handed a `makeRequest`. */
+const DISCORD_REST = /\bnew\s+REST\s*\(/g;
 
 /** The text from an opening parenthesis to its match (or to the end), in code with literals blanked. */
 function argumentsAt(code: string, open: number): string {
@@ -147,6 +149,9 @@ function scanSource(source: string, file: string): Violation[] {
   // The SDK's Streamable HTTP transport falls back to the global fetch unless it is handed one.
   for (const m of code.matchAll(MCP_HTTP_TRANSPORT)) {
     if (!/\bfetch\s*:/.test(argumentsAt(code, m.index + m[0].length - 1))) flag(m.index, 'creates an MCP HTTP transport without the gateway\'s fetch');
+  }
+  for (const m of code.matchAll(DISCORD_REST)) {
+    if (!/\bmakeRequest\s*:/.test(argumentsAt(code, m.index + m[0].length - 1))) flag(m.index, 'creates a Discord REST client without the gateway\'s fetch as makeRequest');
   }
   for (const m of code.matchAll(/(?<![\w$.])fetch\s*\(/g)) flag(m.index, 'calls the global fetch');
   for (const m of code.matchAll(/\b(?:globalThis|global|window|self)\s*\.\s*fetch\b/g)) flag(m.index, 'uses the global fetch');
@@ -219,6 +224,9 @@ describe('the scanner', () => {
     ["import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';", true],
     ["import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';", true],
     ["import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';", false],
+    // Discord REST: only with the gateway's fetch as its makeRequest.
+    ["new REST({ api: base }).setToken(token);", true],
+    ["new REST({ api: base, makeRequest: (url, init) => send(url, init) });", false],
   ])('%s → %s', (snippet, violates) => {
     expect(scanSource(snippet, 'snippet.ts').length > 0).toBe(violates);
   });
@@ -244,6 +252,13 @@ describe('outbound traffic has one way out', () => {
     expect(source).toMatch(/new StreamableHTTPClientTransport\(/);
     expect(source).toMatch(/category: 'mcp'/);
     expect(scanSource(source, 'src/mcp/transports.ts')).toEqual([]);
+  });
+
+  it('the Discord REST client sends through the gateway\'s fetch, under category discord', () => {
+    const rest = readFileSync(join(root, 'src', 'channels', 'discord', 'rest.ts'), 'utf8');
+    expect(rest).toMatch(/new REST\(\{[\s\S]*makeRequest:/);
+    expect(scanSource(rest, 'src/channels/discord/rest.ts')).toEqual([]);
+    expect(readFileSync(join(root, 'src', 'app', 'channels.ts'), 'utf8')).toMatch(/gateway\.client\(\{ category: 'discord' \}\)/);
   });
 
   it('the gateway itself is where the outbound code lives', () => {

@@ -76,6 +76,7 @@ describe('GET /metrics', () => {
       'agentd_runs_in_flight gauge', 'agentd_sse_viewers gauge', 'agentd_webhook_queue_depth gauge', 'agentd_webhook_rejections_total counter',
       'agentd_gateway_requests_total counter', 'agentd_gateway_denials_total counter', 'agentd_provider_tokens_total counter',
       'agentd_provider_cost_usd_total counter', 'agentd_rate_limited_total counter', 'agentd_database_size_bytes gauge',
+      'agentd_discord_messages_total counter', 'agentd_discord_replies_total counter',
     ]) expect(text).toContain(`# TYPE ${family}`);
   });
 

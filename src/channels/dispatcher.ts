@@ -23,7 +23,11 @@ export interface ChannelInbox<M extends ChannelMessage = ChannelMessage> {
    * the way to stop listening.
    */
   listen(wake: () => void): () => void;
-  send(text: string): void;
+  /**
+   * The reply to `message`: the run's answer, or `error: …` when it failed or was refused
+   * (`outcome` says which, and the run's id when it has one).
+   */
+  send(text: string, message: M, outcome: ReplyOutcome): void;
   /** The message's run exists, or it was refused and will never run (a durable inbox stops keeping it). */
   settled?(message: M): void;
   /** The message's run has ended and let go of its session: the sender's next message may start anywhere. */
@@ -35,6 +39,14 @@ export interface ChannelInbox<M extends ChannelMessage = ChannelMessage> {
    * offers it again itself.
    */
   retry?(message: M, afterMs: number): void;
+}
+
+/** How a message's turn ended, for a channel that answers differently when it failed. */
+export interface ReplyOutcome {
+  /** The run's id; null when the start was refused before the message had one. */
+  runId: string | null;
+  /** The run ended in error or was cancelled, or the start was refused. */
+  failed: boolean;
 }
 
 /** First wait before a message whose start failed for a passing reason is tried again; it doubles up to the max. */
@@ -66,6 +78,8 @@ export interface ChannelDispatcherOptions<M extends ChannelMessage> {
    */
   sessionPrefix: ChannelRunRequest['source'] & ('webhook' | 'discord');
   log: Logger;
+  /** The provider its runs use; absent or null: the default one. */
+  provider?: string | null;
   /** Messages taken from the inbox but not yet started, across all senders. */
   maxPending?: number;
 }
@@ -135,17 +149,19 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
     this.pendingCount--;
 
     this.active.add(sender);
-    const { inbox, runner, sessionPrefix, log } = this.options;
+    const { inbox, runner, sessionPrefix, log, provider } = this.options;
     const sessionId = `${sessionPrefix}:${sender}`;
     const done = runner
-      .startChannelRun({ sessionId, message: message.content, runId: message.runId, source: sessionPrefix })
+      .startChannelRun({ sessionId, message: message.content, runId: message.runId, source: sessionPrefix, provider })
       .then(
         async (run) => {
           this.failedStarts.delete(sender);
           inbox.settled?.(message);
           const finished = await runner.whenRunFinished(run.run_id);
           inbox.finished?.(message);
-          inbox.send(finished?.response ?? `error: ${finished?.error ?? 'run ended without a reply'}`);
+          const answer = finished?.status === 'error' || finished?.status === 'cancelled' ? null : finished?.response ?? null;
+          const failed = answer === null;
+          inbox.send(answer ?? `error: ${finished?.error ?? 'run ended without a reply'}`, message, { runId: run.run_id, failed });
         },
         (error: unknown) => {
           // Refused before it started. During shutdown the message is left as it is (a durable
@@ -164,7 +180,7 @@ export class ChannelDispatcher<M extends ChannelMessage = ChannelMessage> {
           this.failedStarts.delete(sender);
           inbox.settled?.(message);
           log.warn(`${sessionPrefix} message from ${sender} not run: ${(error as Error).message}`);
-          inbox.send(`error: ${(error as Error).message}`);
+          inbox.send(`error: ${(error as Error).message}`, message, { runId: message.runId ?? null, failed: true });
         },
       )
       .catch((error: unknown) => log.error(`${sessionPrefix} message from ${sender} failed: ${(error as Error).message}`))

@@ -34,6 +34,8 @@ export class ServiceMetrics {
   private readonly providerTokens: Counter<'provider' | 'kind'>;
   private readonly providerCost: Counter<'provider'>;
   private readonly rateLimitedRequests: Counter<'limiter'>;
+  private readonly discordMessages: Counter<'result'>;
+  private readonly discordReplies: Counter<'result'>;
 
   constructor() {
     const registers = [this.registry];
@@ -49,6 +51,8 @@ export class ServiceMetrics {
     this.providerTokens = new Counter({ name: 'agentd_provider_tokens_total', help: 'Tokens of recorded provider calls, by provider and kind (prompt, completion)', labelNames: ['provider', 'kind'], registers });
     this.providerCost = new Counter({ name: 'agentd_provider_cost_usd_total', help: 'Cost in USD of recorded provider calls, by provider', labelNames: ['provider'], registers });
     this.rateLimitedRequests = new Counter({ name: 'agentd_rate_limited_total', help: 'Requests refused by a rate limiter (api, webhook)', labelNames: ['limiter'], registers });
+    this.discordMessages = new Counter({ name: 'agentd_discord_messages_total', help: 'Discord messages received, by result (accepted, ignored)', labelNames: ['result'], registers });
+    this.discordReplies = new Counter({ name: 'agentd_discord_replies_total', help: 'Discord replies, by result (posted, failed after retries)', labelNames: ['result'], registers });
     new Gauge({ name: 'agentd_database_size_bytes', help: 'Size of the database (the SQLite file, or the PostgreSQL database)', registers, collect: reading((r) => r.databaseSizeBytes()) });
   }
 
@@ -80,6 +84,14 @@ export class ServiceMetrics {
 
   webhookRejected(code: string): void {
     this.webhookRejections.inc({ reason: code });
+  }
+
+  discordMessage(result: 'accepted' | 'ignored'): void {
+    this.discordMessages.inc({ result });
+  }
+
+  discordReply(result: 'posted' | 'failed'): void {
+    this.discordReplies.inc({ result });
   }
 
   readonly gatewayRequest = (category: string, denied: boolean): void => {

@@ -20,6 +20,21 @@ export interface QueuedMessage {
   content: string;
   sender: string;
   runId: string;
+  /** What the channel kept about the message (where to answer it). */
+  metadata: Record<string, unknown>;
+}
+
+/** A message any channel hands to `store`: what it runs, and the key a repeat of it is known by. */
+export interface MessageToStore {
+  sender: string;
+  content: string;
+  metadata: Record<string, unknown>;
+  /** Arrival time, ISO 8601 UTC. */
+  received_at: string;
+  /** The sender's own id for the message; a repeat within the duplicate window is not stored again. */
+  requestId?: string;
+  /** Recorded in the same commit (the webhook's signed requests). */
+  signature?: SignatureToRecord;
 }
 
 export interface DurableInboxOptions {
@@ -125,14 +140,23 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     });
   }
 
-  async accept(message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord): Promise<IntakeOutcome> {
+  accept(message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord): Promise<IntakeOutcome> {
+    return this.store({
+      sender: message.sender, content: message.content, metadata: message.metadata as unknown as Record<string, unknown>,
+      received_at: message.received_at, requestId, signature,
+    });
+  }
+
+  /** Commits the message with its run's id, chosen now; a `queued` one is then claimed to run. */
+  async store(message: MessageToStore): Promise<IntakeOutcome> {
     const runId = newId('run');
     const now = this.now();
+    const { requestId, signature } = message;
     const stored = this.options.store.accept({
       channel: this.options.channel,
       sender: message.sender,
       content: message.content,
-      metadata: message.metadata as unknown as Record<string, unknown>,
+      metadata: message.metadata,
       received_at: message.received_at,
       request_id: requestId === undefined ? null : requestIdKey(requestId),
       body_digest: requestId === undefined ? null : contentDigest(message.content),
@@ -272,7 +296,7 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
           continue;
         }
         this.held.add(message.run_id);
-        this.queue.push({ content: message.content, sender: message.sender, runId: message.run_id });
+        this.queue.push({ content: message.content, sender: message.sender, runId: message.run_id, metadata: message.metadata });
         queued = true;
       }
       if (this.failing) log.info(`${channel}: claiming messages works again`);

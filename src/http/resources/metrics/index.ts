@@ -12,6 +12,8 @@ export const METRIC_FAMILIES: readonly (readonly [name: string, what: string])[]
   ['agentd_sse_viewers', 'open run event streams'],
   ['agentd_webhook_queue_depth', 'accepted webhook messages waiting for their run'],
   ['agentd_webhook_rejections_total{reason}', 'webhook requests refused, by error code (AGENTD_…)'],
+  ['agentd_discord_messages_total{result}', 'Discord messages received: accepted (stored to run) or ignored'],
+  ['agentd_discord_replies_total{result}', 'Discord replies: posted, or failed after retries'],
   ['agentd_gateway_requests_total{category}', 'outbound requests through the gateway (allowed, failed or denied), by caller: provider, tool, discord'],
   ['agentd_gateway_denials_total{category}', 'outbound requests the network policy refused'],
   ['agentd_provider_tokens_total{provider,kind}', 'tokens of recorded provider calls, kind prompt or completion'],
