@@ -1,8 +1,8 @@
 import type { AgentRuntime } from '../agent/runtime.js';
 import { DiscordRest } from '../channels/discord/rest.js';
 import { DiscordService } from '../channels/discord/service.js';
+import { discordToken } from './discord.js';
 import { WebhookService } from '../channels/webhook-service.js';
-import { ConfigError } from '../config/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Gateway } from '../gateway/index.js';
 import { ListenError } from '../listen-error.js';
@@ -50,8 +50,7 @@ export function wireChannels(input: ChannelsInput) {
  */
 function discordService({ config, env, log, now, storage, audit, metrics, agent, gateway, consoleUrl }: ChannelsInput): DiscordService {
   const settings = config.discord;
-  const token = env[settings.token_env] ?? '';
-  if (token === '') throw new ConfigError(`discord.enabled needs the bot token in the environment variable ${settings.token_env}, which is not set`);
+  const token = discordToken(settings, env);
   const client = gateway.client({ category: 'discord' });
   const rest = new DiscordRest({ apiBaseUrl: settings.api_base_url, token, fetch: (url, init) => client.fetch(url, init) });
   return new DiscordService(settings, {

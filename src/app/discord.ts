@@ -3,6 +3,7 @@ import type { AuditLog } from '../audit/log.js';
 import { DiscordConnection } from '../channels/discord/gateway/connection.js';
 import { LeasedConnection } from '../channels/discord/gateway/lease.js';
 import type { DiscordConnectionEvents } from '../channels/discord/gateway/types.js';
+import { ConfigError } from '../config/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Gateway } from '../gateway/index.js';
 import type { Logger } from '../log.js';
@@ -24,6 +25,13 @@ export interface DiscordInput {
   leaseCheckMs?: number;
 }
 
+/** The bot token, read from the environment at start; a missing one refuses the start, naming the variable only (its value is the secret). */
+export function discordToken(settings: Config['discord'], env: NodeJS.ProcessEnv): string {
+  const token = env[settings.token_env]?.trim();
+  if (!token) throw new ConfigError(`discord.enabled is true but the environment variable ${settings.token_env} (discord.token_env) holding the bot token is not set`);
+  return token;
+}
+
 /**
  * The Discord Gateway connection when `discord.enabled` (docs/discord.md#connection): held by one
  * replica at a time, opened when serving and closed first of all at shutdown.
@@ -31,9 +39,7 @@ export interface DiscordInput {
 export function wireDiscordConnection(input: DiscordInput): { connection: LeasedConnection; part: LifecyclePart } | null {
   const { config, env, log, audit, gateway, agent, owner } = input;
   if (!config.discord.enabled) return null;
-  const token = env[config.discord.token_env]?.trim();
-  // The variable's name only: its value is the secret.
-  if (!token) throw new Error(`discord.enabled is true but the environment variable ${config.discord.token_env} (discord.token_env) holding the bot token is not set`);
+  const token = discordToken(config.discord, env);
   const connection = new DiscordConnection({
     token, apiBaseUrl: config.discord.api_base_url, network: gateway, audit, log, events: input.events, backoff: input.backoff,
   });
