@@ -34,6 +34,12 @@ export interface AgentTurnInput {
   requestId?: string;
   /** Each provider call's usage and price, as soon as it is recorded (also when the turn later fails). */
   onUsage?(cost: RunCost): void;
+  /**
+   * The model's text as it is written, in pieces whose concatenation is the text shown so far:
+   * censored like the answer, a secret never split across pieces (agent/answer-preview.ts). Text
+   * of a step that then asks for tools is included; the stored answer is the last step's alone.
+   */
+  onDelta?(text: string): void;
   onToolRequest?(info: ToolRequestInfo): void;
   onToolResult?(info: ToolResultInfo): void;
 }

@@ -62,6 +62,8 @@ export interface RunRecord {
   source: RunSource;
   /** The job whose fire this run is (source `job`); null otherwise. */
   job_id: string | null;
+  /** When the run's first text arrived from the model, where the record keeps it (not stored yet). */
+  first_token_at?: string | null;
 }
 
 /** What the list of runs across sessions is narrowed to; every filter given must match. */
