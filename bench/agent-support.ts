@@ -1,7 +1,7 @@
 import { createServer, request, type Agent, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { ChildServer } from './servers.js';
+import { startChildServer, type ChildServer } from './servers.js';
 
 /** Pieces shared by the agent benchmarks: the API client, an OpenAI-compatible upstream, probes. */
 
@@ -172,9 +172,10 @@ async function streamAnswer(res: ServerResponse, state: { firstTokenAt: number[]
   chunk({ role: 'assistant', content: '' });
   const pieces = typeof answer === 'string' ? [answer] : Array.from({ length: answer.tokens }, (_, i) => `word${i} `);
   const gapMs = typeof answer === 'string' ? 0 : 1000 / answer.perSecond;
+  // As a hosted model's stream: the head and the role chunk first, then a token per interval.
   const start = performance.now();
   for (const [i, piece] of pieces.entries()) {
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + i * gapMs - performance.now())));
+    if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + (i + 1) * gapMs - performance.now())));
     if (res.destroyed) return;
     if (i === 0) state.firstTokenAt.push(performance.now());
     chunk({ content: piece });
@@ -182,4 +183,15 @@ async function streamAnswer(res: ServerResponse, state: { firstTokenAt: number[]
   chunk({}, 'stop');
   res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'gpt-4.1-mini', choices: [], usage: { prompt_tokens: 12, completion_tokens: pieces.length, total_tokens: 12 + pieces.length } })}\n\n`);
   res.end('data: [DONE]\n\n');
+}
+
+/** agentd in a child process with `upstream` as its OpenAI provider (and the only host it may reach). */
+export function startAgentdOn(upstream: Upstream): Promise<ChildServer> {
+  return startChildServer('agentd', {
+    env: { OPENAI_API_KEY: 'sk-bench-0123456789abcdefghijklmnop' },
+    config: {
+      providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: `${upstream.url}/v1` } },
+      network: { allowed_hosts: [upstream.host] },
+    },
+  });
 }

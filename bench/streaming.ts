@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { client, probe, round, startUpstream } from './agent-support.js';
+import { client, probe, round, startAgentdOn, startUpstream, waitFor } from './agent-support.js';
 import { startChildServer, type ChildServer } from './servers.js';
 import { pct } from './stats.js';
 import type { ScenarioResult } from './types.js';
@@ -23,6 +23,8 @@ const VIEWERS = 100;
 const TEXT_MARK = /event: run\.(delta|text)\n/;
 
 interface Viewer {
+  /** The stream is open and the run's first event arrived: the viewer is attached. */
+  attached: Promise<void>;
   /** performance.now() when the first piece of text arrived. */
   firstText: Promise<number>;
   /** The whole stream, once the server ended it. */
@@ -31,13 +33,16 @@ interface Viewer {
 
 function openViewer(server: ChildServer, runId: string, agent: Agent): Viewer {
   let gotText!: (at: number) => void;
+  let gotStart!: () => void;
   const firstText = new Promise<number>((resolve) => (gotText = resolve));
+  const attached = new Promise<void>((resolve) => (gotStart = resolve));
   const done = new Promise<string>((resolve, reject) => {
     const req = request(`${server.url}/api/v1/runs/${runId}/events?include=deltas`, { agent, headers: { authorization: `Bearer ${server.apiKey}` } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         body += chunk;
+        if (body.includes('event: run.start')) gotStart();
         if (TEXT_MARK.test(chunk)) gotText(performance.now());
       });
       res.on('end', () => resolve(body));
@@ -46,7 +51,7 @@ function openViewer(server: ChildServer, runId: string, agent: Agent): Viewer {
     req.on('error', reject);
     req.end();
   });
-  return { firstText, done };
+  return { attached, firstText, done };
 }
 
 export async function streamingScenarios(): Promise<ScenarioResult[]> {
@@ -81,16 +86,8 @@ async function offlineFirstText(): Promise<ScenarioResult> {
 }
 
 async function streamedUpstream(): Promise<ScenarioResult[]> {
-  // The answer starts 300 ms after the request: the viewers are attached before its first token.
-  const upstream = await startUpstream({ answerAfterMs: 300, tokens: TOKENS, tokensPerSecond: TOKENS_PER_SECOND });
-  const key = 'sk-bench-0123456789abcdefghijklmnop';
-  const server = await startChildServer('agentd', {
-    env: { OPENAI_API_KEY: key },
-    config: {
-      providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: `${upstream.url}/v1` } },
-      network: { allowed_hosts: [upstream.host] },
-    },
-  });
+  const upstream = await startUpstream({ tokens: TOKENS, tokensPerSecond: TOKENS_PER_SECOND });
+  const server = await startAgentdOn(upstream);
   const agent = new Agent({ keepAlive: true, maxSockets: VIEWERS * 2 });
   const api = client(server, agent);
   /** One run with `viewers` viewers on include=deltas: its end, the server's CPU time for it, what the viewers saw. */
@@ -99,6 +96,10 @@ async function streamedUpstream(): Promise<ScenarioResult[]> {
     const started = performance.now();
     const runId = (await api.json('POST', '/api/v1/runs', { message: 'tell me a long story' })).data.run_id as string;
     const streams = Array.from({ length: viewers }, () => openViewer(server, runId, agent));
+    // The upstream answers once every viewer is attached, so each of them sees the first token's delta.
+    await Promise.all(streams.map((s) => s.attached));
+    await waitFor(() => upstream.waiting >= 1);
+    upstream.answerNow();
     // Polled the same way with and without viewers, so the polling costs both runs alike.
     while ((await api.json('GET', `/api/v1/runs/${runId}`)).data.status !== 'complete') await sleep(200);
     const bodies = await Promise.all(streams.map((s) => s.done));
