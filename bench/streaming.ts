@@ -109,7 +109,10 @@ async function streamedUpstream(): Promise<ScenarioResult[]> {
     return { cpuMs, wallS, bodies, firsts, firstToken: upstream.firstTokenAt.at(-1)! };
   };
   try {
+    // The first run of a fresh server is cold (its stream-reading code not compiled yet); the goal is on the next.
+    const cold = await measured(1);
     const one = await measured(1);
+    const coldLatency = cold.firsts[0]! - cold.firstToken;
     const latency = one.firsts[0]! - one.firstToken;
     const deltaEvents = (one.bodies[0]!.match(/event: run\.delta\n/g) ?? []).length;
     const none = await measured(0);
@@ -119,7 +122,7 @@ async function streamedUpstream(): Promise<ScenarioResult[]> {
     return [
       {
         scenario: `streaming: upstream writing ${TOKENS} tokens at ${TOKENS_PER_SECOND}/s, its first token → first run.delta at a viewer`,
-        figures: { first_delta_ms: round(latency), delta_events: deltaEvents, tokens: TOKENS, run_s: round(one.wallS) },
+        figures: { first_delta_ms: round(latency), first_delta_ms_first_run: round(coldLatency), delta_events: deltaEvents, tokens: TOKENS, run_s: round(one.wallS) },
         goal: 'first_delta_ms <= 50',
         met: latency <= 50,
         headline: { agentd: `${round(latency)} ms (${deltaEvents} delta events for ${TOKENS} tokens)` },
