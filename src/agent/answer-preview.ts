@@ -8,24 +8,39 @@ import { censor } from '../security/secrets/secrets.js';
  * so the trailing run is held back until whitespace or the end of the step shows where it ends;
  * what is released is the new part of the cleaned text before that point.
  */
+/**
+ * Least time between two releases: each censors the text so far, so a long answer streamed in
+ * thousands of pieces costs one pass per interval, not one per piece (viewers get at most one
+ * piece per interval anyway, docs/api.md#streamed-text).
+ */
+export const RELEASE_INTERVAL_MS = 30;
+
 export class AnswerPreview {
   private raw = '';
-  /** Length of `raw` up to its last whitespace, as last released. */
+  /** Length of `raw` up to its last whitespace. */
   private stable = 0;
+  /** `stable` as last released. */
+  private releasedStable = 0;
+  private lastRelease = Number.NEGATIVE_INFINITY;
   /** The cleaned text released so far; every release extends it. */
   private released = '';
   /** The cleaner rewrote text already shown: nothing more of this step is shown (the terminal event has the answer). */
   private stopped = false;
 
-  constructor(private readonly emit: (text: string) => void) {}
+  constructor(
+    private readonly emit: (text: string) => void,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** A piece of the step's text, as the provider streamed it. */
   push(delta: string): void {
+    const whitespace = lastWhitespace(delta);
+    if (whitespace >= 0) this.stable = this.raw.length + whitespace + 1;
     this.raw += delta;
-    const boundary = stableLength(this.raw);
-    if (boundary <= this.stable) return;
-    this.stable = boundary;
-    this.release(this.raw.slice(0, boundary));
+    if (this.stable <= this.releasedStable || this.now() - this.lastRelease < RELEASE_INTERVAL_MS) return;
+    this.releasedStable = this.stable;
+    this.lastRelease = this.now();
+    this.release(this.raw.slice(0, this.stable));
   }
 
   /** The step's whole text (as the provider returned it): releases what was held back. */
@@ -46,10 +61,10 @@ export class AnswerPreview {
   }
 }
 
-/** Length of `text` up to and including its last whitespace character (0 when it has none). */
-function stableLength(text: string): number {
+/** Index of the last whitespace character of `text`, or -1. */
+function lastWhitespace(text: string): number {
   for (let i = text.length - 1; i >= 0; i--) {
-    if (/\s/.test(text[i]!)) return i + 1;
+    if (/\s/.test(text[i]!)) return i;
   }
-  return 0;
+  return -1;
 }

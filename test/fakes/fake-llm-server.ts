@@ -200,8 +200,12 @@ export function sendJsonError(res: ServerResponse, status: number, requestIdHead
 /** About four characters per token, like the offline provider: good enough for a fake's usage. */
 export const roughTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
+/** Most pieces one text is streamed in: a text of many MiB goes in larger pieces, not in millions. */
+const MAX_PIECES = 256;
+
 /** Splits text into a few pieces so a stream has more than one delta. */
-export function chunks(text: string, size = 8): string[] {
+export function chunks(text: string, smallest = 8): string[] {
+  const size = Math.max(smallest, Math.ceil(text.length / MAX_PIECES));
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out.length ? out : [''];
