@@ -1,7 +1,7 @@
-import { createServer, request, type Agent, type Server } from 'node:http';
+import { createServer, request, type Agent, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { ChildServer } from './servers.js';
+import { startChildServer, type ChildServer } from './servers.js';
 
 /** Pieces shared by the agent benchmarks: the API client, an OpenAI-compatible upstream, probes. */
 
@@ -91,6 +91,8 @@ export interface Upstream {
   /** Chat completions received and not answered yet. */
   waiting: number;
   answered: number;
+  /** When the first token of each streamed answer was written (performance.now()), in order. */
+  firstTokenAt: number[];
   /** Answers every waiting request now. */
   answerNow(): void;
   close(): Promise<void>;
@@ -98,21 +100,26 @@ export interface Upstream {
 
 /**
  * An OpenAI-compatible upstream that answers every chat completion with `text` (default "Done.")
- * after `answerAfterMs`, or only when `answerNow()` is called when that is omitted.
+ * after `answerAfterMs`, or only when `answerNow()` is called when that is omitted. A request for
+ * a stream is answered in the SSE format: the text in one chunk, or with `tokens` that many
+ * one-word chunks at `tokensPerSecond` (the time the first is written is in `firstTokenAt`).
  */
-export async function startUpstream(options: { answerAfterMs?: number; text?: string } = {}): Promise<Upstream> {
-  const state = { waiting: 0, answered: 0 };
+export async function startUpstream(options: { answerAfterMs?: number; text?: string; tokens?: number; tokensPerSecond?: number } = {}): Promise<Upstream> {
+  const state = { waiting: 0, answered: 0, firstTokenAt: [] as number[] };
   const timers = new Set<NodeJS.Timeout>();
   const held = new Set<() => void>();
   const content = options.text ?? 'Done.';
   const server: Server = createServer((req, res) => {
-    req.resume();
+    const body: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => body.push(chunk));
     req.on('end', () => {
       state.waiting++;
+      const streamed = /"stream"\s*:\s*true/.test(Buffer.concat(body).toString('utf8'));
       const answer = () => {
         held.delete(answer);
         state.waiting--;
         state.answered++;
+        if (streamed) return void streamAnswer(res, state, options.tokens ? { tokens: options.tokens, perSecond: options.tokensPerSecond ?? 50 } : content);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({
           id: `chatcmpl-${state.answered}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'gpt-4.1-mini',
@@ -140,6 +147,9 @@ export async function startUpstream(options: { answerAfterMs?: number; text?: st
     get answered() {
       return state.answered;
     },
+    get firstTokenAt() {
+      return state.firstTokenAt;
+    },
     answerNow: () => {
       for (const answer of [...held]) answer();
     },
@@ -150,4 +160,38 @@ export async function startUpstream(options: { answerAfterMs?: number; text?: st
         server.close(() => resolve());
       }),
   };
+}
+
+/** A Chat Completions stream: `content` in one chunk, or `tokens` one-word chunks at a pace; then the usage and [DONE]. */
+async function streamAnswer(res: ServerResponse, state: { firstTokenAt: number[] }, answer: string | { tokens: number; perSecond: number }): Promise<void> {
+  const id = `chatcmpl-${state.firstTokenAt.length}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'gpt-4.1-mini', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`);
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  chunk({ role: 'assistant', content: '' });
+  const pieces = typeof answer === 'string' ? [answer] : Array.from({ length: answer.tokens }, (_, i) => `word${i} `);
+  const gapMs = typeof answer === 'string' ? 0 : 1000 / answer.perSecond;
+  // As a hosted model's stream: the head and the role chunk first, then a token per interval.
+  const start = performance.now();
+  for (const [i, piece] of pieces.entries()) {
+    if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + (i + 1) * gapMs - performance.now())));
+    if (res.destroyed) return;
+    if (i === 0) state.firstTokenAt.push(performance.now());
+    chunk({ content: piece });
+  }
+  chunk({}, 'stop');
+  res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'gpt-4.1-mini', choices: [], usage: { prompt_tokens: 12, completion_tokens: pieces.length, total_tokens: 12 + pieces.length } })}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+/** agentd in a child process with `upstream` as its OpenAI provider (and the only host it may reach). */
+export function startAgentdOn(upstream: Upstream): Promise<ChildServer> {
+  return startChildServer('agentd', {
+    env: { OPENAI_API_KEY: 'sk-bench-0123456789abcdefghijklmnop' },
+    config: {
+      providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: `${upstream.url}/v1` } },
+      network: { allowed_hosts: [upstream.host] },
+    },
+  });
 }

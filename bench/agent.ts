@@ -1,5 +1,5 @@
 import { request, Agent, type IncomingMessage } from 'node:http';
-import { client, measureRuns, probe, round, startUpstream, waitFor } from './agent-support.js';
+import { client, startAgentdOn, measureRuns, probe, round, startUpstream, waitFor } from './agent-support.js';
 import { startChildServer, type ChildServer } from './servers.js';
 import type { ScenarioResult } from './types.js';
 
@@ -66,14 +66,7 @@ async function sseViewers(options: AgentBenchOptions): Promise<ScenarioResult> {
   const perRun = options.viewersPerRun ?? 50;
   const runs = Math.ceil(viewers / perRun);
   const upstream = await startUpstream({ answerAfterMs: options.upstreamDelayMs ?? 5000 });
-  const key = 'sk-bench-0123456789abcdefghijklmnop';
-  const server = await startChildServer('agentd', {
-    env: { OPENAI_API_KEY: key },
-    config: {
-      providers: { default: 'openai', openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: `${upstream.url}/v1` } },
-      network: { allowed_hosts: [upstream.host] },
-    },
-  });
+  const server = await startAgentdOn(upstream);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   try {
     const api = client(server, agent);

@@ -9,6 +9,7 @@ import { machineInfo, writeReport } from './report.js';
 import { runsListScenario } from './runs-list.js';
 import { scaleScenarios } from './scale.js';
 import { largeAnswerScenarios } from './sse-large.js';
+import { streamingScenarios } from './streaming.js';
 import { durableWebhookScenario, webhookScenario } from './webhook.js';
 import type { Scenario, ScenarioResult } from './types.js';
 
@@ -28,6 +29,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'runs-list': () => runsListScenario({ postgres: !process.env.BENCH_SQLITE_ONLY }),
   agent: () => agentScenarios(),
   'sse-large': () => largeAnswerScenarios(),
+  streaming: () => streamingScenarios(),
   webhook: webhookScenario,
   'webhook-durable': durableWebhookScenario,
   discord: discordScenario,

@@ -103,16 +103,16 @@ describe.each(['openai', 'anthropic'] as const)('budget holds with the %s provid
 
   it('never lets a session spend past max_spend_usd, when the upstream bills the most each request allows', async () => {
     const server = await fake(kind);
-    const t = await app(kind, server, { max_tokens: 64 });
+    const t = await app(kind, server, { max_tokens: 32 });
     const sent = () => server.requests.length;
 
-    // One call's bound (about 2,900 input tokens with the tool definitions, 64 output) is about
+    // One call's bound (about 2,950 input tokens with the tool definitions and the stream flags, 32 output) is about
     // $0.009: it fits under $0.01 once, and the upstream bills every token of it.
     server.enqueue({ text: 'first answer', usage: largestUsage });
     const first = await postJson(t, '/api/v1/chat', { message: 'first question' });
     expect(first.status).toBe(200);
     const sessionId = (await json(first)).data.session_id;
-    expect(maxTokensSent(server.requests[0]!)).toBe(64);
+    expect(maxTokensSent(server.requests[0]!)).toBe(32);
     const billed = costOf(largestUsage(server.requests[0]!));
     expect(billed).toBeGreaterThan(CAP / 2);
     expect(await spendOf(t, sessionId)).toBeCloseTo(billed, 12);
@@ -122,7 +122,7 @@ describe.each(['openai', 'anthropic'] as const)('budget holds with the %s provid
     const refused = await postJson(t, '/api/v1/chat', { message: 'second question', session_id: sessionId });
     expect(refused.status).toBe(409);
     expect((await json(refused)).error).toMatch(
-      new RegExp(`^budget exceeded: session '${sessionId}' has spent \\$[0-9.]+ of max_spend_usd \\$0\\.01; the next call may cost up to \\$[0-9.]+ \\(\\d+ input tokens of its request, providers\\.${kind}\\.max_tokens 64 output tokens\\)`),
+      new RegExp(`^budget exceeded: session '${sessionId}' has spent \\$[0-9.]+ of max_spend_usd \\$0\\.01; the next call may cost up to \\$[0-9.]+ \\(\\d+ input tokens of its request, providers\\.${kind}\\.max_tokens 32 output tokens\\)`),
     );
     const run = await startRun(t, { message: 'third question', session_id: sessionId });
     const done = await finishedRun(t, run.run_id);
@@ -146,7 +146,7 @@ describe.each(['openai', 'anthropic'] as const)('budget holds with the %s provid
 
   it('refuses the second call after a cheap first one when its bound does not fit (the first cost $0.006 of $0.01)', async () => {
     const server = await fake(kind);
-    const t = await app(kind, server, { max_tokens: 64 });
+    const t = await app(kind, server, { max_tokens: 32 });
     server.enqueue({ text: 'cheap', usage: { input: 1_000, output: 200 } }, { text: 'too dear', usage: { input: 1_000, output: 200 } });
     const first = await json(await postJson(t, '/api/v1/chat', { message: 'one' }));
     expect(first.data.usage.cost_usd).toBeCloseTo(0.006, 12);

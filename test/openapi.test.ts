@@ -99,8 +99,8 @@ describe('OpenAPI document', () => {
     // DELETE of a job takes its confirm string in the body or the query.
     expect(paths['/api/v1/scheduler/jobs/{id}']!.delete!.requestBody?.required).toBe(false);
     expect(paths['/api/v1/scheduler/jobs/{id}']!.delete!.parameters?.map((p) => p.name)).toEqual(['id', 'confirm']);
-    // A run stream resumes from the Last-Event-ID header, or the query parameter for clients that cannot set one.
-    expect(paths['/api/v1/runs/{id}/events']!.get!.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual(['path id', 'query last_event_id', 'header last-event-id']);
+    // A run stream resumes from the Last-Event-ID header, or the query parameter for clients that cannot set one; include=deltas adds the live text.
+    expect(paths['/api/v1/runs/{id}/events']!.get!.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual(['path id', 'query last_event_id', 'query include', 'header last-event-id']);
     expect(paths['/api/v1/audit']!.get!.parameters?.map((p) => p.name).sort()).toEqual([
       'action', 'actor', 'category', 'event_type', 'limit', 'offset', 'q', 'result', 'session_id', 'severity', 'since', 'source', 'subsystem',
       'task_id', 'until',

@@ -60,6 +60,29 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three a
     expect(terminals(fromB)).toHaveLength(1);
   });
 
+  it('streams the answer of a run on A to a viewer on B with include=deltas, over Redis, before the end', async () => {
+    const text = Array.from({ length: 30 }, (_, i) => `piece${i}`).join(' ');
+    // The answer starts after a pause, so B is watching before the first piece.
+    upstream.enqueue({ text, delayMs: 500, chunkDelayMs: 25 });
+    const started = await replicas.post(A, '/api/v1/runs', { message: 'stream it' });
+    expect(started.status).toBe(202);
+    const runId = started.body.data.run_id as string;
+    const onB = await replicas.events(B, runId, undefined, '?include=deltas');
+    await onB.waitFor((body) => body.includes('event: run.delta'));
+    // A piece arrived while the answer was still being written.
+    expect(onB.body()).not.toContain('event: run.complete');
+    const events = parseSse(await onB.ended());
+    const pieces = events.filter((e) => e.event === 'run.delta');
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.every((e) => e.id === undefined)).toBe(true);
+    const complete = events.find((e) => e.event === 'run.complete')!;
+    expect(pieces.map((e) => JSON.parse(e.data).text).join('')).toBe(text);
+    expect(JSON.parse(complete.data).response).toBe(text);
+    expect(events.at(-1)!.event).toBe('run.complete');
+    // Stored events keep their ids; the live ones took none.
+    expect(events.filter((e) => e.id !== undefined).map((e) => e.id)).toEqual(['1', '2']);
+  });
+
   it('cancels from C a run started on A and watched on B', async () => {
     upstream.enqueue({ text: 'too late', delayMs: 20_000 });
     const runId = (await replicas.post(A, '/api/v1/runs', { message: 'take your time' })).body.data.run_id as string;

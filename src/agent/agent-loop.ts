@@ -7,6 +7,7 @@ import { withoutNul } from '../security/input/nul.js';
 import { censor } from '../security/secrets/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CostMeter } from './cost-meter.js';
+import { AnswerPreview } from './answer-preview.js';
 import { ERROR_PREVIEW_CHARS, previewOf, RESULT_PREVIEW_CHARS } from './tool-preview.js';
 import { AgentError, notStored } from '../contracts/agent-errors.js';
 import type { RunCost } from '../storage/ports/runs.js';
@@ -101,11 +102,17 @@ export class AgentLoop implements TurnRunner {
       // The request is built first and its bound held before it is sent: the budget counts the
       // body as sent (system prompt and tool definitions included), and a call that does not fit
       // is refused before any byte of it leaves.
-      const call = provider.prepare({ messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId, requestId });
+      // Viewers see the model's text as it is written, cleaned as the stored answer is.
+      const preview = input.onDelta ? new AnswerPreview(input.onDelta) : null;
+      const call = provider.prepare({
+        messages, tools: toolSpecs, signal, sessionId, taskId: runId ?? sessionId, requestId,
+        ...(preview ? { onText: (delta: string) => preview.push(delta) } : {}),
+      });
       const held = await costs.hold(sessionId, provider, call.bound);
       let result: CompletionResult;
       try {
         result = await call.send();
+        preview?.end(result.text);
       } catch (err) {
         // A hold that cannot be dropped now expires by itself; the call's own error matters more.
         await held.release().catch(() => undefined);

@@ -20,9 +20,26 @@ type SuccessBody<Op> = Op extends { responses: infer R } ? JsonBody<R[keyof R & 
 export type Payload<P extends keyof paths, M extends Method> =
   SuccessBody<Operation<P, M>> extends infer B ? (B extends { status: 'ok'; data: infer D } ? D : B) : never;
 
-export type RunEvent = components['schemas']['RunEvent'];
+type RunStreamSchema = components['schemas']['RunEvent'];
+/** A live-only event of a run's stream (`includeDeltas`): `run.delta` or `run.text`, without an id. */
+export type RunLiveEvent = Extract<RunStreamSchema, { event: 'run.delta' | 'run.text' }>;
+/** An event of a run's log: it has an id, and a stream resumes after it. */
+export type RunEvent = Exclude<RunStreamSchema, RunLiveEvent>;
+
+export interface RunEventsOptions {
+  /** Resume after this event id (Last-Event-ID). */
+  lastEventId?: number;
+  /**
+   * Also receive the answer as it is written: `run.delta` pieces and, when joining mid-answer, one
+   * `run.text` with the text so far (docs/api.md#run-event-stream). They are censored and live only.
+   */
+  includeDeltas?: boolean;
+  signal?: AbortSignal;
+}
 
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['run.complete', 'run.error', 'run.cancelled']);
+
+const LIVE_EVENTS: ReadonlySet<string> = new Set(['run.delta', 'run.text']);
 
 /** A line of an event stream longer than this is not agentd's (one event is one line of JSON). */
 const MAX_EVENT_LINE_CHARS = 64 * 1024 * 1024;
@@ -79,9 +96,15 @@ export class AgentdClient {
    * before its terminal event throws `RunStreamInterruptedError`, which names the id to resume
    * from. Breaking out of the loop closes the connection.
    */
-  async *runEvents(runId: string, options: { lastEventId?: number; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+  runEvents(runId: string, options?: RunEventsOptions & { includeDeltas?: false }): AsyncGenerator<RunEvent>;
+  runEvents(runId: string, options: RunEventsOptions & { includeDeltas: true }): AsyncGenerator<RunEvent | RunLiveEvent>;
+  async *runEvents(runId: string, options: RunEventsOptions = {}): AsyncGenerator<RunEvent | RunLiveEvent> {
     const { data, error, response } = await this.api.GET('/api/v1/runs/{id}/events', {
-      params: { path: { id: runId }, header: options.lastEventId ? { 'last-event-id': String(options.lastEventId) } : {} },
+      params: {
+        path: { id: runId },
+        header: options.lastEventId ? { 'last-event-id': String(options.lastEventId) } : {},
+        query: options.includeDeltas ? { include: 'deltas' } : {},
+      },
       headers: { accept: 'text/event-stream' },
       parseAs: 'stream',
       signal: options.signal,
@@ -91,8 +114,12 @@ export class AgentdClient {
     let lastEventId = options.lastEventId ?? 0;
     try {
       for await (const message of sseMessages(data, MAX_EVENT_LINE_CHARS)) {
-        const event = { id: Number(message.id), event: message.event, data: JSON.parse(message.data) } as RunEvent;
-        lastEventId = event.id;
+        // Live events (run.delta, run.text) have no id of their own (SSE carries the last one
+        // over): they are not what a resume names.
+        const event = (LIVE_EVENTS.has(message.event)
+          ? { event: message.event, data: JSON.parse(message.data) }
+          : { id: Number(message.id), event: message.event, data: JSON.parse(message.data) }) as RunEvent | RunLiveEvent;
+        if ('id' in event) lastEventId = event.id;
         yield event;
         if (TERMINAL_EVENTS.has(event.event)) return;
       }

@@ -374,7 +374,7 @@ export interface paths {
         };
         /**
          * Stream a run's events (text/event-stream)
-         * @description Events: run.start, tool.request / tool.result pairs (approval.request / approval.result around a call that waits for an operator), then one of run.complete, run.error, run.cancelled. Ids are 1, 2, 3 … per run. Send Last-Event-ID (or ?last_event_id=) to resume after an id; 204 when that id is the terminal event of a finished run. Each event is a RunEvent (components.schemas).
+         * @description Events: run.start, tool.request / tool.result pairs (approval.request / approval.result around a call that waits for an operator), then one of run.complete, run.error, run.cancelled. With include=deltas also run.text and run.delta (live only, censored, no id) as the answer is written. Ids are 1, 2, 3 … per run. Send Last-Event-ID (or ?last_event_id=) to resume after an id; 204 when that id is the terminal event of a finished run. Each event is a RunEvent (components.schemas).
          */
         get: operations["streamRunEvents"];
         put?: never;
@@ -666,7 +666,7 @@ export interface components {
              */
             code: "AGENTD_BAD_REQUEST" | "AGENTD_VALIDATION" | "AGENTD_UNKNOWN_PROVIDER" | "AGENTD_PROVIDER_UNAVAILABLE" | "AGENTD_UNAUTHORIZED" | "AGENTD_FORBIDDEN" | "AGENTD_NOT_FOUND" | "AGENTD_SESSION_NOT_FOUND" | "AGENTD_RUN_NOT_FOUND" | "AGENTD_TURN_NOT_FOUND" | "AGENTD_JOB_NOT_FOUND" | "AGENTD_CONTROL_NOT_FOUND" | "AGENTD_TARGET_NOT_FOUND" | "AGENTD_APPROVAL_NOT_FOUND" | "AGENTD_METHOD_NOT_ALLOWED" | "AGENTD_REQUEST_TIMEOUT" | "AGENTD_RUN_BUSY" | "AGENTD_RUN_FINISHED" | "AGENTD_RUN_CANCELLED" | "AGENTD_BUDGET_EXCEEDED" | "AGENTD_UNPRICED_MODEL" | "AGENTD_WEBHOOK_REPLAY" | "AGENTD_IDEMPOTENCY_CONFLICT" | "AGENTD_CONFIRM_MISMATCH" | "AGENTD_APPROVAL_DECIDED" | "AGENTD_SESSION_GRANT_REFUSED" | "AGENTD_STATE_CONFLICT" | "AGENTD_JOB_LIMIT" | "AGENTD_PAYLOAD_TOO_LARGE" | "AGENTD_EXPECTATION_FAILED" | "AGENTD_UNSUPPORTED_MEDIA_TYPE" | "AGENTD_RATE_LIMITED" | "AGENTD_HEADERS_TOO_LARGE" | "AGENTD_INTERNAL" | "AGENTD_STORAGE" | "AGENTD_PROVIDER_FAILED" | "AGENTD_ITERATION_LIMIT" | "AGENTD_AT_CAPACITY" | "AGENTD_SHUTTING_DOWN" | "AGENTD_COORDINATION_UNAVAILABLE" | "AGENTD_STORAGE_UNAVAILABLE" | "AGENTD_NOT_READY" | "AGENTD_STORAGE_FULL";
         };
-        /** @description One event of a run's stream, as the SSE fields id, event and data (JSON). run.complete, run.error and run.cancelled are terminal: exactly one ends every run. */
+        /** @description One event of a run's stream, as the SSE fields id, event and data (JSON). run.complete, run.error and run.cancelled are terminal: exactly one ends every run. run.delta and run.text (with include=deltas) have no id. */
         RunEvent: {
             /** @description 1, 2, 3 … per run: what Last-Event-ID names */
             id: number;
@@ -795,6 +795,20 @@ export interface components {
                     completion_tokens: number;
                     cost_usd: number;
                 };
+            };
+        } | {
+            /** @constant */
+            event: "run.delta";
+            data: {
+                /** @description secret-censored */
+                text: string;
+            };
+        } | {
+            /** @constant */
+            event: "run.text";
+            data: {
+                /** @description secret-censored */
+                text: string;
             };
         };
     };
@@ -2101,6 +2115,8 @@ export interface operations {
             query?: {
                 /** @description fallback for the Last-Event-ID header */
                 last_event_id?: string;
+                /** @description `deltas`: also stream the answer as it is written — live-only run.delta events (no id) and, for a viewer joining mid-answer, one run.text with the text so far; any other value is refused (400) */
+                include?: string;
             };
             header?: {
                 /** @description resume after this event id (what EventSource sends on a reconnect) */

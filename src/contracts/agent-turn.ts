@@ -50,6 +50,12 @@ export interface AgentTurnInput {
   onUsage?(cost: RunCost, model: string): void;
   /** The turn's first provider call has answered (called once, before any tool runs). */
   onFirstToken?(): void;
+  /**
+   * The model's text as it is written, in pieces whose concatenation is the text shown so far:
+   * censored like the answer, a secret never split across pieces (agent/answer-preview.ts). Text
+   * of a step that then asks for tools is included; the stored answer is the last step's alone.
+   */
+  onDelta?(text: string): void;
   onToolRequest?(info: ToolRequestInfo): void;
   onToolResult?(info: ToolResultInfo): void;
 }

@@ -1,4 +1,4 @@
-import type { RunEventBus } from '../runs/run-event-bus.js';
+import type { BusListener, RunEventBus, TextPiece } from '../runs/run-event-bus.js';
 import type { RunEvent, RunEventName } from '../storage/ports/runs.js';
 import type { RedisConnection } from './redis-connection.js';
 
@@ -13,7 +13,7 @@ import type { RedisConnection } from './redis-connection.js';
  * to re-read the store.
  */
 export class RedisRunEventBus implements RunEventBus {
-  private readonly listeners = new Map<string, Set<(event: RunEvent) => void>>();
+  private readonly listeners = new Map<string, Set<BusListener>>();
   private readonly cancelListeners: ((runId: string) => void)[] = [];
   private readonly resumeListeners: (() => void)[] = [];
   private readonly cancelChannel: string;
@@ -37,7 +37,15 @@ export class RedisRunEventBus implements RunEventBus {
       .catch((error: unknown) => this.commands.reportFailure('publishing a run event', error));
   }
 
-  async subscribe(runId: string, listener: (event: RunEvent) => void): Promise<() => void> {
+  /** On the run's channel too (so it stays in order with the events), marked by its first character. */
+  publishText(runId: string, piece: TextPiece): void {
+    this.commands.client
+      .publish(this.eventsPrefix + runId, `${TEXT_MARK}${piece.offset}\n${piece.text}`)
+      .catch((error: unknown) => this.commands.reportFailure('publishing a run\'s text', error));
+  }
+
+  async subscribe(runId: string, event: (event: RunEvent) => void, text?: (piece: TextPiece) => void): Promise<() => void> {
+    const listener: BusListener = { event, text };
     const channel = this.eventsPrefix + runId;
     let set = this.listeners.get(channel);
     if (!set) {
@@ -90,10 +98,27 @@ export class RedisRunEventBus implements RunEventBus {
     }
     const listeners = this.listeners.get(channel);
     if (!listeners) return;
+    if (message.startsWith(TEXT_MARK)) {
+      const piece = parseText(message);
+      if (piece !== null) for (const listener of listeners) listener.text?.(piece);
+      return;
+    }
     const event = parseEvent(message);
     if (event === null) return;
-    for (const listener of listeners) listener(event);
+    for (const listener of listeners) listener.event(event);
   }
+}
+
+/** Starts a text message (an event message starts with its id's digits). */
+const TEXT_MARK = '~';
+
+/** `~<offset>\n<text>`. */
+function parseText(message: string): TextPiece | null {
+  const newline = message.indexOf('\n');
+  if (newline < 0) return null;
+  const offset = Number(message.slice(TEXT_MARK.length, newline));
+  if (!Number.isSafeInteger(offset) || offset < 0) return null;
+  return { offset, text: message.slice(newline + 1) };
 }
 
 /** `<id>\n<name>\n<data>` (data is one line of JSON, as stored and sent on the wire). */

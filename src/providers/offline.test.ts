@@ -35,6 +35,14 @@ function expectHonestUsage(result: CompletionResult, messages: ChatMessage[]) {
 }
 
 describe('OfflineProvider', () => {
+  it('streams its answer a few words at a time to onText; the pieces add up to the text', async () => {
+    const pieces: string[] = [];
+    const result = await provider.complete({ messages: [{ role: 'user', content: 'hello' }], tools: [], signal, onText: (text) => pieces.push(text) });
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(pieces.join('')).toBe(result.text);
+    expect(pieces[0]!.trim().split(/\s+/)).toHaveLength(4);
+  });
+
   it('is always available, named offline', () => {
     expect(provider.available()).toBe(true);
     expect(provider.unavailableReason()).toBeNull();

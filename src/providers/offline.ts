@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { estimateCompletionTokens, estimatePromptTokens } from './estimate.js';
 import { detectIntents, type OfflineIntent } from './offline-intents.js';
 import type { ChatMessage, CompletionRequest, CompletionResult, PreparedCall, Provider, ToolCall } from './types.js';
@@ -38,6 +39,7 @@ export class OfflineProvider implements Provider {
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     request.signal.throwIfAborted();
     const { text, toolCalls } = this.respond(request);
+    if (request.onText) await streamInPieces(text, request.onText, request.signal);
     return {
       text,
       toolCalls,
@@ -79,6 +81,20 @@ export class OfflineProvider implements Provider {
       arguments: { ...intent.args },
     }));
     return { text: '', toolCalls };
+  }
+}
+
+/** Words per piece of a streamed answer, and the pause between pieces (short: tests wait for it). */
+const WORDS_PER_PIECE = 4;
+const PIECE_PAUSE_MS = 1;
+
+/** Hands `text` to `onText` a few words at a time, as a hosted model's stream would. */
+async function streamInPieces(text: string, onText: (delta: string) => void, signal: AbortSignal): Promise<void> {
+  const words = text.match(/\S+\s*|\s+/g) ?? [];
+  for (let i = 0; i < words.length; i += WORDS_PER_PIECE) {
+    if (i > 0) await sleep(PIECE_PAUSE_MS);
+    signal.throwIfAborted();
+    onText(words.slice(i, i + WORDS_PER_PIECE).join(''));
   }
 }
 

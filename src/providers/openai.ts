@@ -1,11 +1,12 @@
 import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { isSelfHosted } from './endpoints.js';
 import { estimateCompletionTokens, estimatePromptTokens } from './estimate.js';
+import { parseToolArguments } from './tool-arguments.js';
 import { HostedProvider, type HostedProviderOptions, type SendContext } from './hosted.js';
 import type { ChatMessage, CompletionRequest, CompletionResult, ToolCall, ToolSpec } from './types.js';
 
@@ -45,32 +46,51 @@ export function toOpenAITools(tools: ToolSpec[]): ChatCompletionTool[] {
   }));
 }
 
-function parseArguments(raw: string | undefined): Record<string, unknown> {
-  if (!raw) return {};
-  try {
-    const value: unknown = JSON.parse(raw);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    // Malformed arguments become an empty object: the tool registry then answers with the missing
-    // field, which lets the model retry instead of failing the whole run.
-    return {};
-  }
+/** A tool call as its fragments arrive: the id and name in the first, the arguments in pieces. */
+interface CallFragments {
+  id: string;
+  name: string;
+  arguments: string;
 }
 
-/** The first choice in our shape; usage is estimated only when a compatible server omits it. */
-export function fromOpenAICompletion(completion: ChatCompletion, sent: ChatMessage[]): CompletionResult {
-  const message = completion.choices?.[0]?.message;
-  const text = message?.content ?? '';
-  const toolCalls: ToolCall[] = [];
-  for (const call of message?.tool_calls ?? []) {
-    if (call.type !== 'function') continue;
-    toolCalls.push({ id: call.id, name: call.function.name, arguments: parseArguments(call.function.arguments) });
+/**
+ * Reads a Chat Completions stream into our shape: text deltas are handed to `onText` as they come
+ * and joined; tool calls are assembled from their fragments by index and returned whole. Usage is
+ * the last chunk's (`stream_options.include_usage`), estimated only when a compatible server omits it.
+ */
+export async function fromOpenAIStream(
+  stream: AsyncIterable<ChatCompletionChunk>,
+  sent: ChatMessage[],
+  onText: ((delta: string) => void) | undefined,
+): Promise<CompletionResult> {
+  let text = '';
+  let model = '';
+  let usage: ChatCompletionChunk['usage'] = null;
+  const calls = new Map<number, CallFragments>();
+  for await (const chunk of stream) {
+    if (chunk.model) model = chunk.model;
+    if (chunk.usage) usage = chunk.usage;
+    const delta = chunk.choices?.[0]?.delta;
+    if (!delta) continue;
+    if (delta.content) {
+      text += delta.content;
+      onText?.(delta.content);
+    }
+    for (const fragment of delta.tool_calls ?? []) {
+      const call = calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
+      if (fragment.id) call.id = fragment.id;
+      if (fragment.function?.name) call.name += fragment.function.name;
+      if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+      calls.set(fragment.index, call);
+    }
   }
-  const usage = completion.usage;
+  const toolCalls: ToolCall[] = [...calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, call]) => ({ id: call.id, name: call.name, arguments: parseToolArguments(call.arguments) }));
   return {
     text,
     toolCalls,
-    model: completion.model,
+    model,
     usage: usage
       ? { prompt_tokens: usage.prompt_tokens ?? 0, completion_tokens: usage.completion_tokens ?? 0 }
       : { prompt_tokens: estimatePromptTokens(sent), completion_tokens: estimateCompletionTokens(text, toolCalls) },
@@ -81,7 +101,7 @@ export function fromOpenAICompletion(completion: ChatCompletion, sent: ChatMessa
  * OpenAI through the official SDK; with `base_url` also any OpenAI-compatible server (Ollama, vLLM,
  * llama.cpp). The gateway's fetch carries every request, so network policy governs them all.
  */
-export class OpenAIProvider extends HostedProvider<ChatCompletionCreateParamsNonStreaming> {
+export class OpenAIProvider extends HostedProvider<ChatCompletionCreateParamsStreaming> {
   constructor(options: HostedProviderOptions) {
     super('openai', options);
   }
@@ -89,18 +109,21 @@ export class OpenAIProvider extends HostedProvider<ChatCompletionCreateParamsNon
   /**
    * `max_completion_tokens` is the API's cap on the answer (reasoning included); a self-hosted server
    * (Ollama, llama.cpp, older vLLM) may know only the older `max_tokens`, so it gets both, equal.
+   * The answer is streamed, with the usage in the last chunk; the bound counts these fields too.
    */
-  protected build(request: CompletionRequest): ChatCompletionCreateParamsNonStreaming {
+  protected build(request: CompletionRequest): ChatCompletionCreateParamsStreaming {
     return {
       model: this.model,
       messages: toOpenAIMessages(request.messages),
       ...(request.tools.length ? { tools: toOpenAITools(request.tools) } : {}),
       max_completion_tokens: this.maxTokens,
       ...(isSelfHosted(this.name, this.options.config) ? { max_tokens: this.maxTokens } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
     };
   }
 
-  protected async send(body: ChatCompletionCreateParamsNonStreaming, request: CompletionRequest, context: SendContext): Promise<CompletionResult> {
+  protected async send(body: ChatCompletionCreateParamsStreaming, request: CompletionRequest, context: SendContext): Promise<CompletionResult> {
     // The SDK is loaded at the first call: a service on the offline provider never pays for it at start.
     const { default: OpenAI } = await import('openai');
     const client = new OpenAI({
@@ -118,6 +141,7 @@ export class OpenAIProvider extends HostedProvider<ChatCompletionCreateParamsNon
       logLevel: 'warn',
       ...(context.logger ? { logger: context.logger } : {}),
     });
-    return fromOpenAICompletion(await client.chat.completions.create(body, { signal: request.signal }), request.messages);
+    const stream = await client.chat.completions.create(body, { signal: request.signal });
+    return fromOpenAIStream(stream, request.messages, request.onText);
   }
 }

@@ -33,6 +33,11 @@ export interface CompletionRequest {
   taskId?: string;
   /** The HTTP request the call was made for, for gateway audit events and the failure's log line. */
   requestId?: string;
+  /**
+   * Hears the answer's text as it arrives, in pieces whose concatenation is the result's `text`.
+   * Raw model output: whoever shows it censors it first (docs/api.md#run-event-stream).
+   */
+  onText?(delta: string): void;
 }
 
 export interface CompletionResult {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FanOut, SLICE_BYTES, SLICE_VIEWERS, type RunViewer } from './fan-out.js';
+import { FanOut, liveEvent, SLICE_BYTES, SLICE_VIEWERS, type RunViewer } from './fan-out.js';
 import type { RunEvent } from '../storage/ports/runs.js';
 
 /**
@@ -141,5 +141,21 @@ describe('FanOut', () => {
     await ended;
     expect(viewers[0]!.got.map((g) => g.id)).toEqual(['end']);
     expect(fanOut.size).toBe(0);
+  });
+});
+
+describe('FanOut live events', () => {
+  it('hands run.delta only to viewers with sendLive, in order with the run\'s events', () => {
+    const fanOut = new FanOut(() => {});
+    const live: string[] = [];
+    const plain: string[] = [];
+    fanOut.add({ send: (e) => live.push(String(e.id)), sendLive: (e) => live.push(e.data), end: () => live.push('end') });
+    fanOut.add({ send: (e) => plain.push(String(e.id)), end: () => plain.push('end') });
+    fanOut.send(event(1, 1));
+    fanOut.sendLive(liveEvent('run.delta', 'hi'));
+    fanOut.send(event(2, 1));
+    void fanOut.end();
+    expect(live).toEqual(['1', '{"text":"hi"}', '2', 'end']);
+    expect(plain).toEqual(['1', '2', 'end']);
   });
 });

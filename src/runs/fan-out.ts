@@ -6,17 +6,34 @@ import type { RunEvent } from '../storage/ports/runs.js';
  */
 export interface RunViewer {
   send(event: RunEvent): void;
+  /** Present on a viewer that asked for the run's live text (`run.delta`, `run.text`); same rules as `send`. */
+  readonly sendLive?: (event: LiveEvent) => void;
   /** The run has finished (its terminal event was the last `send`), or the service is closing. */
   end(): void;
 }
 
 /**
+ * A live-only event of a run: not stored, no id, sent only to viewers that asked for it
+ * (docs/api.md#run-event-stream). `run.delta` is new text of the answer being written; `run.text`
+ * is the text so far, for a viewer that joins mid-answer. `data` is `{"text": "…"}`.
+ */
+export interface LiveEvent {
+  name: 'run.delta' | 'run.text';
+  data: string;
+}
+
+export function liveEvent(name: LiveEvent['name'], text: string): LiveEvent {
+  return { name, data: JSON.stringify({ text }) };
+}
+
+/**
  * What watching a run gives: the committed events after the id asked for, and whether the run has
- * finished (else the viewer is attached for the rest, until `stop`).
+ * finished (else the viewer is attached for the rest, until `stop`). `text`: the run's live text so
+ * far, for a viewer with `sendLive` ('' otherwise, or when none is known).
  */
 export type WatchResult =
   | { found: false }
-  | { found: true; replay: RunEvent[]; finished: boolean; stop(): void };
+  | { found: true; replay: RunEvent[]; finished: boolean; text: string; stop(): void };
 
 /**
  * At most this many viewers are handed an event in one turn of the event loop: each hand-over is a
@@ -32,9 +49,9 @@ export const SLICE_VIEWERS = 128;
  */
 export const SLICE_BYTES = 4 * 1024 * 1024;
 
-/** One event (or the end, `null`) for the viewers attached when it was committed. */
+/** One event, live event or the end (`null`) for the viewers attached when it was sent. */
 interface Delivery {
-  event: RunEvent | null;
+  event: RunEvent | LiveEvent | null;
   viewers: RunViewer[];
   /** Index of the next viewer to hand it to. */
   next: number;
@@ -49,6 +66,8 @@ interface Delivery {
  */
 export class FanOut {
   private readonly viewers = new Set<RunViewer>();
+  /** The viewers with `sendLive`, a subset of `viewers`. */
+  private readonly liveViewers = new Set<RunViewer>();
   private readonly queue: Delivery[] = [];
   /** What this turn of the event loop has handed over so far. */
   private spent = { viewers: 0, bytes: 0 };
@@ -74,16 +93,24 @@ export class FanOut {
   add(viewer: RunViewer): void {
     if (this.ending) throw new Error('the fan-out has ended');
     this.viewers.add(viewer);
+    if (viewer.sendLive) this.liveViewers.add(viewer);
   }
 
   remove(viewer: RunViewer): void {
     this.viewers.delete(viewer);
+    this.liveViewers.delete(viewer);
   }
 
   /** Hands `event` to every viewer attached now: at once as far as this turn's budget goes. */
   send(event: RunEvent): void {
     if (this.ending || this.viewers.size === 0) return;
     this.enqueue({ event, viewers: [...this.viewers], next: 0 });
+  }
+
+  /** Hands a live event to the viewers that asked for them, in order with the run's events. */
+  sendLive(event: LiveEvent): void {
+    if (this.ending || this.liveViewers.size === 0) return;
+    this.enqueue({ event, viewers: [...this.liveViewers], next: 0 });
   }
 
   /** Queues the end for every viewer; resolves once every event before it and the end are handed over. */
@@ -118,6 +145,7 @@ export class FanOut {
       this.queue.shift();
       if (delivery.event === null) {
         this.viewers.clear();
+        this.liveViewers.clear();
         this.delivered();
       }
     }
@@ -138,12 +166,13 @@ export class FanOut {
     });
   }
 
-  private handOver(viewer: RunViewer, event: RunEvent | null): void {
+  private handOver(viewer: RunViewer, event: RunEvent | LiveEvent | null): void {
     try {
-      if (event) viewer.send(event);
-      else viewer.end();
+      if (event === null) viewer.end();
+      else if ('id' in event) viewer.send(event);
+      else viewer.sendLive?.(event);
     } catch (err) {
-      this.viewers.delete(viewer);
+      this.remove(viewer);
       this.onError(viewer, err);
     }
   }

@@ -10,7 +10,8 @@ import { redact } from '../security/secrets/redact.js';
 import { RunClosedError } from '../storage/ports/errors.js';
 import type { TurnOrigin } from '../tools/types.js';
 import type { EndWriter } from './end-writer.js';
-import { FanOut } from './fan-out.js';
+import { FanOut, liveEvent } from './fan-out.js';
+import { RunText } from './run-text.js';
 import { auditRunEnd } from './run-audit.js';
 import type { RunEventBus } from './run-event-bus.js';
 import type { SessionLeases } from './session-leases.js';
@@ -80,6 +81,8 @@ export class LiveRun {
   private lost = false;
   /** A write of this run failed: nothing more is sent to viewers but the terminal event. */
   private broken = false;
+  /** The model's text so far, handed to viewers that asked for it (live only, never stored). */
+  readonly text: RunText;
 
   constructor(
     private readonly context: LiveRunContext,
@@ -90,6 +93,10 @@ export class LiveRun {
     this.done = new Promise<RunRecord>((resolve) => (this.resolveDone = resolve));
     this.fanOut = new FanOut((_viewer, err) => {
       context.log.warn(`dropped a viewer of run ${record.run_id}: ${(err as Error)?.message ?? String(err)}`);
+    });
+    this.text = new RunText((text, offset) => {
+      this.fanOut.sendLive(liveEvent('run.delta', text));
+      context.bus?.publishText(record.run_id, { offset, text });
     });
   }
 
@@ -125,6 +132,11 @@ export class LiveRun {
           record.model = withoutNul(model).slice(0, MAX_MODEL_CHARS);
         },
         onFirstToken: () => this.noteFirstToken(),
+        onDelta: (text) => {
+          if (this.terminated) return;
+          this.noteFirstToken();
+          this.text.add(text);
+        },
         onToolRequest: (info) => {
           if (!record.tools_used.includes(info.tool)) record.tools_used.push(info.tool);
           this.append('tool.request', { run_id: record.run_id, call_id: info.call_id, tool: info.tool, arguments: redact(info.arguments) });
@@ -177,6 +189,7 @@ export class LiveRun {
     this.append(event, { run_id: this.record.run_id, ...payload });
   }
 
+
   private event(name: RunEventName, payload: Record<string, unknown>): RunEvent {
     return { id: this.nextId++, name, data: JSON.stringify(payload) };
   }
@@ -184,6 +197,8 @@ export class LiveRun {
   /** A non-terminal event: stored, then sent to every viewer. Dropped once the run has finished. */
   private append(name: RunEventName, payload: Record<string, unknown>): void {
     if (this.terminated) return;
+    // The text that came before this event goes to viewers before it.
+    this.text.flush();
     const event = this.event(name, payload);
     this.deliver(event, this.context.store.appendEvent(this.record.run_id, event));
   }
@@ -235,6 +250,8 @@ export class LiveRun {
     // Cancelled or shut down before the agent began: the log still opens with run.start.
     if (this.nextId === 1) this.begin();
     this.terminated = true;
+    // The text so far reaches viewers before the end; nothing more is taken.
+    this.text.close();
     const { store, leases, log, bus } = this.context;
     this.context.metrics?.runFinished(outcome.status);
     const { record } = this;

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log.js';
 import { RunAgain } from '../util/run-again.js';
 import { AgentError, runFinished, runNotFound } from '../contracts/agent-errors.js';
-import { FanOut, type RunViewer, type WatchResult } from './fan-out.js';
-import type { RunEventBus } from './run-event-bus.js';
+import { FanOut, liveEvent, type RunViewer, type WatchResult } from './fan-out.js';
+import type { RunEventBus, TextPiece } from './run-event-bus.js';
 import type { RunStore } from '../storage/ports/runs.js';
 import { TERMINAL_EVENTS, type RunEvent, type RunRecord } from '../storage/ports/runs.js';
 
@@ -34,6 +34,11 @@ interface Mirror {
   reads: RunAgain;
   /** The last read of the stored log failed (logged once, until a read works again). */
   readFailing: boolean;
+  /**
+   * The run's live text as heard on the bus; null once a piece was missed (the mirror opened
+   * mid-answer, or a message was lost): from then on viewers joining here get the pieces only.
+   */
+  text: string | null;
 }
 
 export interface RemoteRunsOptions {
@@ -68,7 +73,7 @@ export class RemoteRuns {
     for (;;) {
       const mirror = await this.mirror(runId);
       const replay = mirror.events.filter((event) => event.id > afterId);
-      if (mirror.ended) return { found: true, replay, finished: true, stop: () => {} };
+      if (mirror.ended) return { found: true, replay, finished: true, text: '', stop: () => {} };
       // Released by its last viewer while this one waited for it: open a new one.
       if (mirror.closed) continue;
       if (mirror.fanOut.size >= this.options.maxViewersPerRun) {
@@ -76,7 +81,7 @@ export class RemoteRuns {
       }
       mirror.fanOut.add(viewer);
       return {
-        found: true, replay, finished: false,
+        found: true, replay, finished: false, text: viewer.sendLive ? (mirror.text ?? '') : '',
         stop: () => {
           mirror.fanOut.remove(viewer);
           if (mirror.fanOut.size === 0) this.close(mirror);
@@ -131,12 +136,12 @@ export class RemoteRuns {
 
   private async open(runId: string): Promise<Mirror> {
     const mirror: Mirror = {
-      runId, events: [], closed: false, ended: false, unsubscribe: () => {}, poll: undefined, readFailing: false,
+      runId, events: [], closed: false, ended: false, unsubscribe: () => {}, poll: undefined, readFailing: false, text: '',
       reads: new RunAgain(() => this.readStored(mirror)),
       fanOut: new FanOut((_viewer, error) => this.options.log.warn(`dropped a viewer of run ${runId}: ${(error as Error)?.message ?? String(error)}`)),
     };
     // Subscribed before the store is read: an event committed in between arrives on the bus.
-    mirror.unsubscribe = await this.options.bus.subscribe(runId, (event) => this.fromBus(mirror, event));
+    mirror.unsubscribe = await this.options.bus.subscribe(runId, (event) => this.fromBus(mirror, event), (piece) => this.textFromBus(mirror, piece));
     mirror.poll = setInterval(() => void this.sync(mirror), this.pollMs);
     mirror.poll.unref();
     await this.sync(mirror);
@@ -149,6 +154,13 @@ export class RemoteRuns {
     // store knows which, and has everything up to this event.
     if (event.id > last + 1) void this.sync(mirror);
     else this.take(mirror, event);
+  }
+
+  /** A piece of the run's live text: to the viewers that asked, and onto the text a joining viewer is given. */
+  private textFromBus(mirror: Mirror, piece: TextPiece): void {
+    if (mirror.closed) return;
+    if (mirror.text !== null) mirror.text = piece.offset === mirror.text.length ? mirror.text + piece.text : null;
+    mirror.fanOut.sendLive(liveEvent('run.delta', piece.text));
   }
 
   /** Reads the stored log after the last event taken; serialised, and run again when asked meanwhile. */

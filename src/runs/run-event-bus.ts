@@ -1,5 +1,11 @@
 import type { RunEvent } from '../storage/ports/runs.js';
 
+/** A coalesced piece of a run's live text, and where it starts in the run's text (docs/api.md#run-event-stream). */
+export interface TextPiece {
+  offset: number;
+  text: string;
+}
+
 /**
  * How the replicas of one service tell each other about runs. The run store stays the source of
  * truth: an event is published only after it is committed there, and a message that is lost (the
@@ -9,12 +15,14 @@ import type { RunEvent } from '../storage/ports/runs.js';
 export interface RunEventBus {
   /** Announces a committed event of a run executing here. Never throws and never waits: a failure is logged. */
   publish(runId: string, event: RunEvent): void;
+  /** Announces a piece of the live text of a run executing here; never stored, lost when nobody hears it. Never throws. */
+  publishText(runId: string, piece: TextPiece): void;
   /**
-   * Hears the events other replicas publish for `runId`. Resolves with the way to stop listening
-   * once the subscription is in place (or could not be placed now: the bus places it when it can;
-   * meanwhile the watcher relies on the store).
+   * Hears the events other replicas publish for `runId`, and with `onText` its live text. Resolves
+   * with the way to stop listening once the subscription is in place (or could not be placed now:
+   * the bus places it when it can; meanwhile the watcher relies on the store).
    */
-  subscribe(runId: string, listener: (event: RunEvent) => void): Promise<() => void>;
+  subscribe(runId: string, listener: (event: RunEvent) => void, onText?: (piece: TextPiece) => void): Promise<() => void>;
   /** Asks whichever replica executes `runId` to cancel it; rejects when the request could not be sent. */
   requestCancel(runId: string): Promise<void>;
   /** Hears cancel requests (for any run: the listener acts on the ones executing here). */
@@ -28,16 +36,21 @@ export interface RunEventBus {
  * the cross-replica paths). Delivery is synchronous and never lost.
  */
 export class InProcessRunEventBus implements RunEventBus {
-  private readonly listeners = new Map<string, Set<(event: RunEvent) => void>>();
+  private readonly listeners = new Map<string, Set<BusListener>>();
   private readonly cancelListeners: ((runId: string) => void)[] = [];
 
   publish(runId: string, event: RunEvent): void {
-    for (const listener of this.listeners.get(runId) ?? []) listener(event);
+    for (const listener of this.listeners.get(runId) ?? []) listener.event(event);
   }
 
-  async subscribe(runId: string, listener: (event: RunEvent) => void): Promise<() => void> {
+  publishText(runId: string, piece: TextPiece): void {
+    for (const listener of this.listeners.get(runId) ?? []) listener.text?.(piece);
+  }
+
+  async subscribe(runId: string, event: (event: RunEvent) => void, text?: (piece: TextPiece) => void): Promise<() => void> {
     let set = this.listeners.get(runId);
     if (!set) this.listeners.set(runId, (set = new Set()));
+    const listener: BusListener = { event, text };
     set.add(listener);
     return () => {
       set.delete(listener);
@@ -60,4 +73,10 @@ export class InProcessRunEventBus implements RunEventBus {
   get subscribedRuns(): number {
     return this.listeners.size;
   }
+}
+
+/** One subscriber of a run's messages on a bus. */
+export interface BusListener {
+  event(event: RunEvent): void;
+  text?: ((piece: TextPiece) => void) | undefined;
 }

@@ -249,7 +249,7 @@ export class RunRegistry {
     // Stored, unfinished and not ours: it executes on another replica.
     if (this.remote && !isFinished(stored.status)) return this.remote.watch(runId, afterId, viewer);
     // It may have gone live → finished while the store was read; its log is stored by now.
-    return { found: true, replay: await this.options.store.events(runId, afterId), finished: true, stop: () => {} };
+    return { found: true, replay: await this.options.store.events(runId, afterId), finished: true, text: '', stop: () => {} };
   }
 
   /**
@@ -290,6 +290,7 @@ export class RunRegistry {
       found: true,
       replay: live.events.filter((event) => event.id > afterId),
       finished: false,
+      text: viewer.sendLive ? live.text.soFar : '',
       stop: () => live.fanOut.remove(viewer),
     };
   }

@@ -26,6 +26,8 @@ export type PlannedReply =
       model?: string;
       /** Wait this long before answering (on top of the server's delay). */
       delayMs?: number;
+      /** Delay between this reply's streamed events, instead of the server's `chunkDelayMs`. */
+      chunkDelayMs?: number;
     }
   | { error: { status: number; message: string; type?: string }; delayMs?: number };
 
@@ -118,16 +120,15 @@ export async function startFakeLlmServer(format: WireFormat, options: FakeLlmSer
   const sleep = (ms: number, res: ServerResponse) =>
     new Promise<void>((resolve) => {
       if (ms <= 0 || res.destroyed) return resolve();
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        resolve();
-      }, ms);
-      timers.add(timer);
-      res.once('close', () => {
+      const done = () => {
         clearTimeout(timer);
         timers.delete(timer);
+        res.off('close', done);
         resolve();
-      });
+      };
+      const timer = setTimeout(done, ms);
+      timers.add(timer);
+      res.once('close', done);
     });
 
   const server = createServer(async (req, res) => {
@@ -160,7 +161,8 @@ export async function startFakeLlmServer(format: WireFormat, options: FakeLlmSer
     if (res.destroyed) return;
     if ('error' in reply) return format.respondError(res, reply.error.status, reply.error.message, reply.error.type);
     counter++;
-    await format.respond({ request, reply, res, n: counter, pause: () => sleep(options.chunkDelayMs ?? 0, res) });
+    const chunkDelayMs = reply.chunkDelayMs ?? options.chunkDelayMs ?? 0;
+    await format.respond({ request, reply, res, n: counter, pause: () => sleep(chunkDelayMs, res) });
   });
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -198,8 +200,12 @@ export function sendJsonError(res: ServerResponse, status: number, requestIdHead
 /** About four characters per token, like the offline provider: good enough for a fake's usage. */
 export const roughTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
+/** Most pieces one text is streamed in: a text of many MiB goes in larger pieces, not in millions. */
+const MAX_PIECES = 256;
+
 /** Splits text into a few pieces so a stream has more than one delta. */
-export function chunks(text: string, size = 8): string[] {
+export function chunks(text: string, smallest = 8): string[] {
+  const size = Math.max(smallest, Math.ceil(text.length / MAX_PIECES));
   const out: string[] = [];
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out.length ? out : [''];

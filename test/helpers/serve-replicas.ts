@@ -90,9 +90,9 @@ export class ReplicaSet {
     return this.json(index, path, { method: 'POST', body: JSON.stringify(body) });
   }
 
-  /** A run's event stream on replica `index`, read over a raw socket. */
-  events(index: number, runId: string, lastEventId?: number): Promise<RawStream> {
-    return rawGet(this.target(index).target.api, `/api/v1/runs/${runId}/events`, {
+  /** A run's event stream on replica `index`, read over a raw socket; `query` such as `?include=deltas`. */
+  events(index: number, runId: string, lastEventId?: number, query = ''): Promise<RawStream> {
+    return rawGet(this.target(index).target.api, `/api/v1/runs/${runId}/events${query}`, {
       authorization: `Bearer ${API_KEY}`, 'x-forwarded-for': freshClientIp(), ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }),
     });
   }

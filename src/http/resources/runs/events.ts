@@ -9,6 +9,17 @@ import { SseViewer } from './sse-viewer.js';
 /** Highest id a client may name; anything larger is not one of ours. */
 const MAX_EVENT_ID = 1_000_000_000;
 
+/** What `include` may name: `deltas`, the run's live text (docs/api.md#run-event-stream). */
+const INCLUDE_VALUES = new Set(['deltas']);
+
+/** Whether the viewer asked for the live text; any other value is refused, so a typo is not silently ignored. */
+function includesDeltas(raw: string | undefined): boolean {
+  if (raw === undefined) return false;
+  const values = raw.split(',').map((value) => value.trim());
+  if (values.some((value) => !INCLUDE_VALUES.has(value))) throw invalidField('include must be "deltas"');
+  return values.length > 0;
+}
+
 function lastEventId(request: FastifyRequest, fromQuery: string | undefined): number {
   const header = request.headers['last-event-id'];
   const raw = typeof header === 'string' && header.trim() !== '' ? header : fromQuery;
@@ -41,6 +52,7 @@ export function eventRoutes(app: RouteInstance, ctx: ContextSlice<'agent' | 'ope
       operationId: 'streamRunEvents',
       description:
         'Events: run.start, tool.request / tool.result pairs (approval.request / approval.result around a call that waits for an operator), then one of run.complete, run.error, run.cancelled. ' +
+        'With include=deltas also run.text and run.delta (live only, censored, no id) as the answer is written. ' +
         'Ids are 1, 2, 3 … per run. Send Last-Event-ID (or ?last_event_id=) to resume after an id; 204 when that id ' +
         'is the terminal event of a finished run. Each event is a RunEvent (components.schemas).',
       tags: ['runs'],
@@ -51,7 +63,13 @@ export function eventRoutes(app: RouteInstance, ctx: ContextSlice<'agent' | 'ope
       },
       querystring: {
         type: 'object',
-        properties: { last_event_id: { type: 'string', description: 'fallback for the Last-Event-ID header' } },
+        properties: {
+          last_event_id: { type: 'string', description: 'fallback for the Last-Event-ID header' },
+          include: {
+            type: 'string',
+            description: '`deltas`: also stream the answer as it is written — live-only run.delta events (no id) and, for a viewer joining mid-answer, one run.text with the text so far; any other value is refused (400)',
+          },
+        },
       },
       response: {
         200: {
@@ -67,7 +85,8 @@ export function eventRoutes(app: RouteInstance, ctx: ContextSlice<'agent' | 'ope
   }, async (request, reply) => {
     const { id } = request.params;
     const afterId = lastEventId(request, request.query.last_event_id);
-    const viewer = new SseViewer(reply.raw, id, { pingIntervalMs: ctx.pingIntervalMs });
+    const deltas = includesDeltas(request.query.include);
+    const viewer = new SseViewer(reply.raw, id, { pingIntervalMs: ctx.pingIntervalMs, deltas });
     const watch = await ctx.agent.watchRun(id, afterId, viewer);
     if (!watch.found) throw new ApiError('AGENTD_RUN_NOT_FOUND');
     if (watch.finished && watch.replay.length === 0) return reply.code(204).send(null);
@@ -84,6 +103,6 @@ export function eventRoutes(app: RouteInstance, ctx: ContextSlice<'agent' | 'ope
       open.delete(viewer);
       ctx.metrics.sseViewerClosed();
     });
-    viewer.start(watch.replay, watch.finished);
+    viewer.start(watch.replay, watch.finished, watch.text);
   });
 }

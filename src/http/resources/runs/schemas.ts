@@ -132,9 +132,20 @@ const runEventOf = (event: string, data: Record<string, unknown>, optional: read
   },
 });
 
+/** A live-only event (`include=deltas`): no id, never stored, not resumable by itself. */
+const liveEventOf = (event: string, description: string) => ({
+  type: 'object',
+  required: ['event', 'data'],
+  description,
+  properties: {
+    event: { type: 'string', const: event },
+    data: { type: 'object', required: ['text'], properties: { text: { type: 'string', description: 'secret-censored' } } },
+  },
+});
+
 /** The events of GET /runs/{id}/events (docs/api.md#run-event-stream), named in the OpenAPI document as RunEvent. */
 export const runEventSchema = {
-  description: 'One event of a run\'s stream, as the SSE fields id, event and data (JSON). run.complete, run.error and run.cancelled are terminal: exactly one ends every run.',
+  description: 'One event of a run\'s stream, as the SSE fields id, event and data (JSON). run.complete, run.error and run.cancelled are terminal: exactly one ends every run. run.delta and run.text (with include=deltas) have no id.',
   oneOf: [
     runEventOf('run.start', { properties: { run_id: { type: 'string' }, session_id: { type: 'string' }, provider: nullableString } }),
     runEventOf('tool.request', {
@@ -184,5 +195,7 @@ export const runEventSchema = {
     runEventOf('run.complete', { properties: { run_id: { type: 'string' }, response: { type: 'string' }, ...runSummary } }),
     runEventOf('run.error', { properties: { run_id: { type: 'string' }, error: { type: 'string' }, ...runSummary } }),
     runEventOf('run.cancelled', { properties: { run_id: { type: 'string' }, ...runSummary } }),
+    liveEventOf('run.delta', 'with include=deltas: the next piece of the model\'s text as it is written (at most one per ~30 ms); live only, no id'),
+    liveEventOf('run.text', 'with include=deltas: the model\'s text so far, first for a viewer that joins or resumes mid-answer; live only, no id'),
   ],
 };

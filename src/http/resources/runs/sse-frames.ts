@@ -1,3 +1,4 @@
+import type { LiveEvent } from '../../../runs/fan-out.js';
 import type { RunEvent } from '../../../storage/ports/runs.js';
 
 /**
@@ -19,5 +20,14 @@ export function sseFrame(runId: string, event: RunEvent): Buffer {
   const frame = Buffer.from(`id: ${event.id}\nevent: ${event.name}\ndata: ${event.data}\n\n`);
   frames.set(key, new WeakRef(frame));
   forget.register(frame, key);
+  return frame;
+}
+
+/** Live events have no id; one is encoded once for all the viewers it is handed to (the same object). */
+const liveFrames = new WeakMap<LiveEvent, Buffer>();
+
+export function liveFrame(event: LiveEvent): Buffer {
+  let frame = liveFrames.get(event);
+  if (!frame) liveFrames.set(event, (frame = Buffer.from(`event: ${event.name}\ndata: ${event.data}\n\n`)));
   return frame;
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { liveEvent } from '../../../runs/fan-out.js';
 import type { RunEvent } from '../../../storage/ports/runs.js';
 import { sseFrame } from './sse-frames.js';
 import { SseViewer } from './sse-viewer.js';
@@ -48,6 +49,27 @@ describe('SseViewer', () => {
     });
     expect([...received.matchAll(/^id: (\d+)$/gm)].map((m) => m[1])).toEqual(['1', '2', '3']);
     expect(received).toContain('content-type: text/event-stream');
+  });
+
+  it('with deltas: the replay, then run.text with the text so far, then what arrived meanwhile; without, no live events', async () => {
+    const streams = await Promise.all([connection(), connection()]);
+    const received = ['', ''];
+    streams.forEach(({ socket }, i) => socket.on('data', (chunk: Buffer) => (received[i] += chunk.toString())));
+    const [withDeltas, without] = [new SseViewer(streams[0]!.res, RUN, { deltas: true }), new SseViewer(streams[1]!.res, RUN)];
+    expect(without.sendLive).toBeUndefined();
+    withDeltas.sendLive!(liveEvent('run.delta', 'more '));
+    withDeltas.send(event(2));
+    for (const viewer of [withDeltas, without]) {
+      viewer.end();
+      viewer.start([event(1)], false, 'so far ');
+    }
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => received.every((r) => r.endsWith('0\r\n\r\n')) && (clearInterval(check), resolve()), 2);
+    });
+    expect([...received[0]!.matchAll(/^event: (\S+)$/gm)].map((m) => m[1])).toEqual(['tool.result', 'run.text', 'run.delta', 'tool.result']);
+    expect(received[0]).toContain('event: run.text\ndata: {"text":"so far "}\n\n');
+    expect(received[0]).toContain('event: run.delta\ndata: {"text":"more "}\n\n');
+    expect(received[1]).not.toContain('run.text');
   });
 
   it('disconnects a viewer that stops reading once its backlog passes the byte bound; Node holds one frame meanwhile', async () => {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { RunViewer } from '../../../runs/fan-out.js';
+import { liveEvent, type LiveEvent, type RunViewer } from '../../../runs/fan-out.js';
 import type { RunEvent } from '../../../storage/ports/runs.js';
-import { sseFrame } from './sse-frames.js';
+import { liveFrame, sseFrame } from './sse-frames.js';
 import { SECURITY_HEADERS } from '../../../listener/headers.js';
 
 /** Reconnect delay EventSource clients are told to use (docs/api.md#run-event-stream). */
@@ -18,6 +18,8 @@ export interface SseViewerOptions {
   pingIntervalMs?: number;
   maxBufferedEvents?: number;
   maxBufferedBytes?: number;
+  /** The viewer asked for the run's live text (`include=deltas`): `run.text` and `run.delta` events. */
+  deltas?: boolean;
 }
 
 /**
@@ -39,7 +41,8 @@ export class SseViewer implements RunViewer {
   private readonly maxBytes: number;
   private readonly pingIntervalMs: number;
   /** What the run sent before the stream was opened (the handler reads the replay meanwhile); null once open. */
-  private early: RunEvent[] | null = [];
+  private early: (RunEvent | LiveEvent)[] | null = [];
+  readonly sendLive?: (event: LiveEvent) => void;
   /**
    * Frames not written yet, oldest first: the catch-up, then events that arrived while behind. Kept
    * as the shared frames, so waiting here costs no copy of an event.
@@ -59,14 +62,22 @@ export class SseViewer implements RunViewer {
     this.maxEvents = options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
     this.maxBytes = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
     this.pingIntervalMs = options.pingIntervalMs ?? SSE_PING_INTERVAL_MS;
+    if (options.deltas) this.sendLive = (event) => this.take(event);
   }
 
-  /** Opens the stream and writes `replay`, then what arrived meanwhile; ends it if the run ended. */
-  start(replay: readonly RunEvent[], finished: boolean): void {
+  /**
+   * Opens the stream and writes `replay`, then the run's text so far (`run.text`, for a viewer of
+   * live text that joins mid-answer), then what arrived meanwhile; ends it if the run ended.
+   */
+  start(replay: readonly RunEvent[], finished: boolean, text = ''): void {
     const last = replay.at(-1)?.id ?? 0;
-    const catchUp = [...replay, ...this.early!.filter((event) => event.id > last)];
+    const catchUp = [
+      ...replay,
+      ...(text && this.sendLive ? [liveEvent('run.text', text)] : []),
+      ...this.early!.filter((event) => !('id' in event) || event.id > last),
+    ];
     this.early = null;
-    this.pending = catchUp.map((event) => sseFrame(this.runId, event));
+    this.pending = catchUp.map((event) => this.frame(event));
     this.catchUp = this.pending.length;
     if (finished) this.ending = true;
     if (this.open()) this.flush();
@@ -79,12 +90,21 @@ export class SseViewer implements RunViewer {
   }
 
   send(event: RunEvent): void {
+    this.take(event);
+  }
+
+  private frame(event: RunEvent | LiveEvent): Buffer {
+    return 'id' in event ? sseFrame(this.runId, event) : liveFrame(event);
+  }
+
+  /** An event or live event: written now, queued behind (bounded, both kinds counted alike), or before the stream opens, kept. */
+  private take(event: RunEvent | LiveEvent): void {
     if (this.closed || this.ending) return;
     if (this.early) {
       this.early.push(event);
       return;
     }
-    const frame = sseFrame(this.runId, event);
+    const frame = this.frame(event);
     if (this.pending.length === 0 && !this.res.writableNeedDrain) {
       this.res.write(frame);
       return;
