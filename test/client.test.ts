@@ -60,8 +60,12 @@ function operations(): string[] {
   return Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
 }
 
-/** The operation a request URL belongs to: its method and the document path whose template matches. */
+/**
+ * The operation a request URL belongs to: its method and the document path whose template matches
+ * (a literal path wins over a template, as in the router: `/runs/hourly` is not `/runs/{id}`).
+ */
 function operationOf(method: string, pathname: string): string {
+  if (doc.paths[pathname]?.[method.toLowerCase()]) return `${method} ${pathname}`;
   const templates = Object.keys(doc.paths).filter((template) => {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     return pattern.test(pathname) && doc.paths[template]![method.toLowerCase()];
@@ -158,6 +162,8 @@ describe('the typed client against a running service', () => {
     const { turns } = await client.get('/api/v1/sessions/{id}/history', { params: { path: { id: session.id }, query: { limit: '10' } } });
     expect(turns.map((turn) => turn.role)).toEqual(['user', 'assistant']);
     expect((await client.get('/api/v1/costs/summary')).sessions.map((s) => s.session_id)).toContain(session.id);
+    expect((await client.get('/api/v1/costs/hourly')).hours.map((h) => h.provider)).toContain('openai');
+    expect((await client.get('/api/v1/memory/history', { params: { query: { session_id: session.id } } })).turns.map((turn) => turn.role)).toEqual(['user', 'assistant']);
 
     // A run and its events: whole, resumed after an id, and after the terminal one.
     const run = await client.post('/api/v1/runs', { body: { message: 'what is 17*23?', provider: 'offline' } });
@@ -171,6 +177,7 @@ describe('the typed client against a running service', () => {
     expect(await eventsOf(client, run.run_id, 4)).toEqual([]);
     expect((await client.get('/api/v1/runs/{id}', { params: { path: { id: run.run_id } } })).status).toBe('complete');
     expect((await client.get('/api/v1/runs', { params: { query: { session_id: run.session_id } } })).runs.map((r) => r.run_id)).toEqual([run.run_id]);
+    expect((await client.get('/api/v1/runs/hourly')).hours.filter((h) => h.status === 'complete').reduce((sum, h) => sum + h.runs, 0)).toBeGreaterThanOrEqual(1);
     // A run the slow provider keeps busy is cancelled.
     llm.enqueue({ text: 'too late', delayMs: 10_000 });
     const slow = await client.post('/api/v1/runs', { body: { message: 'take your time' } });
