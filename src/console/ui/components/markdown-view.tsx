@@ -5,8 +5,13 @@ import { parseMarkdown, type Block, type Inline } from './markdown.js';
  * An answer rendered from Markdown as elements, never as HTML: every string from the answer ends up
  * as a text node (docs/decisions.md#answers-are-markdown-never-html).
  */
-export function Markdown({ text, class: className }: { text: string; class?: string }) {
-  return <div class={className ? `markdown ${className}` : 'markdown'}>{parseMarkdown(text).map(block)}</div>;
+export function Markdown({ text, class: className, streaming = false }: { text: string; class?: string; streaming?: boolean }) {
+  // While an answer streams, its element is busy: screen readers wait for it rather than reading every piece.
+  return (
+    <div class={className ? `markdown ${className}` : 'markdown'} aria-busy={streaming ? 'true' : undefined} data-streaming={streaming ? 'true' : undefined}>
+      {parseMarkdown(text).map(block)}
+    </div>
+  );
 }
 
 function block(node: Block, key: number) {

@@ -5,7 +5,7 @@ import type { Job, JobPage, JobSummary } from '../api/types.js';
 import { formatTime } from '../components/format.js';
 import { Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
 import { ActionOutcome, useAction } from '../components/use-action.js';
-import { navigate } from '../router.js';
+import { hrefFor, navigate } from '../router.js';
 import { useResource } from '../use-resource.js';
 import { JobForm } from './job-form.js';
 
@@ -66,7 +66,10 @@ export function JobsPanel({ params }: { params: URLSearchParams }) {
                           <td>{job.schedule}{job.timezone !== 'UTC' ? ` (${job.timezone})` : ''}{job.active_hours ? `, active ${job.active_hours}` : ''}</td>
                           <td><StatusBadge status={job.state} /></td>
                           <td>{formatTime(job.next_run_at)}</td>
-                          <td>{formatTime(job.last_run_at)}{job.last_status ? ` (${job.last_status})` : ''}</td>
+                          <td>
+                            {job.last_run_id ? <a href={hrefFor('runs', { run: job.last_run_id })}>{formatTime(job.last_run_at)}</a> : formatTime(job.last_run_at)}
+                            {job.last_status ? ` (${job.last_status})` : ''}
+                          </td>
                           <td>{job.run_count}</td>
                           <td>{job.missed}{job.last_missed_at ? `, last ${formatTime(job.last_missed_at)}` : ''}</td>
                           <td class="actions">
