@@ -11,12 +11,23 @@ export interface RunView {
   /** What the run waits for an operator to decide (its approval.request), while it waits. */
   waitingFor?: { approvalId: string; request: string };
   provider?: string;
-  toolCalls: { callId: string; tool: string; arguments: unknown; isError?: boolean; durationMs?: number }[];
+  toolCalls: ToolCallView[];
   /** The answer: so far while it streams, whole once the run is complete. */
   response?: string;
   resolvedProvider?: string;
   toolsUsed?: string[];
   cost?: Cost;
+  error?: string;
+}
+
+/** One tool call of a run; what its result says arrives with `tool.result` (preview and error where the service sends them). */
+export interface ToolCallView {
+  callId: string;
+  tool: string;
+  arguments: unknown;
+  isError?: boolean;
+  durationMs?: number;
+  resultPreview?: string;
   error?: string;
 }
 

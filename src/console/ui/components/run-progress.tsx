@@ -33,6 +33,10 @@ export function RunProgress({ run }: { run: RunView }) {
             <li key={call.callId}>
               <span class="mono">{call.tool}({JSON.stringify(call.arguments ?? {})})</span>{' '}
               {call.durationMs === undefined ? '… running' : `${call.isError ? 'failed' : 'ok'} in ${call.durationMs} ms`}
+              {call.error && <span class="error"> {call.error}</span>}
+              {call.resultPreview && (
+                <details><summary>Result</summary><pre class="trace-json">{call.resultPreview}</pre></details>
+              )}
             </li>
           ))}
         </ol>
