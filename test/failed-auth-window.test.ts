@@ -79,15 +79,15 @@ describe('failed authentications in their own per-IP window', () => {
     expect(limited[0]!.detail).toMatchObject({ ip: '127.0.0.1', window: 'failed-auth' });
   });
 
-  it('still limits the operator in its own window, and anonymous probes in theirs', async () => {
+  it('still limits the operator in its own window, and anonymous probes in theirs; a right login is in neither', async () => {
     const t = await start();
     for (let i = 0; i < LIMIT; i++) expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${t.url}/healthz`)).status).toBe(429);
     // The probes' window is not the operator's either.
     for (let i = 0; i < LIMIT; i++) expect((await t.request('/api/v1/health')).status).toBe(200);
     expect((await t.request('/api/v1/health')).status).toBe(429);
-    // A right login past the operator's limit is refused like any of the operator's requests.
-    expect((await login(t, t.apiKey)).status).toBe(429);
+    // A right login counts in the browser's window (docs/api.md#rate-limits), not the operator's: it still gets in.
+    expect((await login(t, t.apiKey)).status).toBe(303);
   });
 });
 
@@ -106,6 +106,8 @@ describeWithRedis('failed authentications with the limiter shared between replic
     try {
       const keys = await redis.keys(`${prefix}ratelimit:api:*`);
       expect(keys.sort()).toEqual([`${prefix}ratelimit:api:127.0.0.1`, `${prefix}ratelimit:api:auth-fail:127.0.0.1`]);
+      // The logins with the right key counted in the browser's window, shared too.
+      expect(await redis.keys(`${prefix}ratelimit:console:*`)).toEqual([`${prefix}ratelimit:console:web:127.0.0.1`]);
     } finally {
       redis.disconnect();
     }

@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseSse, rawGet } from './helpers/agent.js';
 import { sqliteOf, startTestApp, type TestApp, type TestAppOptions } from './helpers/app.js';
+import { randomToken } from '../src/security/ids/tokens.js';
 
 /**
  * Browser sessions over real HTTP: the login form, the cookie it sets, CSRF on cookie-authenticated
@@ -285,6 +290,34 @@ describe('expiry and bounds', () => {
     }
     expect((await anon(t, '/api/v1/status', { headers: { cookie: first.cookie } })).status).toBe(401);
     expect((await anon(t, '/api/v1/status', { headers: { cookie: second.cookie } })).status).toBe(200);
+  });
+});
+
+describe('restart', () => {
+  it('keeps a login across a restart on the same SQLite home: the cookie and its CSRF token still work, only the digest is stored, logout deletes it', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentd-restart-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const apiKey = `test-${randomToken(16)}`;
+    const first = await startTestApp({ home, config: { api: { api_key: apiKey } } });
+    const session = await login(first);
+    await first.close();
+
+    const t = await app({ home, config: { api: { api_key: apiKey } } });
+    const rows = sqliteOf(t.app).prepare('SELECT * FROM web_sessions').all() as Record<string, unknown>[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.token_digest).toBe(createHash('sha256').update(session.token).digest('base64url'));
+    expect(JSON.stringify(rows)).not.toContain(session.token);
+
+    expect((await anon(t, '/api/v1/status', { headers: { cookie: session.cookie } })).status).toBe(200);
+    const page = await anon(t, '/', { headers: { cookie: session.cookie } });
+    expect(/<meta name="csrf-token" content="([^"]+)">/.exec(await page.text())?.[1]).toBe(session.csrf);
+    expect((await createSession(t, { cookie: session.cookie })).status).toBe(403);
+    expect((await createSession(t, { cookie: session.cookie, 'x-csrf-token': session.csrf })).status).toBe(201);
+
+    const out = await anon(t, '/logout', { method: 'POST', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+    expect(out.status).toBe(200);
+    expect(sqliteOf(t.app).prepare('SELECT count(*) AS n FROM web_sessions').get()).toEqual({ n: 0 });
+    expect((await anon(t, '/api/v1/status', { headers: { cookie: session.cookie } })).status).toBe(401);
   });
 });
 

@@ -49,12 +49,14 @@ export function wireHttp(input: HttpInput) {
   const { config, home, log, now, address, storage, coordination, audit, metrics, agent, sessions, providers, tools, webhook } = input;
   const webSessions = storage.webSessionStore({ ttlSeconds: config.api.web_session_ttl_seconds, now });
   const auditSampler = new AuditSampler(3, 60_000, 10_000, now);
+  const browserLimit = BROWSER_RATE_FACTOR * config.api.rate_limit_rpm;
   const { app: http, openapi, countAttempt } = createHttpServer({
     log,
     version: VERSION,
     apiKey: config.api.api_key,
     trustProxy: config.api.trust_proxy,
-    rateLimiter: coordination?.rateLimiter('api', config.api.rate_limit_rpm) ?? localApiLimiter(config.api.rate_limit_rpm, now, log),
+    rateLimiter: coordination?.rateLimiter('api', config.api.rate_limit_rpm) ?? localLimiter('api', config.api.rate_limit_rpm, now, log),
+    browserRateLimiter: coordination?.rateLimiter('console', browserLimit) ?? localLimiter('console', browserLimit, now, log),
     audit,
     auditSampler,
     webSessions,
@@ -148,8 +150,15 @@ function readinessCheck(storage: Storage, coordination: RedisCoordination | null
   return () => (checking ??= check().finally(() => (checking = null)));
 }
 
-function localApiLimiter(perMinute: number, now: () => number, log: Logger): SlidingWindowRateLimiter {
+/**
+ * The console's pages, assets and logins get this many times the API's per-minute limit: a page
+ * load is a handful of them, and reloading must not run out before the API does
+ * (docs/api.md#rate-limits); the window still bounds a client that floods them.
+ */
+const BROWSER_RATE_FACTOR = 10;
+
+function localLimiter(listener: string, perMinute: number, now: () => number, log: Logger): SlidingWindowRateLimiter {
   const limiter = new SlidingWindowRateLimiter(perMinute, 10_000, 60, now);
-  limiter.onLiveEviction((evicted) => log.warn(liveEvictionWarning('api', evicted)));
+  limiter.onLiveEviction((evicted) => log.warn(liveEvictionWarning(listener, evicted)));
   return limiter;
 }

@@ -19,6 +19,8 @@ const BUILT_FILES = [
 export const CONSOLE_SCRIPT_PATH = '/assets/console.js';
 export const CONSOLE_STYLE_PATH = '/assets/console.css';
 export const LOGIN_SCRIPT_PATH = '/assets/login.js';
+/** Asked for by browsers on every page load whatever the page says; answered with no content. */
+export const FAVICON_PATH = '/favicon.ico';
 
 /**
  * The console's script and stylesheet, read once from `dir`. A file that is missing (a checkout

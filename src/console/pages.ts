@@ -22,6 +22,27 @@ ${failed ? '<p class="error" role="alert">That key was not accepted.</p>\n' : ''
 `;
 }
 
+/** Text for an HTML page: the five characters that could open markup or end an attribute are escaped. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * A refusal shown to a browser that navigated to one of agentd's pages (docs/api.md#error-pages):
+ * what happened and what to do, as plain text; neither may hold markup, both are escaped here.
+ */
+export function errorPage(status: number, headline: string, advice: string): string {
+  return `<!doctype html>
+<html lang="en"><head>${HEAD}
+<title>agentd — ${status} ${escapeHtml(headline)}</title></head>
+<body class="login"><main><h1>agentd</h1>
+<p class="error" role="alert">${escapeHtml(headline)}</p>
+<p>${escapeHtml(advice)}</p>
+<p><a href="/">Back to the console</a></p>
+</main></body></html>
+`;
+}
+
 /**
  * The console's shell: the script builds every panel from the API. The CSRF token reaches the
  * script only through the meta tag; it is base64url, safe in an attribute.

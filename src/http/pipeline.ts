@@ -34,6 +34,11 @@ export interface PipelineOptions {
   trustProxy: boolean;
   /** In memory (answers at once) or shared between replicas (a Promise; a rejection is a 503). */
   rateLimiter: RateLimiter;
+  /**
+   * The `browser` window's limiter, more generous than the API's (docs/api.md#rate-limits); without
+   * it that window is kept by `rateLimiter`, at the API's size.
+   */
+  browserRateLimiter?: RateLimiter;
   audit: AuditSink;
   auditSampler: AuditSampler;
   log: Logger;
@@ -44,8 +49,9 @@ export interface PipelineOptions {
   /** The app's metrics: requests and their durations, rate-limit refusals. */
   metrics?: ServiceMetrics;
   /**
-   * Paths served without credentials besides `/healthz` (still rate limited; still 401 when the
-   * configured key is empty or a credential is offered and wrong). The session cookie is not consulted for them, so no CSRF check applies either: the
+   * The browser's paths served without credentials: the console's pages and assets (counted in the
+   * `browser` window; still 401 when the configured key is empty or a credential is offered and
+   * wrong). The session cookie is not consulted for them, so no CSRF check applies either: the
    * login form cannot send the header, and its own credential is the key in the form.
    */
   isPublicPath?: (path: string) => boolean;
@@ -57,20 +63,24 @@ export interface PipelineOptions {
 }
 
 /**
- * The per-client-IP windows a request is counted in, all of `api.rate_limit_rpm`. A request is
+ * The per-client-IP windows a request is counted in (docs/api.md#rate-limits). A request is
  * counted after its credential has been compared (in constant time), in the window of what it
- * turned out to be, so a stranger's failures and anonymous requests from the operator's address
- * never use up the operator's own window:
- *   - `operator`: requests that authenticated (right key, live session cookie, a login that matched);
- *   - `anonymous`: requests without a credential to the paths served without one (probes, login page);
+ * turned out to be, so a stranger's failures, anonymous requests and the console's own page loads
+ * from the operator's address never use up the operator's API window:
+ *   - `operator`: API requests that authenticated (right key, live session cookie);
+ *   - `anonymous`: the probes (`/healthz`, `/api/v1/ready`) without a credential;
+ *   - `browser`: the console's pages and assets, and a login with the right key, in a larger window
+ *     (`browserRateLimiter`), so reloading the console never locks its operator out of the API;
  *   - `failed-auth`: every refused credential (wrong, missing or malformed key; unknown cookie; CSRF
  *     mismatch; a login form with the wrong key). Past the limit these get 429 instead of 401.
  */
-export type RateWindow = 'operator' | 'anonymous' | 'failed-auth';
+export type RateWindow = 'operator' | 'anonymous' | 'browser' | 'failed-auth';
+
+const WINDOW_PREFIX: Record<Exclude<RateWindow, 'operator'>, string> = { anonymous: 'anon:', browser: 'web:', 'failed-auth': 'auth-fail:' };
 
 /** The limiter key of a client's window; the operator's is the bare address, as before the windows were split. */
 export function rateKey(window: RateWindow, ip: string): string {
-  return window === 'operator' ? ip : window === 'anonymous' ? `anon:${ip}` : `auth-fail:${ip}`;
+  return window === 'operator' ? ip : `${WINDOW_PREFIX[window]}${ip}`;
 }
 
 /** What authentication decided: the window the request counts in (null: the route counts it), and its refusal if any. */
@@ -81,6 +91,7 @@ interface Verdict {
 
 const AUTHENTICATED: Verdict = Object.freeze({ window: 'operator', refusal: null });
 const ANONYMOUS: Verdict = Object.freeze({ window: 'anonymous', refusal: null });
+const BROWSER: Verdict = Object.freeze({ window: 'browser', refusal: null });
 const COUNTED_BY_ROUTE: Verdict = Object.freeze({ window: null, refusal: null });
 const failed = (refusal: ApiError): Verdict => ({ window: 'failed-auth', refusal });
 
@@ -121,7 +132,7 @@ export interface Pipeline {
   /** Install `gate` as the one onRequest hook (each extra hook is a measurable cost on every request). */
   install(app: FastifyInstance): void;
   /**
-   * Counts a request the route authenticates itself (`countsItself`): in the operator's window when
+   * Counts a request the route authenticates itself (`countsItself`): in the browser window when
    * its credential matched, else in the failed-authentication window; the 429 to answer, or null.
    */
   countAttempt(request: FastifyRequest, succeeded: boolean): Promise<ApiError | null>;
@@ -171,7 +182,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         done();
       });
     },
-    countAttempt: async (request, succeeded) => rateLimit(request, options, succeeded ? 'operator' : 'failed-auth'),
+    countAttempt: async (request, succeeded) => rateLimit(request, options, succeeded ? 'browser' : 'failed-auth'),
   };
 }
 
@@ -189,7 +200,8 @@ function nulInUrl(request: FastifyRequest): ApiError | null {
 
 function rateLimit(request: FastifyRequest, options: PipelineOptions, window: RateWindow): ApiError | null | Promise<ApiError | null> {
   const ip = request.clientAddress;
-  const decision = options.rateLimiter.hit(rateKey(window, ip));
+  const limiter = window === 'browser' ? options.browserRateLimiter ?? options.rateLimiter : options.rateLimiter;
+  const decision = limiter.hit(rateKey(window, ip));
   if (decision instanceof Promise) {
     // Fail closed: a window that cannot be read is never taken as room to spare.
     return decision.then(
@@ -229,8 +241,9 @@ function authenticate(
   // live cookie next to it, or a public path. The cookie is only the credential of requests that
   // offer no key (the browser's).
   if (offered !== null) return failed(wrongKey(request, options, path, offered));
-  if (path === HEALTHZ_PATH || path === READY_PATH || options.isPublicPath?.(path)) {
-    return options.countsItself?.(request.method, path) === true ? COUNTED_BY_ROUTE : ANONYMOUS;
+  if (PROBE_PATHS.has(path)) return ANONYMOUS;
+  if (options.isPublicPath?.(path) === true) {
+    return options.countsItself?.(request.method, path) === true ? COUNTED_BY_ROUTE : BROWSER;
   }
   const token = options.webSessions ? readCookie(request.headers.cookie, options.cookieName ?? 'service_operator_session') : null;
   if (token === null || !options.webSessions) return failed(unauthorized());

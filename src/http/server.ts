@@ -7,6 +7,7 @@ import { clientAskedToClose, drainBeforeClosing } from '../listener/drain-body.j
 import { closeAfterUpgradeRequest } from '../listener/upgrade-requests.js';
 import { errorBody } from '../listener/envelope.js';
 import { asApiError } from './error-mapping.js';
+import { sendErrorPage, wantsErrorPage } from './error-page.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from '../listener/errors.js';
 import { OpenApiCollector } from './openapi.js';
 import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type Pipeline, type PipelineOptions } from './pipeline.js';
@@ -44,6 +45,9 @@ export interface HttpServer {
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { log } = options;
   const pipeline = createPipeline(options);
+  // A person in a browser gets a page, a program the envelope (docs/api.md#error-pages).
+  const answerError = (reply: FastifyReply, error: ApiError): FastifyReply =>
+    wantsErrorPage(reply.request) ? sendErrorPage(reply, error, options.apiKey === '') : sendError(reply, error);
   const app = Fastify({
     // The service's own pino instance: request lines and the service's lines share one format.
     // One line per answered request (RequestLog); the per-request child logger is skipped: the
@@ -93,7 +97,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // the pipeline runs here instead, so such a request is rate limited and authenticated first.
     frameworkErrors: (error, request, reply) => {
       const answer = (refusal: ApiError | null) =>
-        sendError(reply, refusal ?? badRequest(error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
+        answerError(reply, refusal ?? badRequest(error.code === 'FST_ERR_BAD_URL' ? 'Invalid URL encoding' : 'Bad request'));
       try {
         const refusal = pipeline.gate(request, reply);
         if (refusal instanceof Promise) refusal.then(answer, (cause: unknown) => answer(unexpected(log, request, cause)));
@@ -136,13 +140,13 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   app.setNotFoundHandler((request, reply) => {
     const allowed = routes.allowedMethods(pathOf(request));
-    sendError(reply, allowed.length > 0 ? methodNotAllowed(allowed) : notFound());
+    answerError(reply, allowed.length > 0 ? methodNotAllowed(allowed) : notFound());
   });
 
   app.setErrorHandler((error: Error, request, reply) => {
     const known = asApiError(error);
-    if (known) return sendError(reply, known);
-    return sendError(reply, unexpected(log, request, error));
+    if (known) return answerError(reply, known);
+    return answerError(reply, unexpected(log, request, error));
   });
 
   return { app, openapi, countAttempt: pipeline.countAttempt };

@@ -65,7 +65,7 @@ export interface Storage {
    * database on PostgreSQL (every replica sees them; they outlive a restart).
    */
   sessionStore(options: SessionStoreOptions): SessionStore;
-  /** The console's browser sessions: in memory on SQLite, in the database on PostgreSQL (a login holds on every replica). */
+  /** The console's browser sessions: in the database on either backend (a login survives a restart, and holds on every replica). */
   webSessionStore(options: WebSessionStoreOptions): WebSessionStore;
   /**
    * Size and state of the store. The integrity check reads every page (seconds on a large file),

@@ -10,8 +10,8 @@ export interface WebSession {
 }
 
 /**
- * Browser sessions. In memory on the embedded backend; shared where several replicas serve one
- * console. The session token itself is never stored, only a digest of it.
+ * Browser sessions, in the database: a login survives a restart and, where several replicas serve
+ * one console, holds on every one. The session token itself is never stored, only a digest of it.
  */
 export interface WebSessionStore {
   readonly ttlSeconds: number;

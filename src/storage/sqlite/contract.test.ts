@@ -11,6 +11,7 @@ import { describeRunStore } from '../contract/run-store.js';
 import { describeSessionClaimStore } from '../contract/session-claim-store.js';
 import { describeSettingsStore } from '../contract/settings-store.js';
 import { describeTurnStore } from '../contract/turn-store.js';
+import { describeWebSessionStore } from '../contract/web-session-store.js';
 import { SqliteStorage, type SqliteStorageOptions } from './index.js';
 
 /**
@@ -63,3 +64,4 @@ describeApprovalStore('sqlite', async () => {
   const opened = openStorage((s) => s.approvals);
   return { store: opened.store, close: opened.close };
 }, { sharedByReplicas: false });
+describeWebSessionStore('sqlite', async (options) => openStorage((s) => s.webSessionStore(options)));

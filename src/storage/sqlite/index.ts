@@ -4,7 +4,6 @@ import type { Logger } from '../../log.js';
 import type { SessionStore } from '../ports/sessions.js';
 import { InMemorySessionStore } from '../shared/memory-session-store.js';
 import type { WebSessionStore } from '../ports/web-sessions.js';
-import { InMemoryWebSessionStore } from '../shared/memory-web-session-store.js';
 import type { SessionStoreOptions, Storage, WebSessionStoreOptions } from '../ports/storage.js';
 import { type SqliteHealth, sqliteHealth, type SqliteFacts } from './health.js';
 import { SqliteAuditStore } from './audit-store.js';
@@ -18,6 +17,7 @@ import { SqliteSettingsStore } from './settings-store.js';
 import { SqliteApprovalStore } from './approval-store.js';
 import { SqliteTurnStore, type SqliteTurnStoreOptions } from './turn-store.js';
 import { SqliteUnitOfWork } from './unit-of-work.js';
+import { SqliteWebSessionStore } from './web-session-store.js';
 import { writeFault } from './write-failure.js';
 import { InMemorySessionClaimStore } from '../shared/memory-session-claim-store.js';
 
@@ -97,8 +97,9 @@ export class SqliteStorage implements Storage {
     return new InMemorySessionStore(options);
   }
 
+  /** On the file: a console login survives a restart (docs/api.md#browser-sessions-and-csrf). */
   webSessionStore(options: WebSessionStoreOptions): WebSessionStore {
-    return new InMemoryWebSessionStore(options);
+    return new SqliteWebSessionStore(this.database, this.uow, options);
   }
 
   /** The file is in this process: ready while it is open. */

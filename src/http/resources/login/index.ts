@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
-import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH } from '../../../console/assets.js';
+import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, FAVICON_PATH, LOGIN_SCRIPT_PATH } from '../../../console/assets.js';
 import { loginPage } from '../../../console/pages.js';
 import { apiKeyChecker } from '../../auth.js';
 import { ok, okSchema } from '../../../listener/envelope.js';
@@ -13,8 +13,9 @@ import type { ResourcePlugin } from '../context.js';
  * configured key). `/` is among them so that a browser without a session is sent to the login
  * page instead of getting a JSON 401; the page itself checks the session. The console's scripts
  * and stylesheet are the same for everyone and hold no secret; the login page needs its script and the stylesheet.
+ * All are counted in the browser's own window (docs/api.md#rate-limits), not the API's.
  */
-export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login', CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH]);
+export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login', CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH, FAVICON_PATH]);
 
 /**
  * The login form's POST carries its credential in the body: the pipeline lets it through uncounted
