@@ -17,7 +17,8 @@ let scripted: FakeLlmServer;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  scripted = await startFakeOpenAI();
+  // Streamed answers come in pieces of 8 characters, 60 ms apart: slow enough to watch them grow.
+  scripted = await startFakeOpenAI({ chunkDelayMs: 60 });
   t = await startTestApp({
     env: { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' },
     config: {
