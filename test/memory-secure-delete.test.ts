@@ -36,7 +36,7 @@ it('a deleted answer leaves no trace in any file, nor in its run\'s response and
   const run: RunRecord = {
     run_id: 'run_1', session_id: 'sess_a', message: `what is the plan ${control}`, status: 'pending', provider: null, resolved_provider: 'offline',
     created_at: '2025-01-30T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
   };
   await storage.runs.create(run);
   await storage.runs.start('run_1', '2025-01-30T00:00:01.000Z', { id: 1, name: 'run.start', data: '{"run_id":"run_1"}' });
@@ -45,7 +45,7 @@ it('a deleted answer leaves no trace in any file, nor in its run\'s response and
     { session_id: 'sess_a', role: 'assistant', provider: 'offline', content: answer, run_id: 'run_1' },
   ]);
   await storage.runs.finish('run_1', {
-    status: 'complete', finished_at: '2025-01-30T00:00:02.000Z', response: answer, error: null, tools_used: [], cost: run.cost,
+    status: 'complete', finished_at: '2025-01-30T00:00:02.000Z', response: answer, error: null, tools_used: [], model: null, first_token_at: null, cost: run.cost,
   }, { id: 2, name: 'run.complete', data: JSON.stringify({ run_id: 'run_1', response: answer }) });
   expect(homeBytes().includes(marker)).toBe(true);
 
@@ -67,7 +67,7 @@ it('a deleted question leaves no trace in its run\'s stored message', async () =
   await storage.runs.create({
     run_id: 'run_q', session_id: 'sess_a', message: question, status: 'pending', provider: null, resolved_provider: 'offline',
     created_at: '2025-01-30T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
   });
   const [user] = await storage.turns.addMany([{ session_id: 'sess_a', role: 'user', provider: null, content: question, run_id: 'run_q' }]);
   expect((await storage.runs.get('run_q'))!.message).toBe(question);

@@ -117,8 +117,10 @@ describe('listing and reading runs', () => {
     expect((await json(await t.request('/api/v1/runs'))).data.total).toBe(4);
     expect((await t.request(`/api/v1/runs?session_id=${first.session_id}&limit=two`)).status).toBe(400);
     expect((await t.request('/api/v1/runs/run_unknown')).status).toBe(404);
-    const one = (await json(await t.request(`/api/v1/runs/${ids[1]}`))).data;
+    // One run is the listed record and its trace (test/run-trace.test.ts).
+    const { trace, ...one } = (await json(await t.request(`/api/v1/runs/${ids[1]}`))).data;
     expect(one).toEqual(list[2]);
+    expect(trace.steps.map((step: any) => step.tool)).toEqual(['calculator']);
   });
 });
 
@@ -131,7 +133,7 @@ describe('restart and shutdown', () => {
     await store.create({
       run_id: 'run_orphan', session_id: 'ses_gone', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
       created_at: now, started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
     });
     await store.start('run_orphan', now, { id: 1, name: 'run.start', data: JSON.stringify({ run_id: 'run_orphan', session_id: 'ses_gone', provider: 'offline' }) });
     expect((await store.get('run_orphan'))?.status).toBe('running');

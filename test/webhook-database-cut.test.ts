@@ -52,7 +52,7 @@ describe.skipIf(postgresTestUrl === null)('webhook messages while the database c
         const record = {
           run_id: runId!, session_id: sessionId, message, status: 'pending', provider: null, resolved_provider: 'offline',
           created_at: new Date().toISOString(), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-          cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null,
+          cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null, model: null, first_token_at: null,
         } as RunRecord;
         await storage.runs.create(record);
         created.push(record);
@@ -93,7 +93,7 @@ describe.skipIf(postgresTestUrl === null)('webhook messages while the database c
     const record = {
       run_id: 'run_same_commit', session_id: 'webhook:x', message: 'keep me', status: 'pending', provider: null, resolved_provider: 'offline',
       created_at: new Date().toISOString(), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null,
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null, model: null, first_token_at: null,
     } as RunRecord;
     const now = Date.now();
     // Refused (the session is claimed by someone else): no run, and the message keeps waiting with its text.

@@ -101,7 +101,7 @@ describe('durable webhook intake in agentd serve', () => {
     await storage.runs.create({
       run_id: 'run_left3', session_id: 'webhook:b', message: 'what is 3+3?', status: 'running', provider: null, resolved_provider: 'offline',
       created_at: new Date().toISOString(), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null,
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null, model: null, first_token_at: null,
     });
     await storage.close();
 

@@ -81,7 +81,7 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
     await storeA.runs.create({
       run_id: first!.runId, session_id: 'webhook:s3', message: first!.content, status: 'pending', provider: null, resolved_provider: 'offline',
       created_at: now(), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null,
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'webhook', job_id: null, model: null, first_token_at: null,
     });
     await storeA.runs.start(first!.runId, now(), { id: 1, name: 'run.start', data: '{}' });
     a.settled(first!);
@@ -91,7 +91,7 @@ describe.skipIf(postgresTestUrl === null)('webhook messages shared by replicas',
     b.startClaiming();
     expect(await drain(b, 1_000)).toEqual([]);
     await storeA.runs.finish(first!.runId, {
-      status: 'complete', finished_at: now(), response: 'done', error: null, tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+      status: 'complete', finished_at: now(), response: 'done', error: null, tools_used: [], model: null, first_token_at: null, cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
     }, { id: 2, name: 'run.complete', data: '{}' });
     // Finished, but its loop has not let go of the session yet.
     expect(await drain(b, 1_000)).toEqual([]);

@@ -5,7 +5,7 @@ import type { CompletionRequest, CompletionResult, PreparedCall, Provider, Usage
 import { createCalculatorTool } from '../tools/calculator.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { AgentLoop, MAX_TOOL_CALLS_PER_STEP } from './agent-loop.js';
-import type { AgentTurnInput } from '../contracts/agent-turn.js';
+import type { AgentTurnInput, ToolResultInfo } from '../contracts/agent-turn.js';
 import { CostMeter } from './cost-meter.js';
 
 /** A provider that answers from a script and records what it was sent (a stand-in for a model). */
@@ -84,11 +84,21 @@ describe('AgentLoop', () => {
       () => ({ text: 'final' }),
     ]);
     const seen: string[] = [];
+    const results: ToolResultInfo[] = [];
     const result = await loop.run(input(provider, {
+      onUsage: (_cost, model) => seen.push(`usage ${model}`),
+      onFirstToken: () => seen.push('first token'),
       onToolRequest: (info) => seen.push(`request ${info.call_id} ${info.tool}`),
-      onToolResult: (info) => seen.push(`result ${info.call_id} ${info.is_error}`),
+      onToolResult: (info) => {
+        seen.push(`result ${info.call_id} ${info.is_error}`);
+        results.push(info);
+      },
     }));
-    expect(seen).toEqual(['request c1 calculator', 'result c1 false', 'request c2 nope', 'result c2 true']);
+    // The first answer is noted once, before any tool runs; each call's model is reported.
+    expect(seen).toEqual(['usage scripted-1', 'first token', 'request c1 calculator', 'result c1 false', 'request c2 nope', 'result c2 true', 'usage scripted-1']);
+    expect(results[0]).toMatchObject({ result_preview: '42', result_truncated: false, error: null });
+    expect(results[1]).toMatchObject({ result_preview: expect.stringMatching(/unknown tool 'nope'/), error: expect.stringMatching(/unknown tool 'nope'/) });
+    expect(Date.parse(results[0]!.started_at)).toBeLessThanOrEqual(Date.parse(results[0]!.finished_at));
     expect(result.toolsUsed).toEqual(['calculator', 'nope']);
     const second = provider.requests[1]!.messages;
     expect(second.slice(-2)).toEqual([

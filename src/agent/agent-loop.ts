@@ -7,6 +7,7 @@ import { withoutNul } from '../security/input/nul.js';
 import { censor } from '../security/secrets/secrets.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CostMeter } from './cost-meter.js';
+import { ERROR_PREVIEW_CHARS, previewOf, RESULT_PREVIEW_CHARS } from './tool-preview.js';
 import { AgentError, notStored } from '../contracts/agent-errors.js';
 import type { RunCost } from '../storage/ports/runs.js';
 
@@ -70,7 +71,7 @@ export class AgentLoop implements TurnRunner {
    * failure is logged).
    */
   async run(input: AgentTurnInput): Promise<AgentTurnResult> {
-    const askedAt = new Date(this.now()).toISOString();
+    const askedAt = this.isoNow();
     let result: AgentTurnResult;
     try {
       result = await this.converse(input);
@@ -111,7 +112,8 @@ export class AgentLoop implements TurnRunner {
         throw err;
       }
       const cost = await held.settle(runId, result);
-      input.onUsage?.(cost);
+      input.onUsage?.(cost, result.model);
+      if (step === 0) input.onFirstToken?.();
       total.prompt_tokens += cost.prompt_tokens;
       total.completion_tokens += cost.completion_tokens;
       total.cost_usd += cost.cost_usd;
@@ -141,6 +143,7 @@ export class AgentLoop implements TurnRunner {
   /** `name` is the registered name; the messages keep the one the provider used (`call.name`). */
   private async callTool(input: AgentTurnInput, call: ToolCall, name: string): Promise<ChatMessage> {
     input.signal.throwIfAborted();
+    const startedAt = this.isoNow();
     input.onToolRequest?.({ call_id: call.id, tool: name, arguments: call.arguments });
     const refusal = await this.options.approveTool?.(name, call.arguments, {
       sessionId: input.sessionId, runId: input.runId, requestId: input.requestId, signal: input.signal,
@@ -168,8 +171,17 @@ export class AgentLoop implements TurnRunner {
       detail: { tool: name, call_id: call.id, is_error: result.isError, duration_ms: result.durationMs, arguments: call.arguments },
       request_id: input.requestId,
     });
-    input.onToolResult?.({ call_id: call.id, tool: name, is_error: result.isError, duration_ms: result.durationMs });
+    const preview = previewOf(result.output, RESULT_PREVIEW_CHARS);
+    input.onToolResult?.({
+      call_id: call.id, tool: name, is_error: result.isError, duration_ms: result.durationMs,
+      started_at: startedAt, finished_at: this.isoNow(), result_preview: preview.text, result_truncated: preview.truncated,
+      error: result.isError ? previewOf(result.output, ERROR_PREVIEW_CHARS).text : null,
+    });
     return toolMessage(call, result.output, result.isError);
+  }
+
+  private isoNow(): string {
+    return new Date(this.now()).toISOString();
   }
 
   /** The session's last turns, as a conversation a provider accepts (it starts with the user). */
@@ -193,7 +205,7 @@ export class AgentLoop implements TurnRunner {
     const runId = input.runId;
     const turns: NewTurn[] = [{ session_id: input.sessionId, role: 'user', content: censor(input.message), provider, run_id: runId, timestamp: askedAt }];
     if (answer !== null) {
-      turns.push({ session_id: input.sessionId, role: 'assistant', content: answer, provider, run_id: runId, timestamp: new Date(this.now()).toISOString() });
+      turns.push({ session_id: input.sessionId, role: 'assistant', content: answer, provider, run_id: runId, timestamp: this.isoNow() });
     }
     const { memory, onTurnsStored } = this.options;
     // Where the store keeps the API sessions too, their count goes with the turns: one commit.

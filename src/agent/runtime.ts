@@ -11,6 +11,8 @@ import { AgentError, claimLost, sessionNotFound, shuttingDown } from '../contrac
 import type { RunViewer, WatchResult } from '../runs/fan-out.js';
 import type { RunEventBus } from '../runs/run-event-bus.js';
 import { RunRegistry } from '../runs/run-registry.js';
+import { buildRunTrace, MAX_TRACE_APPROVALS, type RunTrace } from '../runs/run-trace.js';
+import type { ApprovalRecord } from '../storage/ports/approvals.js';
 import { SessionLeases } from '../runs/session-leases.js';
 import { SessionSlots } from '../runs/session-slots.js';
 import type { CostStore, CostTotals, SessionSpend } from '../storage/ports/costs.js';
@@ -49,6 +51,8 @@ export interface AgentRuntimeOptions {
   approvals?: {
     approveTool: ToolApproval;
     runWaiting(runId: string): Promise<boolean>;
+    /** Every approval the run asked, in the order asked (its trace). */
+    forRun(runId: string, limit: number): Promise<ApprovalRecord[]>;
     /** Ends the session's `allow_session` grants (it was deleted). */
     endSession?(sessionId: string): Promise<void>;
   };
@@ -272,6 +276,14 @@ export class AgentRuntime {
 
   getRun(runId: string): Promise<RunRecord | null> {
     return this.runs.get(runId);
+  }
+
+  /** The run with its trace: tool calls, approvals and timings (docs/resources.md#run-trace); null when unknown. */
+  async getRunWithTrace(runId: string): Promise<(RunRecord & { trace: RunTrace }) | null> {
+    const read = await this.runs.withEvents(runId);
+    if (!read) return null;
+    const approvals = (await this.options.approvals?.forRun(runId, MAX_TRACE_APPROVALS)) ?? [];
+    return { ...read.run, trace: buildRunTrace(read.run, read.events, approvals) };
   }
 
   listRuns(sessionId: string, limit: number): Promise<RunRecord[]> {

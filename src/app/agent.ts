@@ -35,7 +35,8 @@ export function wireAgent({ options, config, log, now, storage, coordination, au
     memory: storage.turns, runs: storage.runs, costs: storage.costs, sessions, tools, providers, audit, config, log, now,
     shutdownGraceMs: options.shutdownGraceMs, bus: coordination?.runEvents,
     claims: storage.sessionClaims, leaseMs: options.sessionLeaseMs, heartbeatMs: options.heartbeatMs, metrics,
-    approvals: { approveTool: approvals.approveTool, runWaiting: (runId) => approvals.runWaiting(runId), endSession: (id) => approvals.endSession(id) },
+    approvals: { approveTool: approvals.approveTool, runWaiting: (runId) => approvals.runWaiting(runId),
+      forRun: (runId, limit) => approvals.forRun(runId, limit), endSession: (id) => approvals.endSession(id) },
   });
   runtime.bind(agent);
   // Replicas sharing a database and a Redis find a dead one by its liveness key within seconds, and

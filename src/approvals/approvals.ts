@@ -118,6 +118,11 @@ export class Approvals {
     return this.options.store.get(id);
   }
 
+  /** Every approval the run asked, in the order asked (its trace shows them); at most `limit`. */
+  forRun(runId: string, limit: number): Promise<ApprovalRecord[]> {
+    return this.options.store.listByRun(runId, limit);
+  }
+
   /** Whether the run waits for a decision (its status is `waiting_approval`, on whichever replica). */
   runWaiting(runId: string): Promise<boolean> {
     return this.options.store.runWaiting(runId);

@@ -314,7 +314,7 @@ export interface paths {
         };
         /**
          * One run
-         * @description Its current state; a finished run returns its terminal state at once.
+         * @description Its current state, a finished run's terminal state at once, with its trace: each tool call (arguments redacted, a redacted result preview of at most 2,000 characters, duration, error, the approval it waited for), every approval the run asked, and its timings (queued, started, first token, finished). A running run's trace is what has happened so far.
          */
         get: operations["getRun"];
         put?: never;
@@ -642,6 +642,15 @@ export interface components {
                 tool: string;
                 is_error: boolean;
                 duration_ms: number;
+                /** @description when the call was asked for (before any approval) */
+                started_at?: string;
+                /** @description when its result came */
+                finished_at?: string;
+                /** @description the start of the result, redacted as the audit log redacts, at most 2,000 characters */
+                result_preview?: string;
+                result_truncated?: boolean;
+                /** @description the tool's error (redacted, at most 500 characters); null when it succeeded */
+                error?: string | null;
             };
         } | {
             /** @description 1, 2, 3 … per run: what Last-Event-ID names */
@@ -1628,6 +1637,10 @@ export interface operations {
                                 source: "api" | "job" | "webhook" | "discord";
                                 /** @description the scheduled job whose fire this run is (source job), else null */
                                 job_id: string | null;
+                                /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
+                                model: string | null;
+                                /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
+                                first_token_at: string | null;
                             }[];
                             /** @description without session_id: matching runs, counted up to 10000 */
                             total?: number;
@@ -1713,6 +1726,10 @@ export interface operations {
                             source: "api" | "job" | "webhook" | "discord";
                             /** @description the scheduled job whose fire this run is (source job), else null */
                             job_id: string | null;
+                            /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
+                            model: string | null;
+                            /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
+                            first_token_at: string | null;
                         };
                     };
                 };
@@ -1796,6 +1813,84 @@ export interface operations {
                             source: "api" | "job" | "webhook" | "discord";
                             /** @description the scheduled job whose fire this run is (source job), else null */
                             job_id: string | null;
+                            /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
+                            model: string | null;
+                            /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
+                            first_token_at: string | null;
+                            trace: {
+                                /** @description every tool call, in the order asked */
+                                steps: {
+                                    call_id: string;
+                                    tool: string;
+                                    /** @description redacted, as in the tool.request event */
+                                    arguments: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description when the call was asked for (before any approval); null for calls stored without it */
+                                    started_at: string | null;
+                                    /** @description when its result came; null while it runs */
+                                    finished_at: string | null;
+                                    /** @description how long the tool itself ran (an approval's wait not included); null while it runs */
+                                    duration_ms: number | null;
+                                    /** @description null while it runs */
+                                    is_error: boolean | null;
+                                    /** @description the start of the result, redacted as the audit log redacts, at most 2,000 characters */
+                                    result_preview: string | null;
+                                    /** @description the result was longer than the preview */
+                                    result_truncated: boolean;
+                                    /** @description the tool's error (redacted, at most 500 characters); null when it succeeded */
+                                    error: string | null;
+                                    /** @description the approval the call waited for: its tool approval, else the first network request it had approved; null when none */
+                                    approval: {
+                                        approval_id: string;
+                                        /** @enum {string} */
+                                        status: "pending" | "allowed" | "denied";
+                                        /**
+                                         * @description how it was closed; null while pending
+                                         * @enum {string|null}
+                                         */
+                                        decision: "allow_once" | "allow_session" | "deny" | "timeout" | "interrupted" | "withdrawn" | null;
+                                        /** @description api_key, web_session:<id>, or system when it failed closed */
+                                        decided_by: string | null;
+                                        /** @description ISO 8601 UTC with milliseconds, or null */
+                                        decided_at: string | null;
+                                    } | null;
+                                }[];
+                                /** @description every approval the run asked (tool calls and refused network requests), in the order asked */
+                                approvals: {
+                                    approval_id: string;
+                                    /** @enum {string} */
+                                    kind: "network" | "tool";
+                                    /** @description the tool name (tool), or the origin scheme://host:port (network) */
+                                    subject: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "allowed" | "denied";
+                                    /**
+                                     * @description how it was closed; null while pending
+                                     * @enum {string|null}
+                                     */
+                                    decision: "allow_once" | "allow_session" | "deny" | "timeout" | "interrupted" | "withdrawn" | null;
+                                    /** @description ISO 8601 UTC with milliseconds */
+                                    created_at: string;
+                                    /** @description ISO 8601 UTC with milliseconds, or null */
+                                    decided_at: string | null;
+                                    decided_by: string | null;
+                                }[];
+                                timings: {
+                                    /** @description created_at: when the run was accepted */
+                                    queued_at: string;
+                                    /** @description ISO 8601 UTC with milliseconds, or null */
+                                    started_at: string | null;
+                                    /** @description ISO 8601 UTC with milliseconds, or null */
+                                    first_token_at: string | null;
+                                    /** @description ISO 8601 UTC with milliseconds, or null */
+                                    finished_at: string | null;
+                                    /** @description from queued to started; null until it starts */
+                                    queue_ms: number | null;
+                                    /** @description from queued to finished; null until it finishes */
+                                    total_ms: number | null;
+                                };
+                            };
                         };
                     };
                 };
@@ -1866,6 +1961,10 @@ export interface operations {
                             source: "api" | "job" | "webhook" | "discord";
                             /** @description the scheduled job whose fire this run is (source job), else null */
                             job_id: string | null;
+                            /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
+                            model: string | null;
+                            /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
+                            first_token_at: string | null;
                         };
                     };
                 };

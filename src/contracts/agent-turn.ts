@@ -14,11 +14,22 @@ export interface ToolRequestInfo {
   arguments: Record<string, unknown>;
 }
 
+/** A tool call's outcome, as the run's `tool.result` event records it (docs/resources.md#run-trace). */
 export interface ToolResultInfo {
   call_id: string;
   tool: string;
   is_error: boolean;
+  /** How long the tool itself ran (an approval's wait not included). */
   duration_ms: number;
+  /** ISO 8601: when the call was asked for (before any approval), and when its result came. */
+  started_at: string;
+  finished_at: string;
+  /** The start of the result as the audit log would show it (redacted), at most `RESULT_PREVIEW_CHARS`. */
+  result_preview: string;
+  /** The result was longer than the preview. */
+  result_truncated: boolean;
+  /** The error the tool reported (redacted, bounded like the preview); null when it succeeded. */
+  error: string | null;
 }
 
 export interface AgentTurnInput {
@@ -32,8 +43,13 @@ export interface AgentTurnInput {
   signal: AbortSignal;
   /** The HTTP request the turn was asked by: named on its audit events, provider calls and log lines. */
   requestId?: string;
-  /** Each provider call's usage and price, as soon as it is recorded (also when the turn later fails). */
-  onUsage?(cost: RunCost): void;
+  /**
+   * Each provider call's usage and price, as soon as it is recorded (also when the turn later
+   * fails), with the model that answered it as the provider reported.
+   */
+  onUsage?(cost: RunCost, model: string): void;
+  /** The turn's first provider call has answered (called once, before any tool runs). */
+  onFirstToken?(): void;
   onToolRequest?(info: ToolRequestInfo): void;
   onToolResult?(info: ToolResultInfo): void;
 }

@@ -51,6 +51,9 @@ export interface LiveRunContext {
   ended(run: LiveRun, delivered: Promise<void>): void;
 }
 
+/** Characters of the model name an upstream reports that a run records. */
+export const MAX_MODEL_CHARS = 200;
+
 type Outcome = { status: RunOutcome['status']; response?: string; error?: string };
 
 /**
@@ -114,11 +117,14 @@ export class LiveRun {
         provider: this.input.provider,
         signal: this.controller.signal,
         requestId: this.input.requestId,
-        onUsage: (call) => {
+        onUsage: (call, model) => {
           cost.prompt_tokens += call.prompt_tokens;
           cost.completion_tokens += call.completion_tokens;
           cost.cost_usd += call.cost_usd;
+          // The upstream's own text: NUL cannot be stored in PostgreSQL (security/input/nul.ts), and a name is short.
+          record.model = withoutNul(model).slice(0, MAX_MODEL_CHARS);
         },
+        onFirstToken: () => this.noteFirstToken(),
         onToolRequest: (info) => {
           if (!record.tools_used.includes(info.tool)) record.tools_used.push(info.tool);
           this.append('tool.request', { run_id: record.run_id, call_id: info.call_id, tool: info.tool, arguments: redact(info.arguments) });
@@ -132,6 +138,14 @@ export class LiveRun {
       if (!failure.expected) this.context.log.error(`run ${record.run_id} failed: ${(err as Error)?.stack ?? String(err)}`, { request_id: this.input.requestId });
       this.finish({ status: 'error', error: failure.message }, { unwound: true });
     }
+  }
+
+  /**
+   * The first of the answer has come: its time is the run's `first_token_at` (kept once, stored
+   * with the run's end, docs/resources.md#runs).
+   */
+  noteFirstToken(): void {
+    this.record.first_token_at ??= isoNow(this.context.now);
   }
 
   /** Ends the run at once as `cancelled`. */
@@ -246,7 +260,7 @@ export class LiveRun {
     // Queued in the same turn, so on SQLite the end state and its audit event share a commit.
     const stored = this.context.endWriter.write(record.run_id, {
       status: outcome.status, finished_at: final.finished_at!, response: final.response, error: final.error,
-      tools_used: final.tools_used, cost,
+      tools_used: final.tools_used, cost, model: final.model, first_token_at: final.first_token_at,
     }, terminal, releaseClaim, () => this.lost);
     void auditRunEnd(this.context.audit, log, final, this.input.requestId);
     void stored.then(

@@ -13,7 +13,7 @@ import { RemoteRuns } from './remote-runs.js';
 import type { RunEventBus } from './run-event-bus.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
-import { isFinished, isoNow, type RunListQuery, type RunPage, type RunRecord } from '../storage/ports/runs.js';
+import { isFinished, isoNow, type RunEvent, type RunListQuery, type RunPage, type RunRecord } from '../storage/ports/runs.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;
@@ -121,6 +121,8 @@ export class RunRegistry {
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
       source: input.source,
       job_id: input.jobId ?? null,
+      model: null,
+      first_token_at: null,
     };
     const { store } = this.options;
     try {
@@ -164,6 +166,14 @@ export class RunRegistry {
     const run = await this.options.store.get(runId);
     if ((run?.status === 'running' || run?.status === 'pending') && (await this.options.runWaiting?.(runId))) run.status = 'waiting_approval';
     return run;
+  }
+
+  /** The run and its committed events so far (a run executing here: from memory, else from the store); null when unknown. */
+  async withEvents(runId: string): Promise<{ run: RunRecord; events: RunEvent[] } | null> {
+    const live = this.live.get(runId);
+    if (live) return { run: live.snapshot(), events: [...live.events] };
+    const run = await this.get(runId);
+    return run ? { run, events: await this.options.store.events(runId, 0) } : null;
   }
 
   list(sessionId: string, limit: number): Promise<RunRecord[]> {

@@ -49,10 +49,10 @@ async function until(condition: () => boolean): Promise<void> {
 async function finishedRun(id: string, finishedAt: string): Promise<void> {
   const run: RunRecord = {
     run_id: id, session_id: 's', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline', created_at: finishedAt,
-    started_at: null, finished_at: null, response: null, error: null, tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+    started_at: null, finished_at: null, response: null, error: null, tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
   };
   await storage.runs.create(run);
-  await storage.runs.finish(id, { status: 'complete', finished_at: finishedAt, response: 'r', error: null, tools_used: [], cost: run.cost },
+  await storage.runs.finish(id, { status: 'complete', finished_at: finishedAt, response: 'r', error: null, tools_used: [], model: null, first_token_at: null, cost: run.cost },
     { id: 1, name: 'run.complete', data: '{}' });
 }
 

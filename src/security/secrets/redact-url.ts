@@ -36,3 +36,14 @@ const ABSOLUTE_URL = /^https?:\/\/\S+$/i;
 export function isAbsoluteUrl(text: string): boolean {
   return ABSOLUTE_URL.test(text);
 }
+
+/** An http(s) URL within text: up to whitespace or a character that usually closes a quotation. */
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`]+/gi;
+
+/**
+ * `text` with every http(s) URL in it shown as `redactUrl` shows it: for text that echoes a URL a
+ * tool was called with (its redacted arguments must not be undone by its output).
+ */
+export function redactUrlsIn(text: string): string {
+  return text.replace(URL_IN_TEXT, (url) => redactUrl(url));
+}

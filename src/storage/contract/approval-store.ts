@@ -44,6 +44,17 @@ export function describeApprovalStore(backend: string, open: OpenApprovalStore, 
       expect(await approvals.list({ pendingOnly: false, limit: 1 })).toHaveLength(1);
     });
 
+    it('lists the approvals of one run, decided or not, in the order asked', async () => {
+      await approvals.create(pendingApproval('a1', { run_id: 'run_x' }));
+      await approvals.create(pendingApproval('a2', { run_id: 'run_y' }));
+      await approvals.create(pendingApproval('a3', { run_id: 'run_x', kind: 'network', scope: 'https://example.com:443', grant_stage: 'host' }));
+      await approvals.create(pendingApproval('a4', { run_id: null }));
+      await approvals.decide('a1', { decision: 'deny', decided_by: 'api_key', decided_at: T1 });
+      expect((await approvals.listByRun('run_x', 10)).map((a) => [a.id, a.state, a.decided_by])).toEqual([['a1', 'denied', 'api_key'], ['a3', 'pending', null]]);
+      expect((await approvals.listByRun('run_x', 1)).map((a) => a.id)).toEqual(['a1']);
+      expect(await approvals.listByRun('run_none', 10)).toEqual([]);
+    });
+
     it('takes the first decision only: a second one finds it closed', async () => {
       await approvals.create(pendingApproval('a1'));
       const decided = await approvals.decide('a1', { decision: 'allow_once', decided_by: 'web_session:w1', decided_at: T1 });

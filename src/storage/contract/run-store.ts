@@ -9,12 +9,13 @@ export type OpenRunStore = () => Promise<{ store: RunStore; close(): Promise<voi
 const record = (id: string, session = 'ses_1', extra: Partial<RunRecord> = {}): RunRecord => ({
   run_id: id, session_id: session, message: `asked ${id}`, status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, ...extra,
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+  model: null, first_token_at: null, ...extra,
 });
 const ev = (id: number, name: RunEventName, data = '{}'): RunEvent => ({ id, name, data });
 const outcome = (finished_at: string, extra: Partial<RunOutcome> = {}): RunOutcome => ({
   status: 'complete', finished_at, response: 'done', error: null, tools_used: [],
-  cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, ...extra,
+  cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, model: null, first_token_at: null, ...extra,
 });
 
 export function describeRunStore(backend: string, open: OpenRunStore): void {
@@ -56,10 +57,12 @@ export function describeRunStore(backend: string, open: OpenRunStore): void {
       await runs.appendEvent('run_a', ev(2, 'tool.request', '{"x":1}'));
       await runs.finish('run_a', outcome('2026-01-01T00:00:02.000Z', {
         response: 'ok', tools_used: ['calculator'], cost: { prompt_tokens: 3, completion_tokens: 4, cost_usd: 0.5 },
+        model: 'claude-x-2026', first_token_at: '2026-01-01T00:00:01.500Z',
       }), ev(3, 'run.complete'));
       expect(await runs.get('run_a')).toEqual({
         ...record('run_a'), status: 'complete', started_at: '2026-01-01T00:00:01.000Z', finished_at: '2026-01-01T00:00:02.000Z',
         response: 'ok', error: null, tools_used: ['calculator'], cost: { prompt_tokens: 3, completion_tokens: 4, cost_usd: 0.5 },
+        model: 'claude-x-2026', first_token_at: '2026-01-01T00:00:01.500Z',
       });
       expect((await runs.events('run_a', 0)).map((e) => `${e.id}:${e.name}`)).toEqual(['1:run.start', '2:tool.request', '3:run.complete']);
     });

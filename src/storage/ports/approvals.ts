@@ -101,6 +101,8 @@ export interface ApprovalStore {
   granted(query: GrantQuery): Promise<boolean>;
   /** Ends every session grant of the session (it was deleted); returns how many. */
   endSessionGrants(sessionId: string, endedAt: string): Promise<number>;
+  /** Every approval the run asked, decided or not, in the order asked; at most `limit`. */
+  listByRun(runId: string, limit: number): Promise<ApprovalRecord[]>;
   /** Whether the run waits for a decision now. */
   runWaiting(runId: string): Promise<boolean>;
   /** Deletes closed approvals decided before `cutoff` (ISO 8601), in slices; returns how many. */

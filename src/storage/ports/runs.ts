@@ -62,6 +62,10 @@ export interface RunRecord {
   source: RunSource;
   /** The job whose fire this run is (source `job`); null otherwise. */
   job_id: string | null;
+  /** The model that answered the run's last provider call, as the provider reported it; null before one has (and on runs stored before it was kept). */
+  model: string | null;
+  /** ISO 8601: when the first answer from the provider came (docs/resources.md#runs); null before, and on runs stored before it was kept. */
+  first_token_at: string | null;
 }
 
 /** What the list of runs across sessions is narrowed to; every filter given must match. */
@@ -120,6 +124,9 @@ export interface RunOutcome {
   error: string | null;
   tools_used: string[];
   cost: RunCost;
+  /** Stored with the end, so a run costs no extra write for them. */
+  model: string | null;
+  first_token_at: string | null;
 }
 
 /** Runs and their event logs. */

@@ -71,6 +71,11 @@ export class PgApprovalStore implements ApprovalStore {
     return result.rowCount ?? 0;
   }
 
+  async listByRun(runId: string, limit: number): Promise<ApprovalRecord[]> {
+    const { rows } = await this.db.query<ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE run_id = $1 ORDER BY seq LIMIT $2`, [runId, limit]);
+    return rows.map(toApproval);
+  }
+
   async runWaiting(runId: string): Promise<boolean> {
     const { rows } = await this.db.query(`SELECT 1 FROM approvals WHERE run_id = $1 AND state = 'pending' LIMIT 1`, [runId]);
     return rows.length > 0;

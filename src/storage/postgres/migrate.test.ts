@@ -3,6 +3,7 @@ import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../..
 import { PgDatabase } from './database.js';
 import { migrate, migrationStatus } from './migrate.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
+import { PgRunStore } from './run-store.js';
 
 describe.skipIf(postgresTestUrl === null)('PostgreSQL migrations', () => {
   let database: TestDatabase;
@@ -70,5 +71,14 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL migrations', () => {
       { id: 'run_hook', source: 'webhook', job_id: null },
       { id: 'run_like', source: 'api', job_id: null },
     ]);
+  });
+
+  it('reads runs stored before the model and first token time were kept as null (migration 15)', async () => {
+    const db = open();
+    await migrate(db, PG_MIGRATIONS.filter((m) => m.version < 15));
+    await db.query(`INSERT INTO runs (id, session_id, status, created_at, owner) VALUES ('run_old', 'ses_1', 'complete', '2026-01-01T00:00:00.000Z', 'r1')`);
+    await migrate(db);
+    const store = new PgRunStore(db, 'r1');
+    expect(await store.get('run_old')).toMatchObject({ run_id: 'run_old', status: 'complete', model: null, first_token_at: null });
   });
 });

@@ -128,7 +128,7 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     const run = (id: string, session: string) => ({
       run_id: id, session_id: session, message: 'm', status: 'pending' as const, provider: null, resolved_provider: 'openai',
       created_at: at(11), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api' as const, job_id: null,
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api' as const, job_id: null, model: null, first_token_at: null,
     });
     // A holds three sessions until second 10, each with a call in flight holding $0.9 of $1; and a
     // fourth until second 60 (alive).
@@ -210,7 +210,7 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     const run = (id: string, session: string) => ({
       run_id: id, session_id: session, message: 'm', status: 'pending' as const, provider: null, resolved_provider: 'offline',
       created_at: at(0), started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api' as const, job_id: null,
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api' as const, job_id: null, model: null, first_token_at: null,
     });
     // Both created with their claims; one's claim is then lost (its release after a failed end, say),
     // the other keeps it; a third run's session is claimed by other work.
@@ -294,7 +294,7 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL shared by replicas', () =>
     const run = (id: string) => ({
       run_id: id, session_id: 'ses_1', message: 'm', status: 'pending' as const, provider: null, resolved_provider: 'offline',
       created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null, tools_used: [],
-      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api' as const, job_id: null,
+      cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api' as const, job_id: null, model: null, first_token_at: null,
     });
     await a.runs.create(run('run_on_a'));
     await a.runs.start('run_on_a', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' });

@@ -8,10 +8,10 @@ import { RunClosedError } from '../ports/errors.js';
 const record = (run_id: string, session_id: string): RunRecord => ({
   run_id, session_id, message: 'hi', status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
 });
 const outcome: RunOutcome = {
-  status: 'complete', finished_at: '2026-01-01T00:00:02.000Z', response: 'done', error: null, tools_used: [],
+  status: 'complete', finished_at: '2026-01-01T00:00:02.000Z', response: 'done', error: null, tools_used: [], model: null, first_token_at: null,
   cost: { prompt_tokens: 1, completion_tokens: 2, cost_usd: 0 },
 };
 const NOW = '2026-01-01T00:00:00.000Z';

@@ -52,7 +52,7 @@ export class PgRunStore implements RunStore {
   async create(run: RunRecord): Promise<void> {
     await this.writes.run(run.session_id, () => this.db.query(`WITH ${INBOX_STARTED})
       INSERT INTO runs (owner, ${RUN_COLUMNS})
-      VALUES ($18, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, runValues(run, this.owner)));
+      VALUES ($20, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`, runValues(run, this.owner)));
   }
 
   /**
@@ -61,12 +61,12 @@ export class PgRunStore implements RunStore {
    * inserted from its result, so only when the claim was taken.
    */
   async createClaimed(run: RunRecord, lease: ClaimLease): Promise<boolean> {
-    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$18', '$19', '$20')},
+    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$20', '$21', '$22')},
       ${INBOX_STARTED}
         AND EXISTS (SELECT 1 FROM claim))
       INSERT INTO runs (owner, ${RUN_COLUMNS})
-      SELECT $18::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
-        $12::text, $13::bigint, $14::bigint, $15::double precision, $16::text, $17::text FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));
+      SELECT $20::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
+        $12::text, $13::bigint, $14::bigint, $15::double precision, $16::text, $17::text, $18::text, $19::text FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));
     return rowCount === 1;
   }
 
@@ -169,12 +169,12 @@ export class PgRunStore implements RunStore {
   }
 }
 
-/** The run's columns in `RUN_COLUMNS` order ($1 … $17), then its owner ($18). */
+/** The run's columns in `RUN_COLUMNS` order ($1 … $19), then its owner ($20). */
 function runValues(run: RunRecord, owner: string): unknown[] {
   return [
     run.run_id, run.session_id, run.message, run.status, run.provider, run.resolved_provider, run.created_at, run.started_at,
     run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
-    run.cost.cost_usd, run.source, run.job_id, owner,
+    run.cost.cost_usd, run.source, run.job_id, run.model, run.first_token_at, owner,
   ];
 }
 
@@ -204,11 +204,13 @@ async function finishRun(db: Queryable, runId: string, outcome: RunOutcome, even
   // One statement (one round trip): the event is inserted from the updated row, so only when the
   // update matched; the run's session claim (`releaseClaim`) goes either way, as a release would.
   const { rowCount } = await db.query(`WITH finished AS (UPDATE runs SET status = $2, finished_at = $3, response = $4, error = $5, tools_used = $6,
-      prompt_tokens = $7, completion_tokens = $8, cost_usd = $9 WHERE id = $1 AND status IN ('pending', 'running') RETURNING id),
+      prompt_tokens = $7, completion_tokens = $8, cost_usd = $9, model = $14, first_token_at = $15
+      WHERE id = $1 AND status IN ('pending', 'running') RETURNING id),
     released AS (DELETE FROM session_claims WHERE $13::boolean AND holder_id = $1)
     INSERT INTO run_events (run_id, id, name, data) SELECT id, $10::integer, $11::text, $12::text FROM finished`, [
     runId, outcome.status, outcome.finished_at, outcome.response, outcome.error, JSON.stringify(outcome.tools_used),
     outcome.cost.prompt_tokens, outcome.cost.completion_tokens, outcome.cost.cost_usd, event.id, event.name, event.data, releaseClaim,
+    outcome.model, outcome.first_token_at,
   ]);
   if (rowCount !== 1) throw new RunClosedError(runId);
 }
@@ -233,7 +235,10 @@ export async function interruptRun(tx: Queryable, runId: string, finishedAt: str
   await finishRun(
     tx,
     runId,
-    { status: 'error', finished_at: finishedAt, response: null, error: message, tools_used: current.tools_used, cost: current.cost },
+    {
+      status: 'error', finished_at: finishedAt, response: null, error: message, tools_used: current.tools_used, cost: current.cost,
+      model: current.model, first_token_at: current.first_token_at,
+    },
     { id: lastId + 1, name: 'run.error', data: JSON.stringify({ run_id: runId, error: message, ...summary }) },
   );
   return true;

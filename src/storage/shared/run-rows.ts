@@ -10,7 +10,7 @@ export type RunRow = Omit<RunRecord, 'run_id' | 'tools_used' | 'cost'> & {
 };
 
 export const RUN_COLUMNS = `id, session_id, message, status, provider, resolved_provider, created_at, started_at, finished_at,
-  response, error, tools_used, prompt_tokens, completion_tokens, cost_usd, source, job_id`;
+  response, error, tools_used, prompt_tokens, completion_tokens, cost_usd, source, job_id, model, first_token_at`;
 
 /** A `runs` row as the API's run record. */
 export function toRecord(row: RunRow): RunRecord {
@@ -30,5 +30,7 @@ export function toRecord(row: RunRow): RunRecord {
     cost: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, cost_usd: row.cost_usd },
     source: row.source,
     job_id: row.job_id,
+    model: row.model,
+    first_token_at: row.first_token_at,
   };
 }

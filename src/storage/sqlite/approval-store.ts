@@ -33,6 +33,7 @@ export class SqliteApprovalStore implements ApprovalStore {
         AND (grant_run_id IS NULL OR grant_run_id = @runId) LIMIT 1`).pluck(),
       endGrants: db.prepare(`UPDATE approvals SET grant_ended_at = ? WHERE session_id = ? AND decision = 'allow_session'
         AND grant_ended_at IS NULL`),
+      byRun: db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE run_id = ? ORDER BY seq LIMIT ?`),
       waiting: db.prepare(`SELECT 1 FROM approvals WHERE run_id = ? AND state = 'pending' LIMIT 1`).pluck(),
       pruneBatch: db.prepare(`DELETE FROM approvals WHERE seq IN (
         SELECT seq FROM approvals WHERE decided_at IS NOT NULL AND decided_at < ? ORDER BY decided_at LIMIT ?)`),
@@ -80,6 +81,10 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   endSessionGrants(sessionId: string, endedAt: string): Promise<number> {
     return this.uow.run(() => this.stmt.endGrants.run(endedAt, sessionId).changes);
+  }
+
+  async listByRun(runId: string, limit: number): Promise<ApprovalRecord[]> {
+    return (this.stmt.byRun.all(runId, limit) as ApprovalRow[]).map(toApproval);
   }
 
   async runWaiting(runId: string): Promise<boolean> {

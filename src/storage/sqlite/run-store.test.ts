@@ -21,7 +21,7 @@ afterEach(async () => {
 const record = (id: string): RunRecord => ({
   run_id: id, session_id: 'ses_1', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
   created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+  tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
 });
 const count = (table: string) => (storage.database.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
@@ -29,7 +29,7 @@ async function finished(id: string, finishedAt: string): Promise<void> {
   await storage.runs.create(record(id));
   await storage.runs.start(id, '2026-01-01T00:00:00.000Z', { id: 1, name: 'run.start', data: '{}' });
   await storage.runs.finish(id, {
-    status: 'complete', finished_at: finishedAt, response: 'r', error: null, tools_used: [],
+    status: 'complete', finished_at: finishedAt, response: 'r', error: null, tools_used: [], model: null, first_token_at: null,
     cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
   }, { id: 2, name: 'run.complete', data: '{}' });
 }
@@ -82,6 +82,31 @@ describe('SqliteRunStore', () => {
         { id: 'run_like', source: 'api', job_id: null },
       ]);
       after.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads runs stored before the model and first token time were kept as null, and keeps them from the end on (migration 17)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-run-trace-'));
+    try {
+      const file = join(dir, 'agentd.db');
+      const before = new Database(file, MIGRATIONS.filter((m) => m.version < 17));
+      before.db.prepare(`INSERT INTO runs (id, session_id, status, created_at) VALUES ('run_old', 'ses_1', 'complete', '2026-01-01T00:00:00.000Z')`).run();
+      before.close();
+      const after = new SqliteStorage(file);
+      try {
+        expect(await after.runs.get('run_old')).toMatchObject({ run_id: 'run_old', status: 'complete', model: null, first_token_at: null });
+        await after.runs.create(record('run_new'));
+        await after.runs.start('run_new', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' });
+        await after.runs.finish('run_new', {
+          status: 'complete', finished_at: '2026-01-01T00:00:03.000Z', response: 'r', error: null, tools_used: [],
+          model: 'gpt-4.1-mini-2025', first_token_at: '2026-01-01T00:00:02.000Z', cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+        }, { id: 2, name: 'run.complete', data: '{}' });
+        expect(await after.runs.get('run_new')).toMatchObject({ model: 'gpt-4.1-mini-2025', first_token_at: '2026-01-01T00:00:02.000Z' });
+      } finally {
+        await after.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -22,12 +22,13 @@ export class SqliteRunStore implements RunStore {
     this.stmt = {
       insert: db.prepare(`INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @session_id, @message, @status, @provider,
         @resolved_provider, @created_at, @started_at, @finished_at, @response, @error, @tools_used,
-        @prompt_tokens, @completion_tokens, @cost_usd, @source, @job_id)`),
+        @prompt_tokens, @completion_tokens, @cost_usd, @source, @job_id, @model, @first_token_at)`),
       // In progress, not only pending: recovery also opens the log of a run left running without events.
       start: db.prepare(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status IN ('pending', 'running')`),
       finish: db.prepare(`UPDATE runs SET status = @status, finished_at = @finished_at, response = @response,
         error = @error, tools_used = @tools_used, prompt_tokens = @prompt_tokens,
-        completion_tokens = @completion_tokens, cost_usd = @cost_usd WHERE id = @id AND status IN ('pending', 'running')`),
+        completion_tokens = @completion_tokens, cost_usd = @cost_usd, model = @model, first_token_at = @first_token_at
+        WHERE id = @id AND status IN ('pending', 'running')`),
       inProgress: db.prepare(`SELECT 1 FROM runs WHERE id = ? AND status IN ('pending', 'running')`).pluck(),
       appendEvent: db.prepare('INSERT INTO run_events (run_id, id, name, data) VALUES (?, ?, ?, ?)'),
       get: db.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`),
@@ -59,6 +60,8 @@ export class SqliteRunStore implements RunStore {
         prompt_tokens: outcome.cost.prompt_tokens,
         completion_tokens: outcome.cost.completion_tokens,
         cost_usd: outcome.cost.cost_usd,
+        model: outcome.model,
+        first_token_at: outcome.first_token_at,
       });
       if (finished.changes !== 1) throw new RunClosedError(runId);
       this.stmt.appendEvent.run(runId, event.id, event.name, event.data);
@@ -84,6 +87,8 @@ export class SqliteRunStore implements RunStore {
       cost_usd: run.cost.cost_usd,
       source: run.source,
       job_id: run.job_id,
+      model: run.model,
+      first_token_at: run.first_token_at,
     }));
   }
 
@@ -150,7 +155,10 @@ export class SqliteRunStore implements RunStore {
         };
         this.finishTx(
           id,
-          { status: 'error', finished_at: finishedAt, response: null, error: message, tools_used: current.tools_used, cost: current.cost },
+          {
+            status: 'error', finished_at: finishedAt, response: null, error: message, tools_used: current.tools_used, cost: current.cost,
+            model: current.model, first_token_at: current.first_token_at,
+          },
           event,
         );
       }

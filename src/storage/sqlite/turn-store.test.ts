@@ -148,7 +148,7 @@ describe('delete erases the text from the run that stored it', () => {
   const record = (id: string): RunRecord => ({
     run_id: id, session_id: 'sess_a', message: 'm', status: 'pending', provider: null, resolved_provider: 'offline',
     created_at: '2026-01-01T00:00:00.000Z', started_at: null, finished_at: null, response: null, error: null,
-    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null,
+    tools_used: [], cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }, source: 'api', job_id: null, model: null, first_token_at: null,
   });
   const ev = (id: number, name: RunEventName, data: unknown) => ({ id, name, data: JSON.stringify(data) });
 
@@ -158,7 +158,7 @@ describe('delete erases the text from the run that stored it', () => {
     await storage.runs.start(runId, '2026-01-01T00:00:01.000Z', ev(1, 'run.start', { run_id: runId }));
     await storage.runs.appendEvent(runId, { id: 2, name: 'tool.request', data: `{"args": {"text": ${JSON.stringify(toolArgument)}}}` });
     await storage.runs.finish(runId, {
-      status: 'complete', finished_at: '2026-01-01T00:00:02.000Z', response: answer, error: null, tools_used: [],
+      status: 'complete', finished_at: '2026-01-01T00:00:02.000Z', response: answer, error: null, tools_used: [], model: null, first_token_at: null,
       cost: { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
     }, ev(3, 'run.complete', { run_id: runId, response: answer }));
     const [, assistant] = await storage.turns.addMany([

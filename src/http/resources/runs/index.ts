@@ -6,7 +6,7 @@ import type { ResourcePlugin } from '../context.js';
 import { idParams, turnBodySchema } from '../schemas.js';
 import { eventRoutes } from './events.js';
 import { parseRunListQuery, refuseCrossSessionParams, runListQuerySchema, runListResponseSchema, SESSION_LIST } from './list.js';
-import { runSchema } from './schemas.js';
+import { runSchema, runWithTraceSchema } from './schemas.js';
 
 /** Background runs: status values and the cancel endpoint (docs/resources.md#runs). */
 export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingIntervalMs' | 'metrics'> = async (app, ctx) => {
@@ -59,13 +59,16 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
     schema: {
       summary: 'One run',
       operationId: 'getRun',
-      description: 'Its current state; a finished run returns its terminal state at once.',
+      description:
+        'Its current state, a finished run\'s terminal state at once, with its trace: each tool call (arguments redacted, ' +
+        'a redacted result preview of at most 2,000 characters, duration, error, the approval it waited for), every approval ' +
+        'the run asked, and its timings (queued, started, first token, finished). A running run\'s trace is what has happened so far.',
       tags: ['runs'],
       params: idParams,
-      response: { 200: okSchema(runSchema), 404: errorSchema },
+      response: { 200: okSchema(runWithTraceSchema), 404: errorSchema },
     },
   }, async (request) => {
-    const run = await agent.getRun(request.params.id);
+    const run = await agent.getRunWithTrace(request.params.id);
     if (!run) throw new ApiError('AGENTD_RUN_NOT_FOUND');
     return ok(run);
   });

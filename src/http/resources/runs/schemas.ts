@@ -5,7 +5,7 @@ export const runSchema = {
   type: 'object',
   required: [
     'run_id', 'session_id', 'message', 'status', 'provider', 'resolved_provider', 'created_at', 'started_at',
-    'finished_at', 'response', 'error', 'tools_used', 'cost', 'source', 'job_id',
+    'finished_at', 'response', 'error', 'tools_used', 'cost', 'source', 'job_id', 'model', 'first_token_at',
   ],
   properties: {
     run_id: { type: 'string' },
@@ -23,7 +23,92 @@ export const runSchema = {
     cost: costSchema,
     source: { type: 'string', enum: ['api', 'job', 'webhook', 'discord'], description: 'what started the run' },
     job_id: { ...nullableString, description: 'the scheduled job whose fire this run is (source job), else null' },
+    model: { ...nullableString, description: 'the model that answered the run\'s last provider call, as the provider reported it; stored with the run\'s end (null before, except on the replica executing it)' },
+    first_token_at: { ...nullableString, description: 'ISO 8601: when the provider\'s first answer came; stored with the run\'s end (null before, except on the replica executing it)' },
   },
+} as const;
+
+const nullableTimestamp = { type: ['string', 'null'], description: 'ISO 8601 UTC with milliseconds, or null' } as const;
+const approvalStatus = { type: 'string', enum: ['pending', 'allowed', 'denied'] } as const;
+const approvalDecision = {
+  type: ['string', 'null'], enum: ['allow_once', 'allow_session', 'deny', 'timeout', 'interrupted', 'withdrawn', null],
+  description: 'how it was closed; null while pending',
+} as const;
+
+/** One tool call of a run's trace (docs/resources.md#run-trace). */
+const traceStepSchema = {
+  type: 'object',
+  required: ['call_id', 'tool', 'arguments', 'started_at', 'finished_at', 'duration_ms', 'is_error', 'result_preview', 'result_truncated', 'error', 'approval'],
+  properties: {
+    call_id: { type: 'string' },
+    tool: { type: 'string' },
+    arguments: { type: 'object', additionalProperties: true, description: 'redacted, as in the tool.request event' },
+    started_at: { ...nullableTimestamp, description: 'when the call was asked for (before any approval); null for calls stored without it' },
+    finished_at: { ...nullableTimestamp, description: 'when its result came; null while it runs' },
+    duration_ms: { type: ['number', 'null'], description: 'how long the tool itself ran (an approval\'s wait not included); null while it runs' },
+    is_error: { type: ['boolean', 'null'], description: 'null while it runs' },
+    result_preview: { ...nullableString, description: 'the start of the result, redacted as the audit log redacts, at most 2,000 characters' },
+    result_truncated: { type: 'boolean', description: 'the result was longer than the preview' },
+    error: { ...nullableString, description: 'the tool\'s error (redacted, at most 500 characters); null when it succeeded' },
+    approval: {
+      type: ['object', 'null'],
+      description: 'the approval the call waited for: its tool approval, else the first network request it had approved; null when none',
+      required: ['approval_id', 'status', 'decision', 'decided_by', 'decided_at'],
+      properties: {
+        approval_id: { type: 'string' },
+        status: approvalStatus,
+        decision: approvalDecision,
+        decided_by: { ...nullableString, description: 'api_key, web_session:<id>, or system when it failed closed' },
+        decided_at: nullableTimestamp,
+      },
+    },
+  },
+} as const;
+
+/** What GET /runs/{id} adds to the run: its tool calls, approvals and timings (not in the lists). */
+export const runTraceSchema = {
+  type: 'object',
+  required: ['steps', 'approvals', 'timings'],
+  properties: {
+    steps: { type: 'array', items: traceStepSchema, description: 'every tool call, in the order asked' },
+    approvals: {
+      type: 'array',
+      description: 'every approval the run asked (tool calls and refused network requests), in the order asked',
+      items: {
+        type: 'object',
+        required: ['approval_id', 'kind', 'subject', 'status', 'decision', 'created_at', 'decided_at', 'decided_by'],
+        properties: {
+          approval_id: { type: 'string' },
+          kind: { type: 'string', enum: ['network', 'tool'] },
+          subject: { type: 'string', description: 'the tool name (tool), or the origin scheme://host:port (network)' },
+          status: approvalStatus,
+          decision: approvalDecision,
+          created_at: timestamp,
+          decided_at: nullableTimestamp,
+          decided_by: nullableString,
+        },
+      },
+    },
+    timings: {
+      type: 'object',
+      required: ['queued_at', 'started_at', 'first_token_at', 'finished_at', 'queue_ms', 'total_ms'],
+      properties: {
+        queued_at: { ...timestamp, description: 'created_at: when the run was accepted' },
+        started_at: nullableTimestamp,
+        first_token_at: nullableTimestamp,
+        finished_at: nullableTimestamp,
+        queue_ms: { type: ['number', 'null'], description: 'from queued to started; null until it starts' },
+        total_ms: { type: ['number', 'null'], description: 'from queued to finished; null until it finishes' },
+      },
+    },
+  },
+} as const;
+
+/** A run as GET /runs/{id} answers it: the record and its trace. */
+export const runWithTraceSchema = {
+  ...runSchema,
+  required: [...runSchema.required, 'trace'],
+  properties: { ...runSchema.properties, trace: runTraceSchema },
 } as const;
 
 
@@ -33,14 +118,17 @@ const runSummary = {
   cost: costSchema,
 } as const;
 
-/** One Server-Sent Event of a run's stream: its `id`, its `event` name and its `data` (one line of JSON). */
-const runEventOf = (event: string, data: Record<string, unknown>) => ({
+/**
+ * One Server-Sent Event of a run's stream: its `id`, its `event` name and its `data` (one line of
+ * JSON). Every property of `data` is required but the `optional` ones (absent from events stored before they existed).
+ */
+const runEventOf = (event: string, data: Record<string, unknown>, optional: readonly string[] = []) => ({
   type: 'object',
   required: ['id', 'event', 'data'],
   properties: {
     id: { type: 'integer', minimum: 1, description: '1, 2, 3 … per run: what Last-Event-ID names' },
     event: { type: 'string', const: event },
-    data: { type: 'object', required: Object.keys(data.properties as object), ...data },
+    data: { type: 'object', required: Object.keys(data.properties as object).filter((key) => !optional.includes(key)), ...data },
   },
 });
 
@@ -64,8 +152,13 @@ export const runEventSchema = {
         tool: { type: 'string' },
         is_error: { type: 'boolean' },
         duration_ms: { type: 'number' },
+        started_at: { type: 'string', description: 'when the call was asked for (before any approval)' },
+        finished_at: { type: 'string', description: 'when its result came' },
+        result_preview: { type: 'string', description: 'the start of the result, redacted as the audit log redacts, at most 2,000 characters' },
+        result_truncated: { type: 'boolean' },
+        error: { type: ['string', 'null'], description: 'the tool\'s error (redacted, at most 500 characters); null when it succeeded' },
       },
-    }),
+    }, ['started_at', 'finished_at', 'result_preview', 'result_truncated', 'error']),
     runEventOf('approval.request', {
       properties: {
         run_id: { type: 'string' },

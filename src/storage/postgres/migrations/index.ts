@@ -12,6 +12,7 @@ import { approvalsMigration } from './011_approvals.js';
 import { webhookReplayMigration } from './012_webhook_replay.js';
 import { approvalGrantsMigration } from './013_approval_grants.js';
 import { runSourceMigration } from './014_run_source.js';
+import { runTraceMigration } from './015_run_trace.js';
 import type { PgMigration } from './types.js';
 
 export type { PgMigration } from './types.js';
@@ -20,4 +21,4 @@ export type { PgMigration } from './types.js';
 export const PG_MIGRATIONS: readonly PgMigration[] = [auditMigration, memoryMigration, runsCostsMigration, inboxJobsSettingsMigration,
   apiSessionsMigration, webSessionsMigration, runOwnerMigration,
   inboxClaimsMigration, costHoldsMigration, sessionClaimsMigration, approvalsMigration, webhookReplayMigration, approvalGrantsMigration,
-  runSourceMigration];
+  runSourceMigration, runTraceMigration];

@@ -14,6 +14,7 @@ import { approvalsMigration } from './013_approvals.js';
 import { webhookReplayMigration } from './014_webhook_replay.js';
 import { approvalGrantsMigration } from './015_approval_grants.js';
 import { runSourceMigration } from './016_run_source.js';
+import { runTraceMigration } from './017_run_trace.js';
 import { webSessionsMigration } from './018_web_sessions.js';
 import type { Migration } from './types.js';
 
@@ -23,4 +24,4 @@ export type { Migration } from './types.js';
 export const MIGRATIONS: readonly Migration[] = [auditMigration, memoryMigration, runsMigration, costsMigration, lifecycleMigration,
   runMessageMigration, channelInboxMigration, jobsMigration, settingsMigration, auditBrowserMigration,
   inboxClaimsMigration, costHoldsMigration, approvalsMigration, webhookReplayMigration, approvalGrantsMigration,
-  runSourceMigration, webSessionsMigration];
+  runSourceMigration, runTraceMigration, webSessionsMigration];
