@@ -183,6 +183,11 @@ describe('runs panel', () => {
     expect(facts).toContain('Sourcejob');
     expect(facts).toContain('Provideroffline');
     expect(facts).toMatch(/Cost\$\d/);
+    // The trace's model and timings, as GET /runs/{id} has them.
+    const record = (await json(await t.request(`/api/v1/runs/${run.run_id}`))).data;
+    expect(record.model).toBeTruthy();
+    expect(facts).toContain(`Provideroffline (${record.model})`);
+    expect(facts).toContain(`Took${record.trace.timings.total_ms} ms`);
     expect(await trace.getByRole('link', { name: 'Every run of this job' }).getAttribute('href')).toBe(`#/runs?job_id=${jobId}`);
 
     await trace.getByRole('link', { name: 'Its audit events' }).click();
@@ -275,4 +280,43 @@ describe('ask and runs at desktop and phone width', () => {
     }
     expect(found).toEqual([]);
   }, 60_000);
+});
+
+describe('a run\'s trace with a tool call and its approval', () => {
+  it('follows the waiting run live, then shows the step with arguments, result, duration and the approval who decided', async () => {
+    const guarded = await startTestApp({ config: { tools: { require_approval: ['calculator'] } } });
+    try {
+      const run = await startRun(guarded, { message: 'what is 7*6?' });
+      const approval = await eventually(async () => {
+        const list = (await json(await guarded.request('/api/v1/approvals?state=pending'))).data.approvals as any[];
+        return list.find((a) => a.run_id === run.run_id);
+      });
+      const p = await signedInPage(browser, guarded);
+      pages.push(p);
+      await p.goto(`${guarded.url}/#/runs?run=${run.run_id}`);
+      // Still going: the trace follows its stream, which says what it waits for.
+      await p.locator('.trace [data-run-state="waiting_approval"]').waitFor();
+      expect(await p.locator('.trace .waiting').textContent()).toContain('calculator');
+
+      const decided = await postJson(guarded, `/api/v1/approvals/${approval.id}`, { decision: 'allow_once', confirm: `approve:${approval.id}` });
+      expect(decided.status).toBe(200);
+      await finishedRun(guarded, run.run_id);
+      // Once it ends, the stored record (with its trace) is read again.
+      const step = p.getByRole('list', { name: 'Tool steps' }).getByRole('listitem').first();
+      await step.waitFor();
+      const record = (await json(await guarded.request(`/api/v1/runs/${run.run_id}`))).data;
+      const traced = record.trace.steps[0];
+      expect(await step.locator('strong.mono').textContent()).toBe('calculator');
+      expect(JSON.parse((await step.getByLabel('Arguments').textContent())!)).toEqual({ expression: '7*6' });
+      expect(await step.textContent()).toContain(`${traced.duration_ms} ms`);
+      expect(await step.locator('pre.trace-json').nth(1).textContent()).toBe(traced.result_preview);
+      expect(traced.result_preview).toContain('42');
+      expect(await step.locator(`[data-approval]`).textContent()).toContain(approval.id);
+      expect(await step.locator(`[data-approval]`).textContent()).toContain(`by ${traced.approval.decided_by}`);
+      expect(await p.locator('.trace .answer').textContent()).toContain('42');
+      expect(await p.getByRole('list', { name: 'Approvals of this run' }).textContent()).toContain('calculator');
+    } finally {
+      await guarded.close();
+    }
+  });
 });
