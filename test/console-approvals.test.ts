@@ -90,6 +90,29 @@ describe('approvals in the console', () => {
     expect(JSON.parse(events.find((e) => e.event === 'tool.result')!.data)).toMatchObject({ is_error: true });
   });
 
+  it('counts a run that starts waiting on the badge without a reload, and lists the decision among the recent ones', async () => {
+    const p = await page();
+    await p.goto(`${t.url}/#/status`);
+    await p.getByRole('heading', { name: 'Runtime status' }).waitFor();
+    await approvalsLink(p).locator('.count-badge').waitFor({ state: 'detached' });
+    const run = await startRun(t, { message: 'what is 9*9' });
+    const approval = await pendingFor(run.run_id);
+    // No reload and no navigation: the badge polls every 5 s while the console is visible.
+    await approvalsLink(p).locator('[data-pending-approvals="1"]').waitFor({ timeout: 7_000 });
+
+    await approvalsLink(p).click();
+    p.once('dialog', (dialog) => void dialog.accept());
+    await p.locator(`[data-approval-id="${approval.id}"]`).getByRole('button', { name: /^Deny:/ }).click();
+    await p.getByText('Nothing is waiting for a decision.').waitFor();
+    await p.getByRole('button', { name: 'Recent, decided too' }).click();
+    expect(new URL(p.url()).hash).toBe('#/approvals?show=decided');
+    const row = p.locator(`tr[data-approval-id="${approval.id}"]`);
+    const cells = await row.locator('td').allTextContents();
+    expect(cells.slice(1, 6)).toEqual(['Tool call', 'calculator {"expression":"9*9"}', 'denied', 'deny', expect.stringMatching(/^web_session:/)]);
+    expect(await row.getByRole('link', { name: run.run_id }).getAttribute('href')).toBe(`#/runs?run=${run.run_id}`);
+    expect(await seriousAxeViolations(p)).toEqual([]);
+  });
+
   it('offers no "Allow for session" over an explicit REST deny rule, and says what a session grant would cover elsewhere', async () => {
     const rest = await startTestApp({
       config: {

@@ -15,11 +15,11 @@ import { buildRunTrace, MAX_TRACE_APPROVALS, type RunTrace } from '../runs/run-t
 import type { ApprovalRecord } from '../storage/ports/approvals.js';
 import { SessionLeases } from '../runs/session-leases.js';
 import { SessionSlots } from '../runs/session-slots.js';
-import type { CostStore, CostTotals, SessionSpend } from '../storage/ports/costs.js';
+import type { CostStore, CostTotals, HourSpend, SessionSpend } from '../storage/ports/costs.js';
 import type { RunStore } from '../storage/ports/runs.js';
 import type { ApiSession } from '../storage/ports/sessions.js';
 import type { SessionClaimStore, SessionStore } from '../storage/ports/sessions.js';
-import type { ChannelRunRequest, RunCost, RunListQuery, RunPage, RunRecord } from '../storage/ports/runs.js';
+import type { ChannelRunRequest, RunCost, RunHourCount, RunListQuery, RunPage, RunRecord } from '../storage/ports/runs.js';
 import { SessionsFullError } from '../storage/ports/errors.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 
@@ -308,8 +308,18 @@ export class AgentRuntime {
     return record;
   }
 
-  async costSummary(limit: number): Promise<CostSummary> {
-    const [totals, sessions] = await Promise.all([this.costs.totals(), this.costs.topSessions(limit)]);
+  /** Runs created since `since`, per UTC hour and status (the console's activity chart). */
+  runsByHour(since: string): Promise<RunHourCount[]> {
+    return this.runs.countByHour(since);
+  }
+
+  /** Spend since `since`, per UTC hour, provider and model (the console's spend charts). */
+  spendByHour(since: string): Promise<HourSpend[]> {
+    return this.costs.spendByHour(since);
+  }
+
+  async costSummary(limit: number, offset = 0): Promise<CostSummary> {
+    const [totals, sessions] = await Promise.all([this.costs.totals(), this.costs.topSessions(limit, offset)]);
     return { totals, sessions, max_spend_usd: this.meter.maxSpendUsd };
   }
 

@@ -82,6 +82,7 @@ export function wireHttp(input: HttpInput) {
       tool_count: tools.size,
       session_count: await sessions.count(),
       memory: { present: true, turn_count: await storage.turns.count() },
+      webhook_queue_depth: webhook === null ? null : await webhook.inbox.waitingCount(),
     }),
     diagnostics: input.diagnostics,
     unready: readinessCheck(storage, coordination),

@@ -305,6 +305,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/hourly": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs per hour and status
+         * @description Runs created since `since` (default: the last 24 hours), counted per UTC hour and status as stored (a run waiting for an approval is running), oldest hour first. Hours without runs are left out.
+         */
+        get: operations["getHourlyRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{id}": {
         parameters: {
             query?: never;
@@ -374,9 +394,29 @@ export interface paths {
         };
         /**
          * Cost summary
-         * @description Totals over every stored provider call, the sessions that spent most, and the per-session cap (0 = none).
+         * @description Totals over every stored provider call, the sessions that spent most (paged by offset; totals.sessions counts them all), and the per-session cap (0 = none).
          */
         get: operations["getCostSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/costs/hourly": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Spend per hour and model
+         * @description Provider calls since `since` (default: the last 24 hours), summed per UTC hour, provider and model, oldest hour first. Hours without calls are left out.
+         */
+        get: operations["getHourlySpend"];
         put?: never;
         post?: never;
         delete?: never;
@@ -397,6 +437,26 @@ export interface paths {
          * @description Every word of q is required (at most 32), in any order; best matches (bm25) first. FTS5 query syntax is not interpreted: quotes, *, NEAR, AND/OR/NOT and column filters are plain words.
          */
         get: operations["searchMemory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memory/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Turns of any session
+         * @description The most recent turns stored under session_id, oldest first: an API session, ended or not, or a channel session (job:<id>, webhook:<sender>, discord:<id>). A session with no stored turn answers an empty list.
+         */
+        get: operations["getMemoryHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1030,6 +1090,8 @@ export interface operations {
                                 present: boolean;
                                 turn_count: number;
                             };
+                            /** @description accepted webhook messages waiting for their run; null when the webhook channel is off */
+                            webhook_queue_depth: number | null;
                         };
                     };
                 };
@@ -1762,6 +1824,54 @@ export interface operations {
             };
         };
     };
+    getHourlyRuns: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date-time with Z or an offset, at most 31 days back; default 24 hours ago */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description the start used, ISO 8601 in UTC */
+                            since: string;
+                            hours: {
+                                /** @description start of the UTC hour, ISO 8601 */
+                                hour: string;
+                                status: string;
+                                runs: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getRun: {
         parameters: {
             query?: never;
@@ -2039,6 +2149,8 @@ export interface operations {
             query?: {
                 /** @description integer, default 10, clamped to 1..100 */
                 limit?: string;
+                /** @description non-negative integer, default 0 */
+                offset?: string;
             };
             header?: never;
             path?: never;
@@ -2073,6 +2185,56 @@ export interface operations {
                                 last_call_at: string;
                             }[];
                             max_spend_usd: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHourlySpend: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date-time with Z or an offset, at most 31 days back; default 24 hours ago */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description the start used, ISO 8601 in UTC */
+                            since: string;
+                            hours: {
+                                /** @description start of the UTC hour, ISO 8601 */
+                                hour: string;
+                                provider: string;
+                                model: string;
+                                calls: number;
+                                cost_usd: number;
+                            }[];
                         };
                     };
                 };
@@ -2130,6 +2292,58 @@ export interface operations {
                                 preview: string;
                                 /** @description relevance (negated bm25), higher is better */
                                 score: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMemoryHistory: {
+        parameters: {
+            query: {
+                session_id: string;
+                /** @description integer, default 50, clamped to 1..500 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            turns: {
+                                id: string;
+                                session_id: string;
+                                /** @enum {string} */
+                                role: "user" | "assistant" | "system" | "tool";
+                                content: string;
+                                provider: string | null;
+                                /** @description ISO 8601 UTC with milliseconds */
+                                timestamp: string;
+                                pinned: boolean;
                             }[];
                         };
                     };

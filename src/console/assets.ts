@@ -19,8 +19,20 @@ const BUILT_FILES = [
 export const CONSOLE_SCRIPT_PATH = '/assets/console.js';
 export const CONSOLE_STYLE_PATH = '/assets/console.css';
 export const LOGIN_SCRIPT_PATH = '/assets/login.js';
-/** Asked for by browsers on every page load whatever the page says; answered with no content. */
-export const FAVICON_PATH = '/favicon.ico';
+export const FAVICON_PATH = '/favicon.svg';
+/** Browsers ask for `/favicon.ico` on their own, whatever the page links: it gets the same icon. */
+export const FAVICON_ICO_PATH = '/favicon.ico';
+
+/** The console's icon: a small SVG kept in the source (no file to build), served under both addresses. */
+const FAVICON_SVG = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="6" fill="#0b57d0"/>
+<path d="M9 24 16 8l7 16M11.5 18.5h9" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/>
+</svg>
+`);
+
+export const FAVICONS: readonly ConsoleAsset[] = [FAVICON_PATH, FAVICON_ICO_PATH].map((path) => ({
+  path, contentType: 'image/svg+xml', body: FAVICON_SVG,
+}));
 
 /**
  * The console's script and stylesheet, read once from `dir`. A file that is missing (a checkout
@@ -38,5 +50,5 @@ export function loadConsoleAssets(dir: string): { assets: ConsoleAsset[]; missin
     }
     return { path: `/assets/${file}`, contentType, body };
   });
-  return { assets, missing };
+  return { assets: [...assets, ...FAVICONS], missing };
 }

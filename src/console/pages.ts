@@ -1,11 +1,12 @@
-import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH } from './assets.js';
+import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, FAVICON_PATH, LOGIN_SCRIPT_PATH } from './assets.js';
 
 /**
  * The two HTML pages agentd serves to a browser. Neither carries inline script or style: the CSP
  * allows scripts and styles from the service's own address only.
  */
 const HEAD = `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="${CONSOLE_STYLE_PATH}">`;
+<link rel="stylesheet" href="${CONSOLE_STYLE_PATH}">
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">`;
 
 /** Single-field form; the key goes in a password input named api_key (docs/api.md#browser-sessions-and-csrf). */
 export function loginPage(failed: boolean): string {

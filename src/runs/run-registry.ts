@@ -13,7 +13,7 @@ import { RemoteRuns } from './remote-runs.js';
 import type { RunEventBus } from './run-event-bus.js';
 import type { SessionLeases } from './session-leases.js';
 import type { SessionSlots } from './session-slots.js';
-import { isFinished, isoNow, type RunEvent, type RunListQuery, type RunPage, type RunRecord } from '../storage/ports/runs.js';
+import { isFinished, isoNow, type RunEvent, type RunHourCount, type RunListQuery, type RunPage, type RunRecord } from '../storage/ports/runs.js';
 
 /** Watchers of one run; past it a new one is refused (each holds a socket anyway). */
 export const MAX_VIEWERS_PER_RUN = 10_000;
@@ -183,6 +183,11 @@ export class RunRegistry {
   /** Runs of every session as stored: a run paused on an approval is listed as `running`. */
   listAll(query: RunListQuery): Promise<RunPage> {
     return this.options.store.list(query);
+  }
+
+  /** Runs created since `since`, per UTC hour and status as stored (a run paused on an approval is `running`). */
+  countByHour(since: string): Promise<RunHourCount[]> {
+    return this.options.store.countByHour(since);
   }
 
   /** Resolves with the run's final record once it has finished (null for an unknown id). */

@@ -82,7 +82,7 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-export const SCREENSHOTS = join(process.cwd(), 'test-results', 'console');
+export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });

@@ -32,8 +32,8 @@ function ActivePanel({ route }: { route: Route }) {
     memory: () => <MemoryPanel params={route.params} />,
     jobs: () => <JobsPanel params={route.params} />,
     controls: () => <ControlsPanel />,
-    approvals: () => <ApprovalsPanel />,
-    costs: () => <CostsPanel />,
+    approvals: () => <ApprovalsPanel params={route.params} />,
+    costs: () => <CostsPanel params={route.params} />,
     audit: () => <AuditPanel params={route.params} />,
     diagnostics: () => <DiagnosticsPanel />,
     security: () => <SecurityPanel />,
@@ -81,9 +81,15 @@ function RateLimitBanner() {
   );
 }
 
+/**
+ * How often the badge counts while the console is visible: a run started here that waits for an
+ * approval shows up within this time (one small request; docs/decisions.md#the-console-polls-only-the-visible-panel).
+ */
+const BADGE_POLL_MS = 5_000;
+
 /** How many approvals wait for a decision, next to the Approvals link; read again after each decision here. */
 function PendingBadge() {
-  const pending = useResource(pendingApprovals, []);
+  const pending = useResource(pendingApprovals, [], BADGE_POLL_MS);
   useEffect(() => {
     const recount = () => void pending.reload();
     window.addEventListener(APPROVALS_CHANGED, recount);
@@ -122,8 +128,14 @@ export function App() {
     if (!firstPanel.current) document.getElementById('panel-title')?.focus();
     firstPanel.current = false;
   }, [route.panel]);
+  // The hash is the route, so the skip link moves the focus itself instead of following an anchor.
+  const skip = (event: Event) => {
+    event.preventDefault();
+    document.getElementById('panel-title')?.focus();
+  };
   return (
     <div class="layout">
+      <a class="skip-link" href="#panel-title" onClick={skip}>Skip to content</a>
       <header class="top">
         <p class="brand">agentd console</p>
         <SignOut />

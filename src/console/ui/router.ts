@@ -60,3 +60,8 @@ export function useRoute(): Route {
   }, []);
   return route;
 }
+
+/** The Runs panel's address: `{run}` opens one run's trace, `{session_id}` or `{job_id}` lists those runs. */
+export function runsHref(params: { run: string } | { session_id: string } | { job_id: string }): string {
+  return `#/runs?${new URLSearchParams(params).toString()}`;
+}

@@ -16,11 +16,11 @@ export interface Resource<T> {
 }
 
 /**
- * Loads `load()` now and whenever `deps` change; with `poll`, again every interval while the
- * page is visible, and at once when it becomes visible again. The last good data stays on screen
+ * Loads `load()` now and whenever `deps` change; with `poll`, again every interval (`poll` in
+ * milliseconds, or `POLL_INTERVAL_MS`) while the page is visible, and at once when it becomes visible again. The last good data stays on screen
  * next to an error, and an answer to an outdated request is dropped.
  */
-export function useResource<T>(load: () => Promise<T>, deps: unknown[], poll = true): Resource<T> {
+export function useResource<T>(load: () => Promise<T>, deps: unknown[], poll: boolean | number = true): Resource<T> {
   const [state, setState] = useState<{ data: T | undefined; error: string | null; loading: boolean }>({ data: undefined, error: null, loading: true });
   const latest = useRef(load);
   latest.current = load;
@@ -46,7 +46,7 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[], poll = t
     let timer: number | undefined;
     const schedule = () => {
       window.clearInterval(timer);
-      timer = document.hidden ? undefined : window.setInterval(() => void reload(), POLL_INTERVAL_MS);
+      timer = document.hidden ? undefined : window.setInterval(() => void reload(), poll === true ? POLL_INTERVAL_MS : poll);
     };
     const onVisibility = () => {
       if (!document.hidden) void reload();

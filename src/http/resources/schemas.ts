@@ -54,3 +54,31 @@ export const controlResultSchema = {
     current: { type: 'string', description: 'and after' },
   },
 } as const;
+
+/** A stored turn, as a session's history and the memory history answer it. */
+export const turnSchema = {
+  type: 'object',
+  required: ['id', 'session_id', 'role', 'content', 'provider', 'timestamp', 'pinned'],
+  properties: {
+    id: { type: 'string' },
+    session_id: { type: 'string' },
+    role: { type: 'string', enum: ['user', 'assistant', 'system', 'tool'] },
+    content: { type: 'string' },
+    provider: nullableString,
+    timestamp,
+    pinned: { type: 'boolean' },
+  },
+} as const;
+
+/** The answer of an hourly count (docs/resources.md#hourly-counts): the start used, and one row per hour and key. */
+export function hourlySchema(row: Record<string, unknown>): Record<string, unknown> {
+  const properties = { hour: { type: 'string', description: 'start of the UTC hour, ISO 8601' }, ...row };
+  return {
+    type: 'object',
+    required: ['since', 'hours'],
+    properties: {
+      since: { type: 'string', description: 'the start used, ISO 8601 in UTC' },
+      hours: { type: 'array', items: { type: 'object', required: Object.keys(properties), properties } },
+    },
+  };
+}

@@ -61,6 +61,23 @@ export function describeCostStore(backend: string, open: OpenCostStore): void {
         session_id: 'ses_big', calls: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 3, last_call_at: '2026-01-01T00:00:00.000Z',
       });
       expect((await costs.topSessions(2)).map((s) => s.session_id)).toEqual(['ses_big', 'ses_tie_new']);
+      expect((await costs.topSessions(2, 2)).map((s) => s.session_id)).toEqual(['ses_tie_old', 'ses_small']);
+      expect(await costs.topSessions(2, 4)).toEqual([]);
+    });
+
+    it('sums spend per UTC hour, provider and model from `since` on, oldest hour first', async () => {
+      await costs.record(call('ses_a', 9, '2026-01-01T09:59:59.999Z'));
+      await costs.record(call('ses_a', 0.25, '2026-01-01T10:00:00.000Z'));
+      await costs.record(call('ses_b', 0.5, '2026-01-01T10:59:00.000Z'));
+      await costs.record(call('ses_b', 1, '2026-01-01T10:30:00.000Z', { provider: 'openai', model: 'gpt' }));
+      await costs.record(call('ses_a', 2, '2026-01-01T12:00:00.000Z'));
+      const hours = await costs.spendByHour('2026-01-01T10:00:00.000Z');
+      expect(hours.map(({ cost_usd, ...rest }) => ({ ...rest, cost: Math.round(cost_usd * 100) }))).toEqual([
+        { hour: '2026-01-01T10:00:00.000Z', provider: 'anthropic', model: 'claude', calls: 2, cost: 75 },
+        { hour: '2026-01-01T10:00:00.000Z', provider: 'openai', model: 'gpt', calls: 1, cost: 100 },
+        { hour: '2026-01-01T12:00:00.000Z', provider: 'anthropic', model: 'claude', calls: 1, cost: 200 },
+      ]);
+      expect(await costs.spendByHour('2026-01-02T00:00:00.000Z')).toEqual([]);
     });
 
     it('keeps the latest call time of a session whatever the order calls are recorded in', async () => {

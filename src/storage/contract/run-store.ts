@@ -233,6 +233,17 @@ export function describeRunStore(backend: string, open: OpenRunStore): void {
       const ids = async (query: Partial<RunListQuery>) =>
         (await runs.list({ limit: 50, offset: 0, ...query })).runs.map((run) => run.run_id);
 
+      it('counts runs per UTC hour and status from `since` on, oldest hour first', async () => {
+        await seed();
+        await runs.create(record('run_late', 'ses_1', { created_at: '2026-01-01T02:30:00.000Z' }));
+        expect(await runs.countByHour('2026-01-01T00:01:00.000Z')).toEqual([
+          { hour: '2026-01-01T00:00:00.000Z', status: 'complete', runs: 1 },
+          { hour: '2026-01-01T00:00:00.000Z', status: 'pending', runs: 4 },
+          { hour: '2026-01-01T02:00:00.000Z', status: 'pending', runs: 1 },
+        ]);
+        expect(await runs.countByHour('2026-01-01T03:00:00.000Z')).toEqual([]);
+      });
+
       it('lists every session\'s runs newest first, with their source and job', async () => {
         await seed();
         const page = await runs.list({ limit: 50, offset: 0 });

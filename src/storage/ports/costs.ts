@@ -30,6 +30,16 @@ export interface CostTotals {
   sessions: number;
 }
 
+/** Calls of one provider model in one UTC hour (`CostStore.spendByHour`). */
+export interface HourSpend {
+  /** ISO 8601: the start of the hour. */
+  hour: string;
+  provider: string;
+  model: string;
+  calls: number;
+  cost_usd: number;
+}
+
 /** A provider call about to start asks to hold part of its session's budget (`CostStore.reserve`). */
 export interface SpendRequest {
   session_id: string;
@@ -62,8 +72,10 @@ export interface CostStore {
   /** Everything the session has spent, across restarts (the sum is by session id). */
   sessionSpend(sessionId: string): Promise<number>;
   totals(): Promise<CostTotals>;
-  /** Sessions by spend, most first (ties: most recent call first). */
-  topSessions(limit: number): Promise<SessionSpend[]>;
+  /** Sessions by spend, most first (ties: most recent call first), from position `offset` (default 0). */
+  topSessions(limit: number, offset?: number): Promise<SessionSpend[]>;
+  /** Calls at or after `since` (ISO 8601), summed per UTC hour, provider and model, oldest hour first. */
+  spendByHour(since: string): Promise<HourSpend[]>;
   /**
    * Deletes call records older than `cutoff` (ISO 8601), and the totals of sessions whose last
    * call is older: such a session's budget starts again from zero. In slices; returns the calls removed.

@@ -90,6 +90,14 @@ export interface RunListQuery extends RunListFilter {
  */
 export const RUN_TOTAL_CAP = 10_000;
 
+/** Runs created in one UTC hour with one status (`RunStore.countByHour`). */
+export interface RunHourCount {
+  /** ISO 8601: the start of the hour. */
+  hour: string;
+  status: RunStatus;
+  runs: number;
+}
+
 /** One page of runs across sessions, newest first. */
 export interface RunPage {
   runs: RunRecord[];
@@ -158,6 +166,8 @@ export interface RunStore {
   listBySession(sessionId: string, limit: number): Promise<RunRecord[]>;
   /** Runs of every session, newest first (by creation), filtered and paged (`RunPage`). */
   list(query: RunListQuery): Promise<RunPage>;
+  /** Runs created at or after `since` (ISO 8601), counted per UTC hour and status, oldest hour first. */
+  countByHour(since: string): Promise<RunHourCount[]>;
   /** Events with an id above `afterId`, in order. */
   events(runId: string, afterId: number): Promise<RunEvent[]>;
   /**

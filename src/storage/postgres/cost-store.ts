@@ -1,4 +1,5 @@
-import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type SessionSpend, type SpendAnswer, type SpendRequest } from '../ports/costs.js';
+import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type HourSpend, type SessionSpend, type SpendAnswer, type SpendRequest } from '../ports/costs.js';
+import { hourRow, spendByHourSql } from '../shared/hourly.js';
 import { newId } from '../../security/ids/tokens.js';
 import { removeInSlices } from '../shared/slices.js';
 import { COST_HOLD_LOCK_CLASS } from './locks.js';
@@ -68,10 +69,15 @@ export class PgCostStore implements CostStore {
     return rows[0]!;
   }
 
-  async topSessions(limit: number): Promise<SessionSpend[]> {
+  async topSessions(limit: number, offset = 0): Promise<SessionSpend[]> {
     const { rows } = await this.db.query<SessionSpend>(`SELECT session_id, calls, prompt_tokens, completion_tokens, cost_usd, last_call_at
-      FROM cost_sessions ORDER BY cost_usd DESC, last_call_at DESC LIMIT $1`, [limit]);
+      FROM cost_sessions ORDER BY cost_usd DESC, last_call_at DESC LIMIT $1 OFFSET $2`, [limit, offset]);
     return rows;
+  }
+
+  async spendByHour(since: string): Promise<HourSpend[]> {
+    const { rows } = await this.db.query<HourSpend>(spendByHourSql('$1'), [since]);
+    return rows.map((row) => hourRow(row, ['calls', 'cost_usd']));
   }
 
   async pruneBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {

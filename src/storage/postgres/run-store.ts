@@ -1,9 +1,10 @@
 import type { ClaimLease } from '../ports/sessions.js';
 import type { RunOutcome, RunStore } from '../ports/runs.js';
-import type { RunEvent, RunEventName, RunListQuery, RunPage, RunRecord } from '../ports/runs.js';
+import type { RunEvent, RunEventName, RunHourCount, RunListQuery, RunPage, RunRecord } from '../ports/runs.js';
 import { RunClosedError } from '../ports/errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../shared/run-rows.js';
 import { runListStatements, runPage } from '../shared/run-list.js';
+import { hourRow, runsByHourSql } from '../shared/hourly.js';
 import { removeInSlices } from '../shared/slices.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { TAKE_CLAIM } from './take-claim.js';
@@ -131,6 +132,11 @@ export class PgRunStore implements RunStore {
       const count = await tx.query<{ n: number }>(statements.count, statements.params);
       return runPage(rows.map(toRecord), query.limit, count.rows[0]!.n);
     });
+  }
+
+  async countByHour(since: string): Promise<RunHourCount[]> {
+    const { rows } = await this.db.query<RunHourCount>(runsByHourSql('$1'), [since]);
+    return rows.map((row) => hourRow(row, ['runs']));
   }
 
   async events(runId: string, afterId: number): Promise<RunEvent[]> {

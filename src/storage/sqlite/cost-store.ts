@@ -1,4 +1,5 @@
-import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type SessionSpend, type SpendAnswer, type SpendRequest } from '../ports/costs.js';
+import { fitsBudget, type CostEntry, type CostStore, type CostTotals, type HourSpend, type SessionSpend, type SpendAnswer, type SpendRequest } from '../ports/costs.js';
+import { hourRow, spendByHourSql } from '../shared/hourly.js';
 import { newId } from '../../security/ids/tokens.js';
 import type { Database } from './database.js';
 import { removeInSlices } from '../shared/slices.js';
@@ -31,7 +32,8 @@ export class SqliteCostStore implements CostStore {
         coalesce(sum(completion_tokens), 0) AS completion_tokens, total(cost_usd) AS cost_usd, count(*) AS sessions
         FROM cost_sessions`),
       top: db.prepare(`SELECT session_id, calls, prompt_tokens, completion_tokens, cost_usd, last_call_at
-        FROM cost_sessions ORDER BY cost_usd DESC, last_call_at DESC LIMIT ?`),
+        FROM cost_sessions ORDER BY cost_usd DESC, last_call_at DESC LIMIT ? OFFSET ?`),
+      byHour: db.prepare(spendByHourSql('?')),
       pruneCalls: db.prepare(`DELETE FROM costs WHERE seq IN (
           SELECT seq FROM costs WHERE timestamp < ? ORDER BY timestamp LIMIT ?)`),
       pruneSessions: db.prepare(`DELETE FROM cost_sessions WHERE session_id IN (
@@ -70,8 +72,12 @@ export class SqliteCostStore implements CostStore {
     return this.stmt.totals.get() as CostTotals;
   }
 
-  async topSessions(limit: number): Promise<SessionSpend[]> {
-    return this.stmt.top.all(limit) as SessionSpend[];
+  async topSessions(limit: number, offset = 0): Promise<SessionSpend[]> {
+    return this.stmt.top.all(limit, offset) as SessionSpend[];
+  }
+
+  async spendByHour(since: string): Promise<HourSpend[]> {
+    return (this.stmt.byHour.all(since) as HourSpend[]).map((row) => hourRow(row, ['calls', 'cost_usd']));
   }
 
   async pruneBefore(cutoff: string, options: { signal?: AbortSignal } = {}): Promise<number> {

@@ -1,8 +1,9 @@
 import type { RunOutcome, RunStore } from '../ports/runs.js';
-import type { RunEvent, RunEventName, RunListQuery, RunPage, RunRecord } from '../ports/runs.js';
+import type { RunEvent, RunEventName, RunHourCount, RunListQuery, RunPage, RunRecord } from '../ports/runs.js';
 import { RunClosedError } from '../ports/errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../shared/run-rows.js';
 import { runListStatements, runPage } from '../shared/run-list.js';
+import { hourRow, runsByHourSql } from '../shared/hourly.js';
 import type { Database } from './database.js';
 import { removeInSlices } from '../shared/slices.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
@@ -123,6 +124,10 @@ export class SqliteRunStore implements RunStore {
     const rows = (db.prepare(statements.page).all(...statements.pageParams) as RunRow[]).map(toRecord);
     const counted = db.prepare(statements.count).pluck().get(...statements.params) as number;
     return runPage(rows, query.limit, counted);
+  }
+
+  async countByHour(since: string): Promise<RunHourCount[]> {
+    return (this.database.db.prepare(runsByHourSql('?')).all(since) as RunHourCount[]).map((row) => hourRow(row, ['runs']));
   }
 
   async events(runId: string, afterId: number): Promise<RunEvent[]> {

@@ -8,6 +8,11 @@ export function pendingApprovals(): Promise<Approval[]> {
   return api<{ approvals: Approval[] }>('/approvals', { query: { state: 'pending' } }).then((data) => data.approvals);
 }
 
+/** The most recent approvals, decided or not, newest first. */
+export function recentApprovals(): Promise<Approval[]> {
+  return api<{ approvals: Approval[] }>('/approvals', { query: { state: 'all', limit: 50 } }).then((data) => data.approvals);
+}
+
 /** What `allow_session` would cover, in words: the origin refused at that stage, or the tool. */
 export function grantText(approval: Approval): string {
   const until = approval.grant_run_id !== null ? 'for the rest of this run' : 'for the rest of the session';

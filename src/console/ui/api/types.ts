@@ -79,6 +79,19 @@ export interface CostSummary {
   max_spend_usd: number;
 }
 
+export type { RunRecord as Run, RunPage } from '../../../storage/ports/runs.js';
+
+/** `GET /runs/hourly` (docs/resources.md#hourly-counts). */
+export interface HourlyRuns {
+  since: string;
+  hours: { hour: string; status: string; runs: number }[];
+}
+
+/** `GET /costs/hourly` (docs/resources.md#hourly-counts). */
+export interface HourlySpend {
+  since: string;
+  hours: { hour: string; provider: string; model: string; calls: number; cost_usd: number }[];
+}
 
 /** A run record (GET /runs/{id}, docs/resources.md#runs). The trace fields are absent on services that do not record them. */
 export interface RunRecord {
@@ -130,11 +143,4 @@ export interface TraceApproval {
   created_at: string;
   decided_at?: string | null;
   decided_by?: string | null;
-}
-
-export interface RunPage {
-  runs: RunRecord[];
-  total: number;
-  total_capped: boolean;
-  has_more: boolean;
 }

@@ -1,16 +1,26 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type { AuditEvent } from '../api/types.js';
-import { formatTime } from '../components/format.js';
 import { StatusBadge } from '../components/panel.js';
+import { Time } from '../components/time.js';
+import { hrefFor } from '../router.js';
 
 /** One event in full, with the hashes that link it into the chain (README: verifying a page). */
 export function AuditDetail({ event, close }: { event: AuditEvent; close: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   // Focus moves to the panel it opened, so a keyboard user lands on what they asked for.
   useEffect(() => heading.current?.focus(), [event.id]);
-  const fields: [string, string | null][] = [
-    ['Time', formatTime(event.timestamp)], ['Category', event.category], ['Severity', event.severity], ['Actor', event.actor],
-    ['Source', event.source], ['Subsystem', event.subsystem], ['Action', event.action], ['Session', event.session_id], ['Task', event.task_id],
+  // Escape closes it from anywhere on the page, as a dialog would.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') close();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [close]);
+  const fields: [string, ComponentChildren][] = [
+    ['Time', <Time iso={event.timestamp} />], ['Category', event.category], ['Severity', event.severity], ['Actor', event.actor],
+    ['Source', event.source], ['Subsystem', event.subsystem], ['Action', event.action], ['Session', event.session_id ? <a class="mono" href={hrefFor('memory', { session_id: event.session_id })}>{event.session_id}</a> : null], ['Task', event.task_id],
   ];
   return (
     <aside class="card detail" aria-labelledby="audit-detail-title">
@@ -23,7 +33,7 @@ export function AuditDetail({ event, close }: { event: AuditEvent; close: () => 
       </dl>
       <h4>Detail</h4>
       <pre class="audit-json">{JSON.stringify(event.detail, null, 2)}</pre>
-      <button type="button" class="secondary" onClick={close}>Close details</button>
+      <button type="button" class="secondary" onClick={close}>Close details (Esc)</button>
     </aside>
   );
 }

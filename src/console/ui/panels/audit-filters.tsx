@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { CONSOLE_TIME_ZONE } from '../components/format.js';
 
 /** The filters of the audit panel, in the order of the form. */
 export const AUDIT_FILTERS = [
@@ -10,8 +11,8 @@ export const AUDIT_FILTERS = [
   { name: 'source', label: 'Source', options: null },
   { name: 'task_id', label: 'Run or task id', options: null },
   { name: 'q', label: 'Text (3+ characters)', options: null },
-  { name: 'since', label: 'Since', options: null },
-  { name: 'until', label: 'Until', options: null },
+  { name: 'since', label: `Since (${CONSOLE_TIME_ZONE})`, options: null },
+  { name: 'until', label: `Until (${CONSOLE_TIME_ZONE})`, options: null },
 ] as const;
 
 export type AuditFilterName = (typeof AUDIT_FILTERS)[number]['name'];

@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import type { AuditEvent, AuditFacetField, AuditPage } from '../api/types.js';
-import { formatTime } from '../components/format.js';
+import { Time } from '../components/time.js';
 import { Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
 import { navigate } from '../router.js';
 import { useResource } from '../use-resource.js';
@@ -24,6 +24,8 @@ export function AuditPanel({ params }: { params: URLSearchParams }) {
     query: { ...apiFilters(filters), limit: PAGE_SIZE, offset },
   }), [key]);
   const [selected, setSelected] = useState<AuditEvent | null>(null);
+  // Other filters or another page: the open event may not be among the rows any more.
+  useEffect(() => setSelected(null), [key]);
   const show = (values: AuditFilterValues, at = 0) => navigate('audit', { ...values, offset: at > 0 ? String(at) : undefined });
 
   return (
@@ -46,7 +48,7 @@ export function AuditPanel({ params }: { params: URLSearchParams }) {
                     <tbody>
                       {p.events.map((event) => (
                         <tr key={event.id} class={selected?.id === event.id ? 'selected' : undefined}>
-                          <td>{formatTime(event.timestamp)}</td>
+                          <td><Time iso={event.timestamp} /></td>
                           <td><button type="button" class="link" onClick={() => setSelected(event)} aria-label={`Details of ${event.event_type} at ${event.timestamp}`}>{event.event_type}</button></td>
                           <td><StatusBadge status={event.result} /></td>
                           <td>{event.severity}</td>
@@ -71,7 +73,7 @@ export function AuditPanel({ params }: { params: URLSearchParams }) {
   );
 }
 
-/** since/until are typed as local date-times; the API wants ISO 8601 with an offset. */
+/** since/until are typed as date-times in the console's zone (components/format.ts); the API wants ISO 8601 with an offset. */
 function apiFilters(filters: AuditFilterValues): Record<string, string> {
   const out: Record<string, string> = { ...filters };
   for (const bound of ['since', 'until'] as const) {

@@ -2,10 +2,11 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, failureMessage } from '../api/client.js';
 import { confirmAndRun } from '../api/controls.js';
 import type { Job, JobPage, JobSummary } from '../api/types.js';
-import { formatTime } from '../components/format.js';
+import { Time } from '../components/time.js';
 import { Loaded, Panel, StatusBadge, TableWrap } from '../components/panel.js';
+import { offsetParam, Pager } from '../components/pager.js';
 import { ActionOutcome, useAction } from '../components/use-action.js';
-import { hrefFor, navigate } from '../router.js';
+import { navigate, runsHref } from '../router.js';
 import { useResource } from '../use-resource.js';
 import { JobForm } from './job-form.js';
 
@@ -13,7 +14,7 @@ const PAGE_SIZE = 50;
 
 /** The page in the address (`#/jobs?offset=50`), so a link restores it. */
 export function JobsPanel({ params }: { params: URLSearchParams }) {
-  const offset = Math.max(0, Number.parseInt(params.get('offset') ?? '0', 10) || 0);
+  const offset = offsetParam(params);
   const jobs = useResource(() => api<JobPage>('/scheduler/jobs', { query: { limit: PAGE_SIZE, offset } }), [offset]);
   const [selected, setSelected] = useState<string | null>(null);
   const action = useAction();
@@ -48,7 +49,7 @@ export function JobsPanel({ params }: { params: URLSearchParams }) {
               <p aria-live="polite">{list.length === 0 ? `No jobs on this page (${total} in all).` : `Jobs ${offset + 1}–${offset + list.length} of ${total}`}</p>
               {list.length > 0 && (
                 <TableWrap label="Scheduled jobs">
-                  <table>
+                  <table class="stack-table">
                     <thead>
                       <tr>
                         <th scope="col">Job</th><th scope="col">Task</th><th scope="col">Schedule</th><th scope="col">State</th><th scope="col">Next fire</th>
@@ -58,21 +59,18 @@ export function JobsPanel({ params }: { params: URLSearchParams }) {
                     <tbody>
                       {list.map((job) => (
                         <tr key={job.id} class={selected === job.id ? 'selected' : undefined}>
-                          <td>{job.name}<br /><span class="mono muted">{job.id}</span></td>
-                          <td class="task-preview">
+                          <td data-label="Job">{job.name}<br /><a class="mono" href={runsHref({ job_id: job.id })} title={`Runs of job ${job.name}`}>{job.id}</a></td>
+                          <td class="task-preview" data-label="Task">
                             {job.task_preview}
                             <br /><button type="button" class="link" onClick={() => setSelected(job.id)} aria-label={`Whole task of job ${job.name}`}>Whole task</button>
                           </td>
-                          <td>{job.schedule}{job.timezone !== 'UTC' ? ` (${job.timezone})` : ''}{job.active_hours ? `, active ${job.active_hours}` : ''}</td>
-                          <td><StatusBadge status={job.state} /></td>
-                          <td>{formatTime(job.next_run_at)}</td>
-                          <td>
-                            {job.last_run_id ? <a href={hrefFor('runs', { run: job.last_run_id })}>{formatTime(job.last_run_at)}</a> : formatTime(job.last_run_at)}
-                            {job.last_status ? ` (${job.last_status})` : ''}
-                          </td>
-                          <td>{job.run_count}</td>
-                          <td>{job.missed}{job.last_missed_at ? `, last ${formatTime(job.last_missed_at)}` : ''}</td>
-                          <td class="actions">
+                          <td data-label="Schedule">{job.schedule}{job.timezone !== 'UTC' ? ` (${job.timezone})` : ''}{job.active_hours ? `, active ${job.active_hours}` : ''}</td>
+                          <td data-label="State"><StatusBadge status={job.state} /></td>
+                          <td data-label="Next fire"><Time iso={job.next_run_at} /></td>
+                          <td data-label="Last fire">{job.last_run_id ? <a href={runsHref({ run: job.last_run_id })}><Time iso={job.last_run_at} /></a> : <Time iso={job.last_run_at} />}{job.last_status ? ` (${job.last_status})` : ''}</td>
+                          <td data-label="Runs">{job.run_count}</td>
+                          <td data-label="Missed">{job.missed}{job.last_missed_at ? <>, last <Time iso={job.last_missed_at} /></> : null}</td>
+                          <td class="actions" data-label="Actions">
                             <button type="button" class="secondary" onClick={() => toggle(job)}>{job.state === 'active' ? 'Pause' : 'Resume'}</button>
                             <button type="button" class="danger" onClick={() => remove(job)}>Remove</button>
                           </td>
@@ -82,12 +80,7 @@ export function JobsPanel({ params }: { params: URLSearchParams }) {
                   </table>
                 </TableWrap>
               )}
-              {(offset > 0 || more) && (
-                <div class="row">
-                  <button type="button" class="secondary" disabled={offset === 0} onClick={() => show(Math.max(0, offset - PAGE_SIZE))}>Previous jobs</button>
-                  <button type="button" class="secondary" disabled={!more} onClick={() => show(offset + PAGE_SIZE)}>More jobs</button>
-                </div>
-              )}
+              <Pager offset={offset} size={PAGE_SIZE} more={more} noun="jobs" show={show} />
             </div>
             {selected !== null && <JobDetail id={selected} close={() => setSelected(null)} />}
           </div>

@@ -50,6 +50,7 @@ function TraceLinks({ run }: { run: RunRecord }) {
   return (
     <ul class="trace-links">
       {run.source === 'api' && <li><a href={hrefFor('sessions', { id: run.session_id })}>Its session</a></li>}
+      <li><a href={hrefFor('memory', { session_id: run.session_id })}>Its session's transcript</a></li>
       {run.job_id && (
         <>
           <li><a href={hrefFor('jobs')}>Scheduled jobs</a> (job <span class="mono">{run.job_id}</span>)</li>

@@ -18,6 +18,15 @@ interface RunFilters {
 }
 
 /**
+ * One session's runs (`#/runs?session_id=…`) come from the session listing, which has no filters
+ * or paging (docs/resources.md#runs): its newest 100, shown as one page.
+ */
+async function sessionRuns(sessionId: string): Promise<RunPage> {
+  const { runs } = await api<Pick<RunPage, 'runs'>>('/runs', { query: { session_id: sessionId, limit: 100 } });
+  return { runs, total: runs.length, total_capped: false, has_more: false };
+}
+
+/**
  * Every run, whatever started it (docs/resources.md#runs). The filters and page are in the
  * address (`#/runs?status=error&offset=20`); `#/runs?run=<id>` opens one run's trace.
  */
@@ -37,11 +46,18 @@ export function RunsPanel({ params }: { params: URLSearchParams }) {
 function RunList({ params }: { params: URLSearchParams }) {
   const filters: RunFilters = { status: params.get('status') ?? '', source: params.get('source') ?? '', job_id: params.get('job_id') ?? '' };
   const offset = Math.max(0, Number.parseInt(params.get('offset') ?? '0', 10) || 0);
-  const page = useResource(() => api<RunPage>('/runs', { query: { ...filters, limit: PAGE_SIZE, offset } }), [params.toString()]);
+  const sessionId = params.get('session_id');
+  const page = useResource(() => (sessionId ? sessionRuns(sessionId) : api<RunPage>('/runs', { query: { ...filters, limit: PAGE_SIZE, offset } })), [params.toString()]);
   const show = (values: RunFilters, at = 0) => navigate('runs', { ...values, offset: at > 0 ? String(at) : undefined });
 
   return (
     <Panel title="Runs" intro="Every run, newest first: asked here, fired by a job, sent by a webhook or from Discord. Open one for its trace.">
+      {sessionId ? (
+        <p class="row">
+          <span>Runs of the session <span class="mono">{sessionId}</span></span>
+          <a href={hrefFor('runs')}>Every run</a>
+        </p>
+      ) : (
       <form class="filters" aria-label="Run filters" onSubmit={(e) => e.preventDefault()}>
         <FilterSelect name="status" label="Status" options={STATUSES} value={filters.status} choose={(status) => show({ ...filters, status })} />
         <FilterSelect name="source" label="Source" options={SOURCES} value={filters.source} choose={(source) => show({ ...filters, source })} />
@@ -52,6 +68,7 @@ function RunList({ params }: { params: URLSearchParams }) {
           </p>
         )}
       </form>
+      )}
       <Loaded resource={page}>
         {(p) => (
           <>

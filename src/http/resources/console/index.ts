@@ -1,4 +1,3 @@
-import { FAVICON_PATH } from '../../../console/assets.js';
 import { consolePage } from '../../../console/pages.js';
 import { notFound } from '../../../listener/errors.js';
 import { sendHtml, webSessionOf } from '../../pipeline.js';
@@ -14,9 +13,6 @@ export const consolePlugin: ResourcePlugin<'web' | 'consoleAssets'> = async (app
     if (session === null) return reply.redirect('/login', 303);
     return sendHtml(reply, consolePage(session.csrfToken));
   });
-
-  // An empty answer, so the browser's own request for an icon is neither a 401 nor a 404 to retry.
-  app.get(FAVICON_PATH, { schema: { hide: true } }, async (_request, reply) => reply.code(204).send());
 
   for (const asset of assets) {
     app.get(asset.path, { schema: { hide: true } }, async (_request, reply) => {

@@ -1,19 +1,23 @@
-import { ok, okSchema } from '../../../listener/envelope.js';
-import { limitParam, parseLimit } from '../../query.js';
+import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
+import { hourlySinceParam, limitParam, parseHourlySince, parseLimit, parseOffset } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
+import { hourlySchema } from '../schemas.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
 
-/** GET /costs/summary: spend and tokens, in total and per session (most spend first). */
+/** GET /costs/summary: spend and tokens, in total and per session (most spend first); GET /costs/hourly: spend per hour and model. */
 export const costsPlugin: ResourcePlugin<'agent'> = async (app, ctx) => {
   app.get('/costs/summary', {
     schema: {
       summary: 'Cost summary',
       operationId: 'getCostSummary',
-      description: 'Totals over every stored provider call, the sessions that spent most, and the per-session cap (0 = none).',
+      description: 'Totals over every stored provider call, the sessions that spent most (paged by offset; totals.sessions counts them all), and the per-session cap (0 = none).',
       tags: ['costs'],
-      querystring: { type: 'object', properties: { limit: limitParam(DEFAULT_LIMIT, MAX_LIMIT) } },
+      querystring: {
+        type: 'object',
+        properties: { limit: limitParam(DEFAULT_LIMIT, MAX_LIMIT), offset: { type: 'string', description: 'non-negative integer, default 0' } },
+      },
       response: {
         200: okSchema({
           type: 'object',
@@ -52,6 +56,23 @@ export const costsPlugin: ResourcePlugin<'agent'> = async (app, ctx) => {
     },
   }, async (request) => {
     const limit = parseLimit(request.query.limit, DEFAULT_LIMIT, MAX_LIMIT);
-    return ok(await ctx.agent.costSummary(limit));
+    return ok(await ctx.agent.costSummary(limit, parseOffset(request.query.offset)));
+  });
+
+  app.get('/costs/hourly', {
+    schema: {
+      summary: 'Spend per hour and model',
+      operationId: 'getHourlySpend',
+      description: 'Provider calls since `since` (default: the last 24 hours), summed per UTC hour, provider and model, oldest hour first. Hours without calls are left out.',
+      tags: ['costs'],
+      querystring: { type: 'object', properties: { since: hourlySinceParam } },
+      response: {
+        200: okSchema(hourlySchema({ provider: { type: 'string' }, model: { type: 'string' }, calls: { type: 'integer' }, cost_usd: { type: 'number' } })),
+        400: errorSchema,
+      },
+    },
+  }, async (request) => {
+    const since = parseHourlySince(request.query.since);
+    return ok({ since, hours: await ctx.agent.spendByHour(since) });
   });
 };

@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
-import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, FAVICON_PATH, LOGIN_SCRIPT_PATH } from '../../../console/assets.js';
+import { CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, FAVICON_ICO_PATH, FAVICON_PATH, LOGIN_SCRIPT_PATH } from '../../../console/assets.js';
 import { loginPage } from '../../../console/pages.js';
 import { apiKeyChecker } from '../../auth.js';
 import { ok, okSchema } from '../../../listener/envelope.js';
@@ -15,7 +15,7 @@ import type { ResourcePlugin } from '../context.js';
  * and stylesheet are the same for everyone and hold no secret; the login page needs its script and the stylesheet.
  * All are counted in the browser's own window (docs/api.md#rate-limits), not the API's.
  */
-export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login', CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH, FAVICON_PATH]);
+export const WEB_PUBLIC_PATHS: ReadonlySet<string> = new Set(['/', '/login', CONSOLE_SCRIPT_PATH, CONSOLE_STYLE_PATH, LOGIN_SCRIPT_PATH, FAVICON_PATH, FAVICON_ICO_PATH]);
 
 /**
  * The login form's POST carries its credential in the body: the pipeline lets it through uncounted

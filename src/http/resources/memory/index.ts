@@ -4,9 +4,12 @@ import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError, invalidField } from '../../../listener/errors.js';
 import { limitParam, parseLimit } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
+import { turnSchema } from '../schemas.js';
 
 const SEARCH_DEFAULT_LIMIT = 10;
 const SEARCH_MAX_LIMIT = 100;
+const HISTORY_DEFAULT_LIMIT = 50;
+const HISTORY_MAX_LIMIT = 500;
 const MAX_QUERY_CHARS = 1_000;
 
 const turnIdParams = {
@@ -62,6 +65,28 @@ export const memoryPlugin: ResourcePlugin<'memory' | 'audit'> = async (app, ctx)
     if (queryWords(query.q).length > MAX_QUERY_WORDS) throw invalidField(`q must have at most ${MAX_QUERY_WORDS} distinct words`);
     const results = await ctx.memory.search(query.q, { limit, sessionId: query.session_id });
     return ok({ results });
+  });
+
+  app.get('/memory/history', {
+    schema: {
+      summary: 'Turns of any session',
+      operationId: 'getMemoryHistory',
+      description:
+        'The most recent turns stored under session_id, oldest first: an API session, ended or not, or a channel ' +
+        'session (job:<id>, webhook:<sender>, discord:<id>). A session with no stored turn answers an empty list.',
+      tags: ['memory'],
+      querystring: {
+        type: 'object',
+        required: ['session_id'],
+        properties: { session_id: { type: 'string', minLength: 1, maxLength: 256 }, limit: limitParam(HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT) },
+      },
+      response: {
+        200: okSchema({ type: 'object', required: ['turns'], properties: { turns: { type: 'array', items: turnSchema } } }),
+      },
+    },
+  }, async (request) => {
+    const limit = parseLimit(request.query.limit, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT);
+    return ok({ turns: await ctx.memory.history(request.query.session_id, limit) });
   });
 
   // docs/decisions.md#an-empty-pin-body-pins: the body is optional and an absent or empty one means "pin" (the schema's

@@ -1,9 +1,9 @@
 import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError } from '../../../listener/errors.js';
-import { parseLimit } from '../../query.js';
+import { hourlySinceParam, parseHourlySince, parseLimit } from '../../query.js';
 import { auditBusy } from '../busy-audit.js';
 import type { ResourcePlugin } from '../context.js';
-import { idParams, turnBodySchema } from '../schemas.js';
+import { hourlySchema, idParams, turnBodySchema } from '../schemas.js';
 import { eventRoutes } from './events.js';
 import { parseRunListQuery, refuseCrossSessionParams, runListQuerySchema, runListResponseSchema, SESSION_LIST } from './list.js';
 import { runSchema, runWithTraceSchema } from './schemas.js';
@@ -53,6 +53,23 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
     refuseCrossSessionParams(query);
     const limit = parseLimit(query.limit, SESSION_LIST.fallback, SESSION_LIST.max);
     return ok({ runs: await agent.listRuns(query.session_id, limit) });
+  });
+
+  app.get('/runs/hourly', {
+    schema: {
+      summary: 'Runs per hour and status',
+      operationId: 'getHourlyRuns',
+      description: 'Runs created since `since` (default: the last 24 hours), counted per UTC hour and status as stored (a run waiting for an approval is running), oldest hour first. Hours without runs are left out.',
+      tags: ['runs'],
+      querystring: { type: 'object', properties: { since: hourlySinceParam } },
+      response: {
+        200: okSchema(hourlySchema({ status: { type: 'string' }, runs: { type: 'integer' } })),
+        400: errorSchema,
+      },
+    },
+  }, async (request) => {
+    const since = parseHourlySince(request.query.since);
+    return ok({ since, hours: await agent.runsByHour(since) });
   });
 
   app.get('/runs/:id', {

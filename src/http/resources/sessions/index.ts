@@ -3,8 +3,8 @@ import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError } from '../../../listener/errors.js';
 import { limitParam, parseLimit } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
-import { idParams, MAX_PROVIDER_CHARS } from '../schemas.js';
-import { MAX_SESSION_NAME_CHARS, sessionSchema, turnSchema } from './schemas.js';
+import { idParams, MAX_PROVIDER_CHARS, turnSchema } from '../schemas.js';
+import { MAX_SESSION_NAME_CHARS, sessionSchema } from './schemas.js';
 
 const LIST_DEFAULT = 20;
 const LIST_MAX = 200;

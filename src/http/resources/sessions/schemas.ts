@@ -15,18 +15,3 @@ export const sessionSchema = {
     turn_count: { type: 'integer', description: 'turns stored through this session' },
   },
 } as const;
-
-export const turnSchema = {
-  type: 'object',
-  required: ['id', 'session_id', 'role', 'content', 'provider', 'timestamp', 'pinned'],
-  properties: {
-    id: { type: 'string' },
-    session_id: { type: 'string' },
-    role: { type: 'string', enum: ['user', 'assistant', 'system', 'tool'] },
-    content: { type: 'string' },
-    provider: nullableString,
-    timestamp,
-    pinned: { type: 'boolean' },
-  },
-} as const;
-

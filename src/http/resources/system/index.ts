@@ -54,7 +54,7 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
       response: {
         200: okSchema({
           type: 'object',
-          required: ['version', 'uptime_s', 'providers_available', 'default_provider', 'tool_count', 'session_count', 'memory'],
+          required: ['version', 'uptime_s', 'providers_available', 'default_provider', 'tool_count', 'session_count', 'memory', 'webhook_queue_depth'],
           properties: {
             version: { type: 'string' },
             uptime_s: { type: 'number' },
@@ -67,6 +67,7 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
               required: ['present', 'turn_count'],
               properties: { present: { type: 'boolean' }, turn_count: { type: 'integer' } },
             },
+            webhook_queue_depth: { type: ['integer', 'null'], description: 'accepted webhook messages waiting for their run; null when the webhook channel is off' },
           },
         }),
       },

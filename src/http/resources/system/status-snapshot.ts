@@ -10,4 +10,6 @@ export interface StatusSnapshot {
   tool_count: number;
   session_count: number;
   memory: { present: boolean; turn_count: number };
+  /** Accepted webhook messages waiting for their run; null when the webhook channel is off. */
+  webhook_queue_depth: number | null;
 }
