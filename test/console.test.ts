@@ -155,7 +155,7 @@ describe('ask over a dropped connection', () => {
     const p = await page();
     const streams: Promise<string | undefined>[] = [];
     p.on('request', (request) => {
-      if (request.url().endsWith('/events')) streams.push(request.allHeaders().then((headers) => headers['last-event-id']));
+      if (new URL(request.url()).pathname.endsWith('/events')) streams.push(request.allHeaders().then((headers) => headers['last-event-id']));
     });
     await openPanel(p, 'Ask');
     await p.selectOption('#ask-provider', 'openai');
@@ -416,6 +416,10 @@ const showContent: Record<string, (p: Page) => Promise<void>> = {
     await p.getByRole('list', { name: 'Matching turns' }).waitFor();
   },
   'Audit trail': (p) => p.getByRole('table').getByRole('button').first().click(),
+  Runs: async (p) => {
+    await p.getByRole('region', { name: 'Runs' }).getByRole('link').first().click();
+    await p.locator('.trace').waitFor();
+  },
 };
 
 describe('every panel', () => {
@@ -425,7 +429,7 @@ describe('every panel', () => {
       const width = `${viewport.width}px`;
       const p = await page(viewport);
       const labels = await p.getByRole('navigation', { name: 'Panels' }).getByRole('link').allTextContents();
-      expect(labels).toHaveLength(13);
+      expect(labels).toHaveLength(14);
       for (const label of labels) {
         await openPanel(p, label);
         await showContent[label]?.(p);

@@ -12,6 +12,7 @@ import { DiagnosticsPanel } from './panels/diagnostics.js';
 import { JobsPanel } from './panels/jobs.js';
 import { MemoryPanel } from './panels/memory.js';
 import { ProvidersPanel } from './panels/providers.js';
+import { RunsPanel } from './panels/runs.js';
 import { SecurityPanel } from './panels/security.js';
 import { SessionsPanel } from './panels/sessions.js';
 import { StatusPanel } from './panels/status.js';
@@ -23,7 +24,8 @@ import { useResource } from './use-resource.js';
 function ActivePanel({ route }: { route: Route }) {
   const panels: Record<PanelId, () => preact.JSX.Element> = {
     status: () => <StatusPanel />,
-    ask: () => <AskPanel />,
+    ask: () => <AskPanel params={route.params} />,
+    runs: () => <RunsPanel params={route.params} />,
     providers: () => <ProvidersPanel />,
     tools: () => <ToolsPanel />,
     sessions: () => <SessionsPanel params={route.params} />,

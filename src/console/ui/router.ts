@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 export const PANELS = [
   { id: 'status', label: 'Status' },
   { id: 'ask', label: 'Ask' },
+  { id: 'runs', label: 'Runs' },
   { id: 'providers', label: 'Providers' },
   { id: 'tools', label: 'Tools' },
   { id: 'sessions', label: 'Sessions' },

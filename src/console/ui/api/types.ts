@@ -79,7 +79,6 @@ export interface CostSummary {
   max_spend_usd: number;
 }
 
-
 export type { RunRecord as Run, RunPage } from '../../../storage/ports/runs.js';
 
 /** `GET /runs/hourly` (docs/resources.md#hourly-counts). */
@@ -92,4 +91,56 @@ export interface HourlyRuns {
 export interface HourlySpend {
   since: string;
   hours: { hour: string; provider: string; model: string; calls: number; cost_usd: number }[];
+}
+
+/** A run record (GET /runs/{id}, docs/resources.md#runs). The trace fields are absent on services that do not record them. */
+export interface RunRecord {
+  run_id: string;
+  session_id: string;
+  message: string;
+  status: string;
+  provider: string | null;
+  resolved_provider: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  response: string | null;
+  error: string | null;
+  tools_used: string[] | null;
+  cost: Cost | null;
+  source: string;
+  job_id: string | null;
+  model?: string | null;
+  first_token_at?: string | null;
+  trace?: RunTrace | null;
+}
+
+export interface RunTrace {
+  steps?: TraceStep[];
+  approvals?: TraceApproval[];
+  timings?: Partial<Record<'queued_at' | 'started_at' | 'first_token_at' | 'finished_at', string | null> & Record<'queue_ms' | 'total_ms', number | null>>;
+}
+
+export interface TraceStep {
+  call_id: string;
+  tool: string;
+  arguments: unknown;
+  started_at?: string | null;
+  finished_at?: string | null;
+  duration_ms?: number | null;
+  is_error?: boolean;
+  result_preview?: string | null;
+  result_truncated?: boolean;
+  error?: string | null;
+  approval?: { approval_id: string; status: string; decided_by?: string | null; decided_at?: string | null } | null;
+}
+
+export interface TraceApproval {
+  approval_id: string;
+  kind: string;
+  subject: string;
+  status: string;
+  created_at: string;
+  decided_at?: string | null;
+  decided_by?: string | null;
 }

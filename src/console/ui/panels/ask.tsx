@@ -1,149 +1,202 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, failureMessage } from '../api/client.js';
-import { followRun, type RunView } from '../api/run-stream.js';
-import type { Provider, StartedRun } from '../api/types.js';
-import { formatUsd } from '../components/format.js';
+import { api, ApiFailure, failureMessage } from '../api/client.js';
+import { FINISHED_STATES, followRun, settleWithRecord, viewOfRecord, type RunView } from '../api/run-stream.js';
+import type { Provider, RunRecord, StartedRun, Turn } from '../api/types.js';
+import { formatTime } from '../components/format.js';
+import { Markdown } from '../components/markdown-view.js';
 import { ErrorNotice, Panel } from '../components/panel.js';
+import { RunProgress } from '../components/run-progress.js';
 import { hrefFor } from '../router.js';
 import { useResource } from '../use-resource.js';
 
-/** A run record as GET /runs/{id} returns it: what settles the view when the stream ended early. */
-interface RunRecord {
-  status: string;
-  response: string | null;
-  error: string | null;
-  resolved_provider: string | null;
-  tools_used: string[] | null;
-  cost: RunView['cost'] | null;
+/** Where the conversation is remembered in this browser, so a reload or another panel keeps it. */
+const SESSION_KEY = 'agentd.console.ask-session';
+const HISTORY_LIMIT = 200;
+
+function storedSession(): string | null {
+  try {
+    return localStorage.getItem(SESSION_KEY);
+  } catch {
+    return null;
+  }
 }
 
-const FINISHED = new Set(['complete', 'error', 'cancelled']);
+/** Remembered in the browser and in the address (`#/ask?session=…`), so a link opens the same conversation. */
+function rememberSession(id: string | null): void {
+  try {
+    if (id) localStorage.setItem(SESSION_KEY, id);
+    else localStorage.removeItem(SESSION_KEY);
+  } catch {
+    // Storage refused (a private window's quota): the address still holds the conversation.
+  }
+  if (location.hash.startsWith('#/ask')) history.replaceState(null, '', hrefFor('ask', { session: id ?? undefined }));
+}
 
-export function AskPanel() {
+/**
+ * A conversation with the agent: the session's stored turns, then each run started here (or still
+ * going when the panel opened) with its tool calls and its answer as it streams.
+ */
+export function AskPanel({ params }: { params: URLSearchParams }) {
   const providers = useResource(() => api<{ providers: Provider[] }>('/providers'), [], false);
+  const [sessionId, setSessionId] = useState<string | null>(() => params.get('session') ?? storedSession());
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [runs, setRuns] = useState<RunView[]>([]);
   const [message, setMessage] = useState('');
   const [provider, setProvider] = useState('');
-  const [sessionId, setSessionId] = useState<string | null>(null);
-  const [run, setRun] = useState<RunView | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const stopFollowing = useRef<(() => void) | null>(null);
-  useEffect(() => () => stopFollowing.current?.(), []);
+  const [notice, setNotice] = useState<string | null>(null);
+  const following = useRef(new Map<string, () => void>());
+  useEffect(() => () => {
+    for (const stop of following.current.values()) stop();
+  }, []);
+  useEffect(() => rememberSession(sessionId), [sessionId]);
 
-  const settleFromRecord = async (runId: string) => {
-    try {
-      const record = await api<RunRecord>(`/runs/${encodeURIComponent(runId)}`);
-      if (!FINISHED.has(record.status)) return;
-      setRun((current) => current && current.runId === runId && !FINISHED.has(current.state) ? {
-        ...current,
-        state: record.status as RunView['state'],
-        response: record.response ?? undefined,
-        error: record.error ?? undefined,
-        resolvedProvider: record.resolved_provider ?? undefined,
-        toolsUsed: record.tools_used ?? undefined,
-        cost: record.cost ?? undefined,
-      } : current);
-    } catch (failure) {
-      setError(failureMessage(failure));
-    }
+  const updateRun = (runId: string, change: (run: RunView) => RunView) =>
+    setRuns((list) => list.map((run) => (run.runId === runId ? change(run) : run)));
+
+  /** Follows a run's stream; when it ends without its terminal event, the stored record settles it. */
+  const follow = (runId: string) => {
+    following.current.get(runId)?.();
+    following.current.set(runId, followRun(runId, (change) => updateRun(runId, change), () => {
+      following.current.delete(runId);
+      api<RunRecord>(`/runs/${encodeURIComponent(runId)}`)
+        .then((record) => updateRun(runId, (run) => settleWithRecord(run, record)), (failure: unknown) => setError(failureMessage(failure)));
+    }));
   };
+
+  // Opening the panel reads the remembered conversation, and follows its run if one is still going.
+  useEffect(() => {
+    const id = sessionId;
+    if (!id) return undefined;
+    let current = true;
+    Promise.all([
+      api<{ turns: Turn[] }>(`/sessions/${encodeURIComponent(id)}/history`, { query: { limit: HISTORY_LIMIT } }),
+      api<{ runs: RunRecord[] }>('/runs', { query: { session_id: id, limit: 1 } }),
+    ]).then(([history, latest]) => {
+      if (!current) return;
+      setTurns(history.turns);
+      const last = latest.runs[0];
+      if (last && !FINISHED_STATES.has(viewOfRecord(last).state)) {
+        setRuns([viewOfRecord(last)]);
+        follow(last.run_id);
+      }
+    }, (failure: unknown) => {
+      if (!current) return;
+      if (failure instanceof ApiFailure && failure.status === 404) {
+        setNotice('The remembered conversation is no longer known to the service: your next message starts a new one.');
+        setSessionId(null);
+      } else {
+        setError(failureMessage(failure));
+      }
+    });
+    return () => {
+      current = false;
+    };
+  }, []);
 
   const ask = async (event: Event) => {
     event.preventDefault();
+    if (message.trim() === '') return;
     setError(null);
+    setNotice(null);
     try {
       const started = await api<StartedRun>('/runs', {
         method: 'POST',
         body: { message, ...(sessionId ? { session_id: sessionId } : {}), ...(provider ? { provider } : {}) },
       });
       setSessionId(started.session_id);
-      setRun({ runId: started.run_id, sessionId: started.session_id, state: 'running', toolCalls: [] });
+      setRuns((list) => [...list, { runId: started.run_id, sessionId: started.session_id, message, state: 'running', toolCalls: [] }]);
       setMessage('');
-      stopFollowing.current?.();
-      stopFollowing.current = followRun(
-        started.run_id,
-        (change) => setRun((current) => (current && current.runId === started.run_id ? change(current) : current)),
-        () => void settleFromRecord(started.run_id),
-      );
+      follow(started.run_id);
     } catch (failure) {
       setError(failureMessage(failure));
     }
   };
 
+  const active = runs.find((run) => !FINISHED_STATES.has(run.state));
   const stop = async () => {
-    if (!run) return;
+    if (!active) return;
     try {
-      await api(`/runs/${encodeURIComponent(run.runId)}/cancel`, { method: 'POST' });
+      await api(`/runs/${encodeURIComponent(active.runId)}/cancel`, { method: 'POST' });
     } catch (failure) {
       setError(failureMessage(failure));
     }
   };
+  const startOver = () => {
+    for (const stopFollowing of following.current.values()) stopFollowing();
+    following.current.clear();
+    setSessionId(null);
+    setTurns([]);
+    setRuns([]);
+  };
+  const sendOnShortcut = (event: KeyboardEvent) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      (event.currentTarget as HTMLTextAreaElement).form?.requestSubmit();
+    }
+  };
+  const defaultProvider = providers.data?.providers.find((p) => p.is_default)?.name;
 
-  const busy = run !== null && !FINISHED.has(run.state);
   return (
-    <Panel title="Ask" intro="Start a run and watch it work: each tool call appears as it happens, then the answer.">
-      <form class="stack" onSubmit={ask}>
-        <label for="ask-message">Message</label>
-        <textarea id="ask-message" rows={3} required maxLength={32000} value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
-        <div class="row">
-          <label for="ask-provider">Provider</label>
-          <select id="ask-provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
-            <option value="">the default</option>
-            {(providers.data?.providers ?? []).map((p) => (
-              <option key={p.name} value={p.name} disabled={!p.available}>{p.name}{p.available ? '' : ' (unavailable)'}</option>
-            ))}
-          </select>
-          <button type="submit" disabled={busy}>Ask</button>
-          {busy && <button type="button" class="danger" onClick={stop}>Stop</button>}
-          {sessionId && !busy && (
-            <button type="button" class="secondary" onClick={() => { setSessionId(null); setRun(null); }}>New conversation</button>
-          )}
-        </div>
-        {sessionId && <p class="muted">Conversation: <span class="mono">{sessionId}</span></p>}
-      </form>
-      <ErrorNotice message={error ?? providers.error} />
-      {run && <RunProgress run={run} />}
-    </Panel>
-  );
-}
-
-const STATE_TEXT: Record<RunView['state'], string> = {
-  running: 'Working…',
-  waiting_approval: 'Waiting for an operator\'s approval…',
-  reconnecting: 'Connection lost; reconnecting…',
-  complete: 'Done',
-  error: 'Failed',
-  cancelled: 'Stopped',
-};
-
-function RunProgress({ run }: { run: RunView }) {
-  return (
-    <div class="card run" aria-live="polite">
-      <p>Run <span class="mono">{run.runId}</span>: <strong data-run-state={run.state}>{STATE_TEXT[run.state]}</strong></p>
-      {run.waitingFor && (
-        <p class="waiting" role="status">
-          Paused until the request <code class="mono">{run.waitingFor.request}</code> is decided in{' '}
-          <a href={hrefFor('approvals')}>Approvals</a>.
-        </p>
-      )}
-      {run.toolCalls.length > 0 && (
-        <ol class="tool-calls" aria-label="Tool calls">
-          {run.toolCalls.map((call) => (
-            <li key={call.callId}>
-              <span class="mono">{call.tool}({JSON.stringify(call.arguments ?? {})})</span>{' '}
-              {call.durationMs === undefined ? '… running' : `${call.isError ? 'failed' : 'ok'} in ${call.durationMs} ms`}
+    <Panel title="Ask" intro="A conversation with the agent: each tool call appears as it happens, and the answer as it is written.">
+      {(turns.length > 0 || runs.length > 0) && (
+        <ol class="conversation" aria-label="Conversation">
+          {turns.map((turn) => <TurnItem key={turn.id} turn={turn} />)}
+          {runs.map((run) => (
+            <li key={run.runId} class="exchange">
+              {run.message !== undefined && <UserMessage text={run.message} />}
+              <RunProgress run={run} />
             </li>
           ))}
         </ol>
       )}
-      {run.response !== undefined && <div class="answer">{run.response}</div>}
-      {run.error && <p class="error">{run.error}</p>}
-      {run.state === 'complete' && (
-        <dl class="facts">
-          <dt>Provider</dt><dd>{run.resolvedProvider ?? '—'}</dd>
-          <dt>Tools used</dt><dd>{run.toolsUsed && run.toolsUsed.length > 0 ? run.toolsUsed.join(', ') : 'none'}</dd>
-          <dt>Cost</dt><dd>{run.cost ? `${formatUsd(run.cost.cost_usd)} (${run.cost.prompt_tokens} + ${run.cost.completion_tokens} tokens)` : '—'}</dd>
-        </dl>
-      )}
+      <form class="stack" onSubmit={ask}>
+        <label for="ask-message">Message</label>
+        <textarea id="ask-message" rows={3} required maxLength={32000} value={message} aria-describedby="ask-hint"
+          onInput={(e) => setMessage(e.currentTarget.value)} onKeyDown={sendOnShortcut} />
+        <p id="ask-hint" class="hint">Ctrl+Enter (⌘+Enter on a Mac) sends.</p>
+        <div class="row">
+          <label for="ask-provider">Provider</label>
+          <select id="ask-provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
+            <option value="">{defaultProvider ? `the default (${defaultProvider})` : 'the default'}</option>
+            {(providers.data?.providers ?? []).map((p) => (
+              <option key={p.name} value={p.name} disabled={!p.available}>{p.name}{p.available ? '' : ' (unavailable)'}</option>
+            ))}
+          </select>
+          <button type="submit" disabled={active !== undefined}>Ask</button>
+          {active && <button type="button" class="danger" onClick={stop}>Stop</button>}
+          {sessionId && !active && <button type="button" class="secondary" onClick={startOver}>New conversation</button>}
+        </div>
+        {sessionId && (
+          <p class="muted">Conversation: <a class="mono" href={hrefFor('sessions', { id: sessionId })}>{sessionId}</a></p>
+        )}
+      </form>
+      {notice && <p class="muted" role="status">{notice}</p>}
+      <ErrorNotice message={error ?? providers.error} />
+    </Panel>
+  );
+}
+
+function UserMessage({ text }: { text: string }) {
+  return (
+    <div class="turn turn-user">
+      <p class="turn-meta"><strong>You</strong></p>
+      <p class="turn-text">{text}</p>
     </div>
+  );
+}
+
+/** A stored turn: what was asked as plain text, the answer as Markdown. */
+function TurnItem({ turn }: { turn: Turn }) {
+  if (turn.role === 'user') {
+    return <li class="exchange"><UserMessage text={turn.content} /></li>;
+  }
+  return (
+    <li class="exchange">
+      <div class="turn turn-assistant">
+        <p class="turn-meta"><strong>Agent</strong> · {turn.provider ?? '—'} · {formatTime(turn.timestamp)}</p>
+        <Markdown text={turn.content} />
+      </div>
+    </li>
   );
 }

@@ -9,6 +9,7 @@ export const AUDIT_FILTERS = [
   { name: 'subsystem', label: 'Subsystem', options: null },
   { name: 'actor', label: 'Actor', options: null },
   { name: 'source', label: 'Source', options: null },
+  { name: 'task_id', label: 'Run or task id', options: null },
   { name: 'q', label: 'Text (3+ characters)', options: null },
   { name: 'since', label: `Since (${CONSOLE_TIME_ZONE})`, options: null },
   { name: 'until', label: `Until (${CONSOLE_TIME_ZONE})`, options: null },
