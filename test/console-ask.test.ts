@@ -320,3 +320,54 @@ describe('a run\'s trace with a tool call and its approval', () => {
     }
   });
 });
+
+describe('a streamed answer', () => {
+  it('grows in the answer element piece by piece before the run completes', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    scripted.enqueue({ text: `Streaming: ${words}.` });
+    const p = await page();
+    await openPanel(p, 'Ask');
+    await ask(p, 'stream to me', 'openai');
+    // Observed in the page every 50 ms: the answer's text while the run is still going.
+    const seen = await inPage<string[]>(p, `new Promise((resolve) => {
+      const seen = [];
+      const timer = setInterval(() => {
+        const answer = document.querySelector('.run .answer');
+        const done = document.querySelector('[data-run-state="complete"]');
+        if (answer && !done && answer.textContent && seen[seen.length - 1] !== answer.textContent) seen.push(answer.textContent);
+        if (done) { clearInterval(timer); resolve(seen); }
+      }, 50);
+    })`);
+    const final = `Streaming: ${words}.`;
+    expect(await p.locator('.run .answer').textContent()).toBe(final);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (const partial of seen) expect(final.startsWith(partial)).toBe(true);
+    expect(seen[0]!.length).toBeLessThan(seen[seen.length - 1]!.length);
+  });
+
+  it('shows a viewer who comes back mid-answer the answer so far at once, then the rest', async () => {
+    const final = `Long answer: ${Array.from({ length: 90 }, (_, i) => `part${i}`).join(' ')}.`;
+    scripted.enqueue({ text: final });
+    const p = await page();
+    await openPanel(p, 'Ask');
+    await ask(p, 'a long one please', 'openai');
+    await expect.poll(async () => ((await p.locator('.run .answer').textContent()) ?? '').length, { timeout: 10_000 }).toBeGreaterThan(40);
+    await openPanel(p, 'Status');
+    await openPanel(p, 'Ask');
+    // The first text the new viewer shows is the answer so far (one run.text), not just the next piece.
+    const first = await inPage<{ text: string; complete: boolean }>(p, `new Promise((resolve) => {
+      const timer = setInterval(() => {
+        const answer = document.querySelector('.run .answer');
+        if (answer && answer.textContent) {
+          clearInterval(timer);
+          resolve({ text: answer.textContent, complete: document.querySelector('[data-run-state="complete"]') !== null });
+        }
+      }, 20);
+    })`);
+    expect(first.complete).toBe(false);
+    expect(first.text.length).toBeGreaterThan(40);
+    expect(final.startsWith(first.text)).toBe(true);
+    await p.locator('[data-run-state="complete"]').waitFor();
+    expect(await p.locator('.run .answer').textContent()).toBe(final);
+  });
+});
