@@ -82,3 +82,9 @@ export function hourlySchema(row: Record<string, unknown>): Record<string, unkno
     },
   };
 }
+
+/** Runs per UTC hour and status (GET /runs/hourly, the overview). */
+export const runsHourlySchema = hourlySchema({ status: { type: 'string' }, runs: { type: 'integer' } });
+
+/** Spend per UTC hour, provider and model (GET /costs/hourly, the overview). */
+export const spendHourlySchema = hourlySchema({ provider: { type: 'string' }, model: { type: 'string' }, calls: { type: 'integer' }, cost_usd: { type: 'number' } });

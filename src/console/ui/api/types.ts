@@ -8,7 +8,8 @@ export type { ApprovalRecord as Approval, OperatorDecision } from '../../../stor
 export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../storage/ports/audit.js';
 export type { Check, CheckStatus, DiagnosticsReport as Diagnostics } from '../../../diagnostics/types.js';
 export type { StatusSnapshot as Status } from '../../../http/resources/system/status-snapshot.js';
-export type { JobRecord as Job, JobPage, JobSummary } from '../../../storage/ports/jobs.js';
+export type { Overview } from '../../../http/resources/overview/overview.js';
+export type { JobRecord as Job, JobPage, JobSummary, NextFire } from '../../../storage/ports/jobs.js';
 
 export interface Provider {
   name: string;
