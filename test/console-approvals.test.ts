@@ -111,7 +111,7 @@ describe('approvals in the console', () => {
     expect(cells.slice(1, 6)).toEqual(['Tool call', 'calculator {"expression":"9*9"}', 'denied', 'deny', expect.stringMatching(/^web_session:/)]);
     expect(await row.getByRole('link', { name: run.run_id }).getAttribute('href')).toBe(`#/runs?run=${run.run_id}`);
     expect(await seriousAxeViolations(p)).toEqual([]);
-  });
+  }, 60_000);
 
   it('offers no "Allow for session" over an explicit REST deny rule, and says what a session grant would cover elsewhere', async () => {
     const rest = await startTestApp({
