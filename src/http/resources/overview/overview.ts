@@ -5,7 +5,7 @@
 import type { HourSpend } from '../../../storage/ports/costs.js';
 import type { NextFire } from '../../../storage/ports/jobs.js';
 import type { RunHourCount, RunRecord } from '../../../storage/ports/runs.js';
-import type { StatusSnapshot } from '../system/status-snapshot.js';
+import type { StatusSnapshot } from '../status-snapshot.js';
 
 export interface Overview {
   status: StatusSnapshot;

@@ -1,7 +1,5 @@
 /** What GET /overview answers (docs/resources.md#overview). */
-import { runSchema } from '../runs/schemas.js';
-import { runsHourlySchema, spendHourlySchema } from '../schemas.js';
-import { statusSchema } from '../system/schemas.js';
+import { runSchema, runsHourlySchema, spendHourlySchema, statusSchema } from '../schemas.js';
 
 export const overviewSchema = {
   type: 'object',

@@ -1,7 +1,7 @@
 import { ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError } from '../../../listener/errors.js';
 import type { Dependency, ResourcePlugin } from '../context.js';
-import { statusSchema } from './schemas.js';
+import { statusSchema } from '../schemas.js';
 
 const DEPENDENCY_NAMES: Record<Dependency, string> = { database: 'the database', redis: 'Redis' };
 
