@@ -97,8 +97,8 @@ describe('approvals in the console', () => {
     await approvalsLink(p).locator('.count-badge').waitFor({ state: 'detached' });
     const run = await startRun(t, { message: 'what is 9*9' });
     const approval = await pendingFor(run.run_id);
-    // No reload and no navigation: the badge polls every 5 s while the console is visible.
-    await approvalsLink(p).locator('[data-pending-approvals="1"]').waitFor({ timeout: 7_000 });
+    // No reload and no navigation: the badge polls every 15 s while the console is visible.
+    await approvalsLink(p).locator('[data-pending-approvals="1"]').waitFor({ timeout: 17_000 });
 
     await approvalsLink(p).click();
     p.once('dialog', (dialog) => void dialog.accept());
@@ -111,7 +111,7 @@ describe('approvals in the console', () => {
     expect(cells.slice(1, 6)).toEqual(['Tool call', 'calculator {"expression":"9*9"}', 'denied', 'deny', expect.stringMatching(/^web_session:/)]);
     expect(await row.getByRole('link', { name: run.run_id }).getAttribute('href')).toBe(`#/runs?run=${run.run_id}`);
     expect(await seriousAxeViolations(p)).toEqual([]);
-  });
+  }, 60_000);
 
   it('offers no "Allow for session" over an explicit REST deny rule, and says what a session grant would cover elsewhere', async () => {
     const rest = await startTestApp({

@@ -282,6 +282,22 @@ describe('everywhere', () => {
 });
 
 describe('status overview', () => {
+  it('loads with one API request, the overview, besides the approvals badge', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, timezoneId: ZONE });
+    const p = await context.newPage();
+    pages.push(p);
+    const calls: string[] = [];
+    p.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith('/api/v1/')) calls.push(path);
+    });
+    await signIn(p, t);
+    await p.getByRole('heading', { name: 'Runtime status' }).waitFor();
+    await p.locator('[data-figure="Runs in flight"]').waitFor();
+    await p.waitForLoadState('networkidle');
+    expect(calls.sort()).toEqual(['/api/v1/approvals', '/api/v1/overview']);
+  });
+
   it('counts the last day\'s runs by status in its chart, links a failed run, and shows spend today and the next fire', async () => {
     const done = await startRun(t, { message: 'what is 2+3' });
     await finishedRun(t, done.run_id);

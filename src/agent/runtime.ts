@@ -318,6 +318,17 @@ export class AgentRuntime {
     return this.costs.spendByHour(since);
   }
 
+  /**
+   * The per-session cap (0 = none) and how many of the `scan` biggest spenders reached it, without
+   * the totals over every call that the summary adds.
+   */
+  async spendCap(scan: number): Promise<{ max_spend_usd: number; sessions_at_cap: number }> {
+    const cap = this.meter.maxSpendUsd;
+    if (cap <= 0) return { max_spend_usd: cap, sessions_at_cap: 0 };
+    const sessions = await this.costs.topSessions(scan);
+    return { max_spend_usd: cap, sessions_at_cap: sessions.filter((session) => session.cost_usd >= cap).length };
+  }
+
   async costSummary(limit: number, offset = 0): Promise<CostSummary> {
     const [totals, sessions] = await Promise.all([this.costs.totals(), this.costs.topSessions(limit, offset)]);
     return { totals, sessions, max_spend_usd: this.meter.maxSpendUsd };

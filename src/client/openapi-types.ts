@@ -651,6 +651,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the console's Status panel shows
+         * @description The runtime status (as GET /api/v1/status), runs in flight and the newest errored runs, runs per hour and status and spend per hour of the last 24 hours (as the hourly endpoints answer them by default), the pending approvals, the next job fires and the per-session spend cap, in one answer.
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3288,6 +3308,172 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description Error: the envelope, with its catalogue code */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            status: {
+                                version: string;
+                                uptime_s: number;
+                                providers_available: string[];
+                                default_provider: string;
+                                tool_count: number;
+                                session_count: number;
+                                memory: {
+                                    present: boolean;
+                                    turn_count: number;
+                                };
+                                /** @description accepted webhook messages waiting for their run; null when the webhook channel is off */
+                                webhook_queue_depth: number | null;
+                            };
+                            runs: {
+                                /** @description runs running (a run waiting for an approval is running), counted up to 10,000 */
+                                running: number;
+                                /** @description runs accepted and not yet started, counted up to 10,000 */
+                                pending: number;
+                                /** @description the 5 newest running runs */
+                                in_flight: {
+                                    run_id: string;
+                                    session_id: string;
+                                    /** @description what the run was asked (secret-censored) */
+                                    message: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
+                                    /** @description provider named in the request, or null */
+                                    provider: string | null;
+                                    /** @description provider that answers */
+                                    resolved_provider: string | null;
+                                    /** @description ISO 8601 UTC with milliseconds */
+                                    created_at: string;
+                                    started_at: string | null;
+                                    finished_at: string | null;
+                                    /** @description final answer (secret-censored) once complete */
+                                    response: string | null;
+                                    error: string | null;
+                                    tools_used: string[];
+                                    cost: {
+                                        prompt_tokens: number;
+                                        completion_tokens: number;
+                                        cost_usd: number;
+                                    };
+                                    /**
+                                     * @description what started the run
+                                     * @enum {string}
+                                     */
+                                    source: "api" | "job" | "webhook" | "discord";
+                                    /** @description the scheduled job whose fire this run is (source job), else null */
+                                    job_id: string | null;
+                                    /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
+                                    model: string | null;
+                                    /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
+                                    first_token_at: string | null;
+                                }[];
+                                /** @description the 5 newest runs that ended in error */
+                                recent_errors: {
+                                    run_id: string;
+                                    session_id: string;
+                                    /** @description what the run was asked (secret-censored) */
+                                    message: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "running" | "waiting_approval" | "complete" | "error" | "cancelled";
+                                    /** @description provider named in the request, or null */
+                                    provider: string | null;
+                                    /** @description provider that answers */
+                                    resolved_provider: string | null;
+                                    /** @description ISO 8601 UTC with milliseconds */
+                                    created_at: string;
+                                    started_at: string | null;
+                                    finished_at: string | null;
+                                    /** @description final answer (secret-censored) once complete */
+                                    response: string | null;
+                                    error: string | null;
+                                    tools_used: string[];
+                                    cost: {
+                                        prompt_tokens: number;
+                                        completion_tokens: number;
+                                        cost_usd: number;
+                                    };
+                                    /**
+                                     * @description what started the run
+                                     * @enum {string}
+                                     */
+                                    source: "api" | "job" | "webhook" | "discord";
+                                    /** @description the scheduled job whose fire this run is (source job), else null */
+                                    job_id: string | null;
+                                    /** @description the model that answered the run's last provider call, as the provider reported it; stored with the run's end (null before, except on the replica executing it) */
+                                    model: string | null;
+                                    /** @description ISO 8601: when the provider's first answer came; stored with the run's end (null before, except on the replica executing it) */
+                                    first_token_at: string | null;
+                                }[];
+                                hourly: {
+                                    /** @description the start used, ISO 8601 in UTC */
+                                    since: string;
+                                    hours: {
+                                        /** @description start of the UTC hour, ISO 8601 */
+                                        hour: string;
+                                        status: string;
+                                        runs: number;
+                                    }[];
+                                };
+                            };
+                            /** @description approvals waiting for a decision, counted up to 200 */
+                            pending_approvals: number;
+                            /** @description the 3 soonest fires of active jobs, soonest first */
+                            next_fires: {
+                                job_id: string;
+                                name: string;
+                                next_run_at: string;
+                            }[];
+                            spend: {
+                                hourly: {
+                                    /** @description the start used, ISO 8601 in UTC */
+                                    since: string;
+                                    hours: {
+                                        /** @description start of the UTC hour, ISO 8601 */
+                                        hour: string;
+                                        provider: string;
+                                        model: string;
+                                        calls: number;
+                                        cost_usd: number;
+                                    }[];
+                                };
+                                /** @description the per-session cap; 0 = none */
+                                max_spend_usd: number;
+                                /** @description sessions that spent the cap or more, among the 100 that spent most; 0 without a cap */
+                                sessions_at_cap: number;
+                            };
+                        };
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             /** @description Error: the envelope, with its catalogue code */

@@ -7,11 +7,14 @@ import { validateJobInput, type JobInput } from './job-input.js';
 import { censorJobText, jobSummary, jobView } from './job-view.js';
 import { JobRunner } from './runner.js';
 import { jobTimeline } from './timeline.js';
-import type { JobOrigin, JobPage, JobPageRequest, JobRecord, JobState, JobStore, JobSummary } from '../storage/ports/jobs.js';
+import type { JobOrigin, JobPage, JobPageRequest, JobRecord, JobState, JobStore, JobSummary, NextFire } from '../storage/ports/jobs.js';
 import type { JobRunPort } from './types.js';
 
 /** Most jobs kept: each is polled and offered as a control target. */
 export const MAX_JOBS = 1_000;
+
+/** Later than any stored `next_run_at`: the due query with it answers the next fires of all active jobs. */
+const END_OF_TIME = '9999-12-31T23:59:59.999Z';
 
 export interface SchedulerOptions {
   store: JobStore;
@@ -68,6 +71,12 @@ export class Scheduler {
   /** Every job (at most the job limit), as listed: for control targets and diagnostics. */
   async all(): Promise<JobSummary[]> {
     return (await this.list({ limit: this.maxJobs, offset: 0 })).jobs;
+  }
+
+  /** The `limit` soonest fires of active jobs, soonest first (the store's index on `next_run_at` answers it). */
+  async nextFires(limit: number): Promise<NextFire[]> {
+    const due = await this.store.due(END_OF_TIME, limit);
+    return due.map(jobView).map((job) => ({ job_id: job.id, name: job.name, next_run_at: job.next_run_at! }));
   }
 
   /** The job in full, its text censored. */

@@ -82,14 +82,11 @@ function RateLimitBanner() {
 }
 
 /**
- * How often the badge counts while the console is visible: a run started here that waits for an
- * approval shows up within this time (one small request; docs/decisions.md#the-console-polls-only-the-visible-panel).
+ * How many approvals wait for a decision, next to the Approvals link: polled like the visible panel
+ * (docs/decisions.md#the-console-polls-only-the-visible-panel) and read again after each decision here.
  */
-const BADGE_POLL_MS = 5_000;
-
-/** How many approvals wait for a decision, next to the Approvals link; read again after each decision here. */
 function PendingBadge() {
-  const pending = useResource(pendingApprovals, [], BADGE_POLL_MS);
+  const pending = useResource(pendingApprovals, []);
   useEffect(() => {
     const recount = () => void pending.reload();
     window.addEventListener(APPROVALS_CHANGED, recount);

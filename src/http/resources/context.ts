@@ -14,9 +14,9 @@ import type { ToolRegistry } from '../../tools/registry.js';
 import type { ApiError } from '../../listener/errors.js';
 import type { OpenApiCollector } from '../openapi.js';
 import type { WebSessionStore } from '../../storage/ports/web-sessions.js';
-import type { StatusSnapshot } from './system/status-snapshot.js';
+import type { StatusSnapshot } from './status-snapshot.js';
 
-export type { StatusSnapshot } from './system/status-snapshot.js';
+export type { StatusSnapshot } from './status-snapshot.js';
 
 /** Every REST route lives under this prefix; only the browser's pages (`/`, `/login`, `/logout`) and `/metrics` do not. */
 export const API_PREFIX = '/api/v1';

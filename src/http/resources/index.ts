@@ -13,6 +13,7 @@ import { diagnosticsPlugin } from './diagnostics/index.js';
 import { loginPlugin } from './login/index.js';
 import { memoryPlugin } from './memory/index.js';
 import { metricsPlugin } from './metrics/index.js';
+import { overviewPlugin } from './overview/index.js';
 import { providersPlugin } from './providers/index.js';
 import { runsPlugin } from './runs/index.js';
 import { schedulerPlugin } from './scheduler/index.js';
@@ -71,6 +72,7 @@ export const RESOURCES: readonly Resource[] = [
   resource(controlsPlugin, API_PREFIX, ['controls'], CONTROL_ERRORS),
   resource(approvalsPlugin, API_PREFIX, ['approvals'], APPROVAL_ERRORS),
   resource(auditPlugin, API_PREFIX, ['auditTrail']),
+  resource(overviewPlugin, API_PREFIX, ['status', 'agent', 'approvals', 'scheduler']),
 ];
 
 /**

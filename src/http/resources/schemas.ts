@@ -1,4 +1,4 @@
-/** JSON schemas several resources share: ids, the turn a chat or run is asked, what a control answers. */
+/** JSON schemas several resources share: ids, the turn a chat or run is asked, a run, the status, hourly counts, what a control answers. */
 import { CONTROL_IDS } from '../../controls/index.js';
 
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -82,3 +82,57 @@ export function hourlySchema(row: Record<string, unknown>): Record<string, unkno
     },
   };
 }
+
+/** Runs per UTC hour and status (GET /runs/hourly, the overview). */
+export const runsHourlySchema = hourlySchema({ status: { type: 'string' }, runs: { type: 'integer' } });
+
+/** Spend per UTC hour, provider and model (GET /costs/hourly, the overview). */
+export const spendHourlySchema = hourlySchema({ provider: { type: 'string' }, model: { type: 'string' }, calls: { type: 'integer' }, cost_usd: { type: 'number' } });
+
+/** A run, as the runs resource and the overview list it (docs/resources.md#runs). */
+export const runSchema = {
+  type: 'object',
+  required: [
+    'run_id', 'session_id', 'message', 'status', 'provider', 'resolved_provider', 'created_at', 'started_at',
+    'finished_at', 'response', 'error', 'tools_used', 'cost', 'source', 'job_id', 'model', 'first_token_at',
+  ],
+  properties: {
+    run_id: { type: 'string' },
+    session_id: { type: 'string' },
+    message: { type: 'string', description: 'what the run was asked (secret-censored)' },
+    status: { type: 'string', enum: ['pending', 'running', 'waiting_approval', 'complete', 'error', 'cancelled'] },
+    provider: { ...nullableString, description: 'provider named in the request, or null' },
+    resolved_provider: { ...nullableString, description: 'provider that answers' },
+    created_at: timestamp,
+    started_at: { type: ['string', 'null'] },
+    finished_at: { type: ['string', 'null'] },
+    response: { ...nullableString, description: 'final answer (secret-censored) once complete' },
+    error: nullableString,
+    tools_used: { type: 'array', items: { type: 'string' } },
+    cost: costSchema,
+    source: { type: 'string', enum: ['api', 'job', 'webhook', 'discord'], description: 'what started the run' },
+    job_id: { ...nullableString, description: 'the scheduled job whose fire this run is (source job), else null' },
+    model: { ...nullableString, description: 'the model that answered the run\'s last provider call, as the provider reported it; stored with the run\'s end (null before, except on the replica executing it)' },
+    first_token_at: { ...nullableString, description: 'ISO 8601: when the provider\'s first answer came; stored with the run\'s end (null before, except on the replica executing it)' },
+  },
+} as const;
+
+/** What GET /status answers; the overview carries it too (docs/resources.md#overview). */
+export const statusSchema = {
+  type: 'object',
+  required: ['version', 'uptime_s', 'providers_available', 'default_provider', 'tool_count', 'session_count', 'memory', 'webhook_queue_depth'],
+  properties: {
+    version: { type: 'string' },
+    uptime_s: { type: 'number' },
+    providers_available: { type: 'array', items: { type: 'string' } },
+    default_provider: { type: 'string' },
+    tool_count: { type: 'integer' },
+    session_count: { type: 'integer' },
+    memory: {
+      type: 'object',
+      required: ['present', 'turn_count'],
+      properties: { present: { type: 'boolean' }, turn_count: { type: 'integer' } },
+    },
+    webhook_queue_depth: { type: ['integer', 'null'], description: 'accepted webhook messages waiting for their run; null when the webhook channel is off' },
+  },
+} as const;

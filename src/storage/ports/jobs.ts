@@ -21,6 +21,13 @@ export interface JobOrigin {
   requestId?: string;
 }
 
+/** An active job's next occurrence, as the overview lists it (docs/resources.md#overview). */
+export interface NextFire {
+  job_id: string;
+  name: string;
+  next_run_at: string;
+}
+
 /** A scheduled job as the API returns it (docs/resources.md#scheduled-jobs), with what a fire left behind. */
 export interface JobRecord {
   id: string;

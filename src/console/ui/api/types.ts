@@ -7,8 +7,9 @@ export type { ApiSession } from '../../../storage/ports/sessions.js';
 export type { ApprovalRecord as Approval, OperatorDecision } from '../../../storage/ports/approvals.js';
 export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../storage/ports/audit.js';
 export type { Check, CheckStatus, DiagnosticsReport as Diagnostics } from '../../../diagnostics/types.js';
-export type { StatusSnapshot as Status } from '../../../http/resources/system/status-snapshot.js';
-export type { JobRecord as Job, JobPage, JobSummary } from '../../../storage/ports/jobs.js';
+export type { StatusSnapshot as Status } from '../../../http/resources/status-snapshot.js';
+export type { Overview } from '../../../http/resources/overview/overview.js';
+export type { JobRecord as Job, JobPage, JobSummary, NextFire } from '../../../storage/ports/jobs.js';
 
 export interface Provider {
   name: string;

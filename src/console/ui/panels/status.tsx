@@ -1,6 +1,5 @@
-import { pendingApprovals } from '../api/approvals.js';
 import { api } from '../api/client.js';
-import type { Approval, CostSummary, HourlyRuns, HourlySpend, JobPage, Run, RunPage, Status } from '../api/types.js';
+import type { NextFire, Overview, Run } from '../api/types.js';
 import { formatDuration, formatUsd } from '../components/format.js';
 import { lastHours, localDay, localHour } from '../components/hours.js';
 import { Loaded, Panel } from '../components/panel.js';
@@ -8,12 +7,6 @@ import { StackedBars, type ChartSeries } from '../components/stacked-bars.js';
 import { Time } from '../components/time.js';
 import { hrefFor, runsHref } from '../router.js';
 import { useResource } from '../use-resource.js';
-
-/**
- * The overview reads nine endpoints at once: it polls once a minute, not every 15 s, so it stays
- * well inside the API's rate limit (docs/decisions.md#the-console-polls-only-the-visible-panel).
- */
-const OVERVIEW_POLL_MS = 60_000;
 
 const RUN_SERIES: ChartSeries[] = [
   { id: 'complete', label: 'complete' },
@@ -23,54 +16,32 @@ const RUN_SERIES: ChartSeries[] = [
   { id: 'pending', label: 'pending' },
 ];
 
-interface Overview {
-  status: Status;
-  running: RunPage;
-  pending: RunPage;
-  errors: RunPage;
-  hourly: HourlyRuns;
-  approvals: Approval[];
-  jobs: JobPage;
-  spend: HourlySpend;
-  costs: CostSummary;
-}
-
-async function loadOverview(): Promise<Overview> {
-  const runs = (query: Record<string, string | number>) => api<RunPage>('/runs', { query });
-  const [status, running, pending, errors, hourly, approvals, jobs, spend, costs] = await Promise.all([
-    api<Status>('/status'),
-    runs({ status: 'running', limit: 5 }),
-    runs({ status: 'pending', limit: 1 }),
-    runs({ status: 'error', limit: 5 }),
-    api<HourlyRuns>('/runs/hourly'),
-    pendingApprovals(),
-    api<JobPage>('/scheduler/jobs', { query: { limit: 200 } }),
-    api<HourlySpend>('/costs/hourly'),
-    api<CostSummary>('/costs/summary', { query: { limit: 100 } }),
-  ]);
-  return { status, running, pending, errors, hourly, approvals, jobs, spend, costs };
-}
+/**
+ * One request answers the whole overview, so it polls like every other panel
+ * (docs/decisions.md#the-console-polls-only-the-visible-panel).
+ */
+const loadOverview = () => api<Overview>('/overview');
 
 export function StatusPanel() {
-  const overview = useResource(loadOverview, [], OVERVIEW_POLL_MS);
+  const overview = useResource(loadOverview, []);
   return (
     <Panel title="Runtime status" intro="What the service is doing now and did in the last 24 hours.">
       <Loaded resource={overview}>
         {(o) => (
           <>
             <div class="overview">
-              <Figure label="Runs in flight" value={String(o.running.total + o.pending.total)}
-                note={`${o.running.total} running, ${o.pending.total} pending`} />
-              <Figure label="Approvals waiting" value={String(o.approvals.length)} href={hrefFor('approvals')} />
+              <Figure label="Runs in flight" value={String(o.runs.running + o.runs.pending)}
+                note={`${o.runs.running} running, ${o.runs.pending} pending`} />
+              <Figure label="Approvals waiting" value={String(o.pending_approvals)} href={hrefFor('approvals')} />
               <Figure label="Webhook queue" value={o.status.webhook_queue_depth === null ? 'off' : String(o.status.webhook_queue_depth)}
                 note={o.status.webhook_queue_depth === null ? 'the webhook channel is not enabled' : 'accepted messages waiting for their run'} />
-              <SpendToday spend={o.spend} costs={o.costs} />
+              <SpendToday spend={o.spend} />
             </div>
-            <RunsChart hourly={o.hourly} />
+            <RunsChart hourly={o.runs.hourly} />
             <div class="overview">
-              <RunList title="In flight" runs={o.running.runs} empty="Nothing is running." />
-              <RunList title="Recent errors" runs={o.errors.runs} empty="No run has failed." more={hrefFor('audit', { result: 'error' })} />
-              <NextFires jobs={o.jobs} />
+              <RunList title="In flight" runs={o.runs.in_flight} empty="Nothing is running." />
+              <RunList title="Recent errors" runs={o.runs.recent_errors} empty="No run has failed." more={hrefFor('audit', { result: 'error' })} />
+              <NextFires fires={o.next_fires} />
             </div>
             <h3>Service</h3>
             <dl class="facts">
@@ -100,18 +71,18 @@ function Figure({ label, value, note, href }: { label: string; value: string; no
 }
 
 /** Today is the console's own day (components/format.ts); the cap is per session, so the sessions at it are counted. */
-function SpendToday({ spend, costs }: { spend: HourlySpend; costs: CostSummary }) {
+function SpendToday({ spend }: { spend: Overview['spend'] }) {
   const today = localDay(Date.now());
-  const total = spend.hours.filter((h) => localDay(h.hour) === today).reduce((sum, h) => sum + h.cost_usd, 0);
-  const cap = costs.max_spend_usd;
-  const atCap = cap > 0 ? costs.sessions.filter((s) => s.cost_usd >= cap).length : 0;
+  const total = spend.hourly.hours.filter((h) => localDay(h.hour) === today).reduce((sum, h) => sum + h.cost_usd, 0);
+  const cap = spend.max_spend_usd;
+  const atCap = spend.sessions_at_cap;
   return (
     <Figure label="Spend today" value={formatUsd(total)} href={hrefFor('costs')}
       note={cap > 0 ? `cap ${formatUsd(cap)} per session; ${atCap} session${atCap === 1 ? '' : 's'} at or over it` : 'no per-session cap'} />
   );
 }
 
-function RunsChart({ hourly }: { hourly: HourlyRuns }) {
+function RunsChart({ hourly }: { hourly: Overview['runs']['hourly'] }) {
   const byHour = new Map<string, Map<string, number>>();
   for (const row of hourly.hours) {
     const values = byHour.get(row.hour) ?? new Map<string, number>();
@@ -142,15 +113,13 @@ function RunList({ title, runs, empty, more }: { title: string; runs: Run[]; emp
   );
 }
 
-function NextFires({ jobs }: { jobs: JobPage }) {
-  const next = jobs.jobs.filter((job) => job.state === 'active' && job.next_run_at !== null)
-    .sort((a, b) => (a.next_run_at! < b.next_run_at! ? -1 : 1)).slice(0, 3);
+function NextFires({ fires }: { fires: NextFire[] }) {
   return (
     <div class="card">
       <h3><a href={hrefFor('jobs')}>Next job fires</a></h3>
-      {next.length === 0 ? <p class="muted">No active job is due.</p> : (
+      {fires.length === 0 ? <p class="muted">No active job is due.</p> : (
         <ul class="cards">
-          {next.map((job) => <li key={job.id}>{job.name}: <Time iso={job.next_run_at} /></li>)}
+          {fires.map((fire) => <li key={fire.job_id}>{fire.name}: <Time iso={fire.next_run_at} /></li>)}
         </ul>
       )}
     </div>

@@ -1,7 +1,7 @@
 import { errorSchema, ok, okSchema } from '../../../listener/envelope.js';
 import { hourlySinceParam, limitParam, parseHourlySince, parseLimit, parseOffset } from '../../query.js';
 import type { ResourcePlugin } from '../context.js';
-import { hourlySchema } from '../schemas.js';
+import { spendHourlySchema } from '../schemas.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 100;
@@ -67,7 +67,7 @@ export const costsPlugin: ResourcePlugin<'agent'> = async (app, ctx) => {
       tags: ['costs'],
       querystring: { type: 'object', properties: { since: hourlySinceParam } },
       response: {
-        200: okSchema(hourlySchema({ provider: { type: 'string' }, model: { type: 'string' }, calls: { type: 'integer' }, cost_usd: { type: 'number' } })),
+        200: okSchema(spendHourlySchema),
         400: errorSchema,
       },
     },

@@ -3,10 +3,10 @@ import { ApiError } from '../../../listener/errors.js';
 import { hourlySinceParam, parseHourlySince, parseLimit } from '../../query.js';
 import { auditBusy } from '../busy-audit.js';
 import type { ResourcePlugin } from '../context.js';
-import { hourlySchema, idParams, turnBodySchema } from '../schemas.js';
+import { idParams, runSchema, runsHourlySchema, turnBodySchema } from '../schemas.js';
 import { eventRoutes } from './events.js';
 import { parseRunListQuery, refuseCrossSessionParams, runListQuerySchema, runListResponseSchema, SESSION_LIST } from './list.js';
-import { runSchema, runWithTraceSchema } from './schemas.js';
+import { runWithTraceSchema } from './schemas.js';
 
 /** Background runs: status values and the cancel endpoint (docs/resources.md#runs). */
 export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingIntervalMs' | 'metrics'> = async (app, ctx) => {
@@ -63,7 +63,7 @@ export const runsPlugin: ResourcePlugin<'agent' | 'audit' | 'openapi' | 'pingInt
       tags: ['runs'],
       querystring: { type: 'object', properties: { since: hourlySinceParam } },
       response: {
-        200: okSchema(hourlySchema({ status: { type: 'string' }, runs: { type: 'integer' } })),
+        200: okSchema(runsHourlySchema),
         400: errorSchema,
       },
     },

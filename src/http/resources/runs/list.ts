@@ -2,8 +2,7 @@ import { invalidField } from '../../../listener/errors.js';
 import { parseAuditTimestamp } from '../../../storage/ports/audit-query.js';
 import { RUN_SOURCES, RUN_TOTAL_CAP, STORED_RUN_STATUSES, type RunListQuery, type RunSource, type RunStatus } from '../../../storage/ports/runs.js';
 import { limitParam, parseLimit, parseOffset } from '../../query.js';
-import { MAX_ID_CHARS } from '../schemas.js';
-import { runSchema } from './schemas.js';
+import { MAX_ID_CHARS, runSchema } from '../schemas.js';
 
 /** A session's runs (with session_id): as before the list across sessions existed. */
 export const SESSION_LIST = { fallback: 20, max: 100 } as const;

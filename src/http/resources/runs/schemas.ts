@@ -1,32 +1,5 @@
-/** JSON schemas of the runs resource: a run, and the events of its stream. */
-import { costSchema, nullableString, timestamp } from '../schemas.js';
-
-export const runSchema = {
-  type: 'object',
-  required: [
-    'run_id', 'session_id', 'message', 'status', 'provider', 'resolved_provider', 'created_at', 'started_at',
-    'finished_at', 'response', 'error', 'tools_used', 'cost', 'source', 'job_id', 'model', 'first_token_at',
-  ],
-  properties: {
-    run_id: { type: 'string' },
-    session_id: { type: 'string' },
-    message: { type: 'string', description: 'what the run was asked (secret-censored)' },
-    status: { type: 'string', enum: ['pending', 'running', 'waiting_approval', 'complete', 'error', 'cancelled'] },
-    provider: { ...nullableString, description: 'provider named in the request, or null' },
-    resolved_provider: { ...nullableString, description: 'provider that answers' },
-    created_at: timestamp,
-    started_at: { type: ['string', 'null'] },
-    finished_at: { type: ['string', 'null'] },
-    response: { ...nullableString, description: 'final answer (secret-censored) once complete' },
-    error: nullableString,
-    tools_used: { type: 'array', items: { type: 'string' } },
-    cost: costSchema,
-    source: { type: 'string', enum: ['api', 'job', 'webhook', 'discord'], description: 'what started the run' },
-    job_id: { ...nullableString, description: 'the scheduled job whose fire this run is (source job), else null' },
-    model: { ...nullableString, description: 'the model that answered the run\'s last provider call, as the provider reported it; stored with the run\'s end (null before, except on the replica executing it)' },
-    first_token_at: { ...nullableString, description: 'ISO 8601: when the provider\'s first answer came; stored with the run\'s end (null before, except on the replica executing it)' },
-  },
-} as const;
+/** JSON schemas of the runs resource: a run's trace, and the events of its stream. */
+import { costSchema, nullableString, runSchema, timestamp } from '../schemas.js';
 
 const nullableTimestamp = { type: ['string', 'null'], description: 'ISO 8601 UTC with milliseconds, or null' } as const;
 const approvalStatus = { type: 'string', enum: ['pending', 'allowed', 'denied'] } as const;

@@ -1,6 +1,7 @@
 import { ok, okSchema } from '../../../listener/envelope.js';
 import { ApiError } from '../../../listener/errors.js';
 import type { Dependency, ResourcePlugin } from '../context.js';
+import { statusSchema } from '../schemas.js';
 
 const DEPENDENCY_NAMES: Record<Dependency, string> = { database: 'the database', redis: 'Redis' };
 
@@ -52,24 +53,7 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
       operationId: 'getStatus',
       tags: ['system'],
       response: {
-        200: okSchema({
-          type: 'object',
-          required: ['version', 'uptime_s', 'providers_available', 'default_provider', 'tool_count', 'session_count', 'memory', 'webhook_queue_depth'],
-          properties: {
-            version: { type: 'string' },
-            uptime_s: { type: 'number' },
-            providers_available: { type: 'array', items: { type: 'string' } },
-            default_provider: { type: 'string' },
-            tool_count: { type: 'integer' },
-            session_count: { type: 'integer' },
-            memory: {
-              type: 'object',
-              required: ['present', 'turn_count'],
-              properties: { present: { type: 'boolean' }, turn_count: { type: 'integer' } },
-            },
-            webhook_queue_depth: { type: ['integer', 'null'], description: 'accepted webhook messages waiting for their run; null when the webhook channel is off' },
-          },
-        }),
+        200: okSchema(statusSchema),
       },
     },
   }, async () => ok(await ctx.status()));
