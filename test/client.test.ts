@@ -177,6 +177,7 @@ describe('the typed client against a running service', () => {
     expect(await eventsOf(client, run.run_id, 4)).toEqual([]);
     expect((await client.get('/api/v1/runs/{id}', { params: { path: { id: run.run_id } } })).status).toBe('complete');
     expect((await client.get('/api/v1/runs', { params: { query: { session_id: run.session_id } } })).runs.map((r) => r.run_id)).toEqual([run.run_id]);
+    expect((await client.get('/api/v1/overview')).runs.running).toBe(0);
     expect((await client.get('/api/v1/runs/hourly')).hours.filter((h) => h.status === 'complete').reduce((sum, h) => sum + h.runs, 0)).toBeGreaterThanOrEqual(1);
     // A run the slow provider keeps busy is cancelled.
     llm.enqueue({ text: 'too late', delayMs: 10_000 });
