@@ -48,6 +48,8 @@ describe('approvals in the console', () => {
     expect(await p.locator('.waiting').textContent()).toContain('calculator {"expression":"2+3"}');
     const runId = (await p.locator('.run .mono').first().textContent())!;
     const approval = await pendingFor(runId);
+    // The run followed in Ask says it waits: the badge counts it at once, well before its next 15 s poll.
+    await approvalsLink(p).locator('[data-pending-approvals="1"]').waitFor({ timeout: 5_000 });
 
     // The badge counts what waits (read when the console opens, and again after each decision).
     await p.reload();

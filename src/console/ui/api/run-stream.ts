@@ -1,4 +1,5 @@
 import { API_PREFIX } from './client.js';
+import { APPROVALS_CHANGED } from './approvals.js';
 import type { Cost, RunRecord } from './types.js';
 
 /** A run as the console shows it, built up from its event stream (docs/api.md#run-event-stream). */
@@ -113,6 +114,8 @@ export function followRun(runId: string, update: Update, onClosed: () => void): 
   for (const [name, handler] of Object.entries(HANDLERS)) {
     source.addEventListener(name, (event) => {
       update(handler(data(event)));
+      // The nav's pending count is read again at once when a run followed here starts or stops waiting.
+      if (name === 'approval.request' || name === 'approval.result') window.dispatchEvent(new Event(APPROVALS_CHANGED));
       if (TERMINAL.has(name)) close();
     });
   }
