@@ -364,11 +364,11 @@ describe('failures', () => {
     await openPanel(p, 'Providers');
     expect(await p.locator('.panel .error').textContent()).toBe('Internal server error');
     // An answer the panel cannot make sense of is reported in its place, the rest still works.
-    await p.route('**/api/v1/status', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"status":"ok","data":{}}' }));
+    await p.route('**/api/v1/overview', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"status":"ok","data":{}}' }));
     await openPanel(p, 'Tools');
     await p.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: 'Status' }).click();
     expect(await p.getByRole('alert').textContent()).toMatch(/^This panel could not be shown: /);
-    await p.unroute('**/api/v1/status');
+    await p.unroute('**/api/v1/overview');
     await openPanel(p, 'Costs');
     expect(await p.locator('#panel-title').textContent()).toBe('Costs');
   });
