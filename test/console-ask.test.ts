@@ -74,7 +74,8 @@ describe('ask as a conversation', () => {
     const p = await page();
     await openPanel(p, 'Ask');
     // The empty choice names the provider that answers when none is chosen.
-    expect(await p.locator('#ask-provider option[value=""]').textContent()).toBe('the default (offline)');
+    // (filled in once GET /providers answered: polled, not read once)
+    await expect.poll(() => p.locator('#ask-provider option[value=""]').textContent()).toBe('the default (offline)');
 
     await ask(p, 'show me some code', 'openai');
     await p.locator('[data-run-state="complete"]').waitFor();

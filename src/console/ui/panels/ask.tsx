@@ -128,6 +128,8 @@ export function AskPanel({ params }: { params: URLSearchParams }) {
     setSessionId(null);
     setTurns([]);
     setRuns([]);
+    // Forgotten now, not after the next paint: a reload right after the click must not bring it back.
+    rememberSession(null);
   };
   const sendOnShortcut = (event: KeyboardEvent) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
