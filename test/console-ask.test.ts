@@ -4,7 +4,7 @@ import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, finishedRun, json, postJson, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, type AxeViolation } from './helpers/browser.js';
+import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, untilLoaded, type AxeViolation } from './helpers/browser.js';
 
 /**
  * Ask as a conversation and the Runs panel, in a real Chromium against a real agentd. The offline
@@ -273,7 +273,7 @@ describe('ask and runs at desktop and phone width', () => {
       ];
       for (const [name, open] of views) {
         await open();
-        await p.getByText('Loading…').waitFor({ state: 'detached' });
+        await untilLoaded(p);
         await screenshot(p, `${name}-${width}`);
         found.push(...(await seriousAxeViolations(p)).map((v) => ({ ...v, where: `${name} (${width})` })));
         expect(await inPage<number>(p, 'document.documentElement.scrollWidth'), `${name} is wider than the screen`).toBeLessThanOrEqual(viewport.width);

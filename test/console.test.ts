@@ -4,7 +4,7 @@ import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { postJson } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, signIn, type AxeViolation } from './helpers/browser.js';
+import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, signIn, untilLoaded, type AxeViolation } from './helpers/browser.js';
 
 /**
  * The operator console in a real Chromium against a real agentd: the offline provider answers,
@@ -433,7 +433,7 @@ describe('every panel', () => {
       for (const label of labels) {
         await openPanel(p, label);
         await showContent[label]?.(p);
-        await p.getByText('Loading…').waitFor({ state: 'detached' });
+        await untilLoaded(p);
         const name = label.toLowerCase().replace(/\s+/g, '-');
         await screenshot(p, `${name}-${width}`);
         found.push(...(await seriousAxeViolations(p)).map((v) => ({ ...v, panel: `${label} (${width})` })));

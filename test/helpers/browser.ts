@@ -47,6 +47,11 @@ export async function openPanel(page: Page, label: string): Promise<void> {
   await page.locator('#panel-title').waitFor();
 }
 
+/** Waits until no part of the panel still says "Loading…" (a panel may load several parts at once). */
+export async function untilLoaded(page: Page): Promise<void> {
+  await page.waitForFunction(`![...document.querySelectorAll('p.muted')].some((p) => p.textContent === 'Loading…')`);
+}
+
 /**
  * The value of `expression` evaluated in the page (awaited when it is a promise). Page code is
  * given as text: the tests compile for Node, without the browser's globals.
