@@ -49,7 +49,8 @@ export async function openPanel(page: Page, label: string): Promise<void> {
 
 /** Waits until no part of the panel still says "Loading…" (a panel may load several parts at once). */
 export async function untilLoaded(page: Page): Promise<void> {
-  await page.waitForFunction(`![...document.querySelectorAll('p.muted')].some((p) => p.textContent === 'Loading…')`);
+  // `first()` is detached only when no element matches at all.
+  await page.getByText('Loading…', { exact: true }).first().waitFor({ state: 'detached' });
 }
 
 /**
