@@ -1,8 +1,11 @@
 /**
  * Payloads of the API endpoints the console reads (docs/resources.md). Where the
  * service declares a payload's type in a module free of server code, that type is used (erased
- * from the bundle); the rest are declared here.
+ * from the bundle); the run record comes from the OpenAPI document's generated types; the rest are
+ * declared here.
  */
+import type { operations } from '../../../client/openapi-types.js';
+
 export type { ApiSession } from '../../../storage/ports/sessions.js';
 export type { ApprovalRecord as Approval, OperatorDecision } from '../../../storage/ports/approvals.js';
 export type { ChainedAuditEvent as AuditEvent, AuditFacetField, AuditPage } from '../../../storage/ports/audit.js';
@@ -94,54 +97,8 @@ export interface HourlySpend {
   hours: { hour: string; provider: string; model: string; calls: number; cost_usd: number }[];
 }
 
-/** A run record (GET /runs/{id}, docs/resources.md#runs). The trace fields are absent on services that do not record them. */
-export interface RunRecord {
-  run_id: string;
-  session_id: string;
-  message: string;
-  status: string;
-  provider: string | null;
-  resolved_provider: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  response: string | null;
-  error: string | null;
-  tools_used: string[] | null;
-  cost: Cost | null;
-  source: string;
-  job_id: string | null;
-  model?: string | null;
-  first_token_at?: string | null;
-  trace?: RunTrace | null;
-}
-
-export interface RunTrace {
-  steps?: TraceStep[];
-  approvals?: TraceApproval[];
-  timings?: Partial<Record<'queued_at' | 'started_at' | 'first_token_at' | 'finished_at', string | null> & Record<'queue_ms' | 'total_ms', number | null>>;
-}
-
-export interface TraceStep {
-  call_id: string;
-  tool: string;
-  arguments: unknown;
-  started_at?: string | null;
-  finished_at?: string | null;
-  duration_ms?: number | null;
-  is_error?: boolean;
-  result_preview?: string | null;
-  result_truncated?: boolean;
-  error?: string | null;
-  approval?: { approval_id: string; status: string; decided_by?: string | null; decided_at?: string | null } | null;
-}
-
-export interface TraceApproval {
-  approval_id: string;
-  kind: string;
-  subject: string;
-  status: string;
-  created_at: string;
-  decided_at?: string | null;
-  decided_by?: string | null;
-}
+/** A run record with its trace (GET /runs/{id}, docs/resources.md#runs), as the OpenAPI document declares it. */
+export type RunRecord = operations['getRun']['responses'][200]['content']['application/json']['data'];
+export type RunTrace = NonNullable<RunRecord['trace']>;
+export type TraceStep = RunTrace['steps'][number];
+export type TraceApproval = RunTrace['approvals'][number];
