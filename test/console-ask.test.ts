@@ -1,16 +1,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
-import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, finishedRun, json, postJson, startRun } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, untilLoaded, type AxeViolation } from './helpers/browser.js';
+import { DESKTOP, inPage, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, untilLoaded, type AxeViolation } from './helpers/browser.js';
+import { startConsoleApp, type ConsoleApp } from './helpers/console-app.js';
 
 /**
  * Ask as a conversation and the Runs panel, in a real Chromium against a real agentd. The offline
  * provider is the default; `openai` is a fake OpenAI server on 127.0.0.1 that answers what each
  * test queues (Markdown with hostile parts, or a reply that takes a minute, to be stopped).
  */
+let app: ConsoleApp;
 let browser: Browser;
 let t: TestApp;
 let scripted: FakeLlmServer;
@@ -18,25 +19,13 @@ const pages: Page[] = [];
 
 beforeAll(async () => {
   // Streamed answers come in pieces of 8 characters, 60 ms apart: slow enough to watch them grow.
-  scripted = await startFakeOpenAI({ chunkDelayMs: 60 });
-  t = await startTestApp({
-    env: { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' },
-    config: {
-      providers: {
-        default: 'offline',
-        openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: scripted.baseUrl },
-      },
-      network: { allowed_hosts: [scripted.host] },
-    },
-  });
-  browser = await launchChromium();
+  app = await startConsoleApp({ upstream: { chunkDelayMs: 60 } });
+  ({ t, browser, upstream: scripted } = app);
 }, 60_000);
 
 afterAll(async () => {
   for (const p of pages) await p.context().close().catch(() => {});
-  await browser?.close();
-  await t?.close();
-  await scripted?.close();
+  await app?.close();
 });
 
 async function page(viewport = DESKTOP): Promise<Page> {

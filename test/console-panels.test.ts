@@ -1,10 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeLlmServer } from './fakes/fake-llm-server.js';
-import { startFakeOpenAI } from './fakes/openai-server.js';
 import { eventually, finishedRun, json, postJson, startRun } from './helpers/agent.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
-import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signIn } from './helpers/browser.js';
+import type { TestApp } from './helpers/app.js';
+import { DESKTOP, inPage, openPanel, PHONE, screenshot, seriousAxeViolations, signIn } from './helpers/browser.js';
+import { startConsoleApp, type ConsoleApp } from './helpers/console-app.js';
 
 /**
  * The console's overview, Costs, Sessions, Jobs and Audit panels doing their real tasks in a real
@@ -13,32 +13,20 @@ import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousA
  */
 const ZONE = 'Asia/Kolkata';
 const CAP = 0.01;
+let app: ConsoleApp;
 let browser: Browser;
 let t: TestApp;
 let upstream: FakeLlmServer;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  upstream = await startFakeOpenAI();
-  t = await startTestApp({
-    env: { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' },
-    config: {
-      max_spend_usd: CAP,
-      providers: {
-        default: 'offline',
-        openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: upstream.baseUrl, price: { input_per_mtok: 0.5, output_per_mtok: 0 } },
-      },
-      network: { allowed_hosts: [upstream.host] },
-    },
-  });
-  browser = await launchChromium();
+  app = await startConsoleApp({ config: { max_spend_usd: CAP }, openai: { price: { input_per_mtok: 0.5, output_per_mtok: 0 } } });
+  ({ t, browser, upstream } = app);
 }, 60_000);
 
 afterAll(async () => {
   for (const p of pages) await p.context().close().catch(() => {});
-  await browser?.close();
-  await t?.close();
-  await upstream?.close();
+  await app?.close();
 });
 
 async function page(viewport = DESKTOP): Promise<Page> {
