@@ -214,8 +214,12 @@ describe('GET /metrics', () => {
       expect(chat.status).toBe(200);
       await json(chat);
     }
+    // Audit events may still be landing: the gauge is read between two readings of the file's pages.
+    const low = pages();
     const after = sample(await scrape(t), 'agentd_database_size_bytes');
+    const high = pages();
     expect(after).toBeGreaterThan(before);
-    expect(after).toBe(pages());
+    expect(after).toBeGreaterThanOrEqual(low);
+    expect(after).toBeLessThanOrEqual(high);
   });
 });
