@@ -180,7 +180,7 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three a
     const refusals = await Promise.all(Array.from({ length: 60 }, (_, n) =>
       replicas.request(n % replicas.size, '/api/v1/health', { headers: { authorization: 'Bearer not-the-key' } })));
     expect(refusals.map((r) => r.status)).toEqual(Array(60).fill(401));
-    await eventually(async () => (await total()) === before + 60);
+    await eventually(async () => (await total()) === before + 60, 30_000);
     const { status, output } = verifyAudit(replicas.homes[C]!);
     expect(output.trim()).toBe(`audit chain ok: ${before + 60} events verified`);
     expect(status).toBe(0);
@@ -196,7 +196,7 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three a
       const breaks = listed.slice(0, -1).filter((event, n) => event.prev_hash !== listed[n + 1]!.hash);
       expect(breaks).toEqual([]);
     }
-  });
+  }, 60_000);
 
   it('runs every webhook message once, also those a replica accepted just before it was killed', async () => {
     // Runs take a second, so the replica dies holding messages it accepted and claimed but did not run.
