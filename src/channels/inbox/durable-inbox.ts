@@ -213,9 +213,10 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
         this.held.delete(message.runId);
         // The sender's next message may run now: a store of one process claimed it in the same
         // commit; a shared one leaves it to the next claim.
-        if (this.options.store.sharedByReplicas) void this.pull();
+        if (this.options.store.sharedByReplicas) return void this.pull();
         // Should its run check fail, a claim takes it again (and retries while the store fails).
-        else if (next) this.offer(next).then((queued) => queued && this.wake?.(), () => void this.pull());
+        // Part of `marked`: stopping waits for it too.
+        if (next) return this.offer(next).then((queued) => void (queued && this.wake?.()), () => void this.pull());
       },
       (error: unknown) => {
         // The run exists: the next claim finds it (this runner's own claim included) and marks it then.
