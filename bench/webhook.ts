@@ -32,7 +32,7 @@ export function webhookScenario(): Promise<ScenarioResult> {
   return ratioScenario({
     scenario: 'webhook: signed 1 KiB POST → 202 vs bare node:http doing the same required work (body, HMAC, JSON parse)',
     label: 'webhook',
-    minRatio: 0.8,
+    minRatio: 0.85,
     subject: () => startWebhookChild(CHILD_ARG),
     baseline: () => startChildServer('bare-webhook', { secret: SECRET }),
     requests: (webhook, bare) => [

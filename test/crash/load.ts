@@ -22,6 +22,8 @@ export interface Target {
 }
 
 let counter = 0;
+/** Concurrent posts of each webhook worker. */
+const WEBHOOK_BURST = 4;
 /** A question the offline provider answers, made unique so it can be found in the store. */
 const question = (kind: string) => `what is ${++counter}+1? ${kind}-${randomUUID().slice(0, 8)}`;
 
@@ -32,22 +34,26 @@ const question = (kind: string) => `what is ${++counter}+1? ${kind}-${randomUUID
  */
 export async function driveLoad(target: Target, acked: Acknowledged, signal: AbortSignal): Promise<void> {
   const auth = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
-  const webhookWorker = async (sender: string) => {
-    while (!signal.aborted) {
-      const prompt = question('webhook');
-      const body = JSON.stringify({ prompt, sender });
-      const signature = `sha256=${createHmac('sha256', target.secret).update(body).digest('hex')}`;
-      const requestId = randomUUID();
-      const client = `10.${counter % 250}.${Math.floor(counter / 250) % 250}.${1 + (counter % 7)}`;
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const response = await fetch(target.webhook, {
-          method: 'POST', body, signal,
-          headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-request-id': requestId, 'x-forwarded-for': client },
-        }).catch(() => null);
-        if (response?.status === 202 && attempt === 0) acked.webhook.push({ sender, prompt });
-        await response?.arrayBuffer().catch(() => undefined);
-      }
+  /** One message, sent twice with the same X-Request-Id; recorded when the first send got 202. */
+  const postWebhook = async (sender: string) => {
+    const prompt = question('webhook');
+    const body = JSON.stringify({ prompt, sender });
+    const signature = `sha256=${createHmac('sha256', target.secret).update(body).digest('hex')}`;
+    const requestId = randomUUID();
+    const client = `10.${counter % 250}.${Math.floor(counter / 250) % 250}.${1 + (counter % 7)}`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const response = await fetch(target.webhook, {
+        method: 'POST', body, signal,
+        headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-request-id': requestId, 'x-forwarded-for': client },
+      }).catch(() => null);
+      if (response?.status === 202 && attempt === 0) acked.webhook.push({ sender, prompt });
+      await response?.arrayBuffer().catch(() => undefined);
     }
+  };
+  // Bursts of concurrent posts from one sender: several messages land in one group commit, and
+  // the sender's later ones wait behind the first (claimed as it starts).
+  const webhookWorker = async (sender: string) => {
+    while (!signal.aborted) await Promise.all(Array.from({ length: WEBHOOK_BURST }, () => postWebhook(sender)));
   };
   /** POSTs `{message}` to `path` in a loop; `record` keeps what an answer with `status` acknowledged. */
   const apiWorker = async (path: string, status: number, record: (data: Record<string, string>, message: string) => void) => {

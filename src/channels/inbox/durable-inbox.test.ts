@@ -21,7 +21,7 @@ function countingStore(shared = false) {
     sharedByReplicas: shared,
     accept: (message, rules) => inner.accept(message, rules),
     waiting: (channel, limit) => inner.waiting(channel, limit),
-    markStarted: (runId) => inner.markStarted(runId),
+    markStarted: (runId, next) => inner.markStarted(runId, next),
     claim: (channel, claim) => {
       claims++;
       return inner.claim(channel, claim);
@@ -51,6 +51,29 @@ describe('DurableInbox', () => {
     inbox.settled(first);
     await expect.poll(() => wakes).toBe(2);
     expect(inbox.receive()?.content).toBe('two');
+    await inbox.stopClaiming();
+  });
+
+  it('on a store of its own, queues an accepted message and its sender\'s next one without a separate claim', async () => {
+    const { store, claims } = countingStore();
+    // A lease of a minute: no renewal falls within the test.
+    const inbox = new DurableInbox({ channel: 'webhook', store, owner: 'local', runExists: async () => false, log: createMemoryLogger(), leaseMs: 60_000 });
+    let wakes = 0;
+    inbox.listen(() => wakes++);
+    inbox.startClaiming();
+    const accepted = await Promise.all(['one', 'two', 'three'].map((content, i) => inbox.accept(message('a', content), `r${i}`)));
+    expect(accepted).toEqual(['queued', 'queued', 'queued']);
+    expect(await inbox.accept(message('b', 'other'), 'r9')).toBe('queued');
+    let first = inbox.receive()!;
+    expect([first.content, inbox.receive()?.content, inbox.receive()]).toEqual(['one', 'other', undefined]);
+    for (const next of ['two', 'three']) {
+      const woken = wakes;
+      inbox.settled(first);
+      await expect.poll(() => wakes).toBe(woken + 1);
+      first = inbox.receive()!;
+      expect(first.content).toBe(next);
+    }
+    expect(claims()).toBe(0);
     await inbox.stopClaiming();
   });
 

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.js';
 import { RunAgain } from '../../util/run-again.js';
 import { newId } from '../../security/ids/tokens.js';
 import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
-import type { InboxStore } from '../../storage/ports/inbox.js';
+import type { InboxClaim, InboxMessage, InboxStore } from '../../storage/ports/inbox.js';
 
 /** How long a sender's X-Request-Id catches a repeat of the same message. */
 export const DUPLICATE_WINDOW_DAYS = 1;
@@ -170,13 +170,20 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
         now: new Date(now).toISOString(),
         pruneBefore: new Date(now - SIGNATURE_PRUNE_MARGIN_MS).toISOString(),
       },
+      claim: this.claimTerms(now),
     });
     this.accepting.add(stored);
     try {
       const outcome = await stored;
-      // Committed: the sender hears 202 now; the message runs once claimed (by this runner, unless
-      // its sender has earlier messages waiting).
-      if (outcome === 'queued') void this.pull();
+      // Committed: the sender hears 202 now. A message claimed in that commit runs at once; any
+      // other waits behind its sender's earlier ones: a store of one process claims it as the
+      // previous one starts (`settled`), a shared one when this runner claims next.
+      if (outcome === 'claimed') {
+        this.hold({ content: message.content, sender: message.sender, runId, metadata: message.metadata });
+        this.wake?.();
+        return 'queued';
+      }
+      if (outcome === 'queued' && this.options.store.sharedByReplicas) void this.pull();
       return outcome;
     } finally {
       this.accepting.delete(stored);
@@ -201,11 +208,15 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
   }
 
   settled(message: QueuedMessage): void {
-    const marked = this.options.store.markStarted(message.runId).then(
-      () => {
+    const marked = this.options.store.markStarted(message.runId, this.claimTerms(this.now())).then(
+      (next) => {
         this.held.delete(message.runId);
-        // The sender's next message may be claimed now.
-        void this.pull();
+        // The sender's next message may run now: a store of one process claimed it in the same
+        // commit; a shared one leaves it to the next claim.
+        if (this.options.store.sharedByReplicas) return void this.pull();
+        // Should its run check fail, a claim takes it again (and retries while the store fails).
+        // Part of `marked`: stopping waits for it too.
+        if (next) return this.offer(next).then((queued) => void (queued && this.wake?.()), () => void this.pull());
       },
       (error: unknown) => {
         // The run exists: the next claim finds it (this runner's own claim included) and marks it then.
@@ -275,29 +286,47 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     this.renewal.unref();
   }
 
+  /** This runner's claim from `now`, for the store. */
+  private claimTerms(now: number): InboxClaim {
+    return { owner: this.options.owner, now: new Date(now).toISOString(), until: new Date(now + this.leaseMs).toISOString(), limit: this.capacity };
+  }
+
+  /**
+   * A message this runner claimed: queued for the dispatcher (true) unless it is queued already,
+   * waits for its retry, or its run exists.
+   */
+  private async offer(message: InboxMessage): Promise<boolean> {
+    if (this.held.has(message.run_id)) return false;
+    const retryAt = this.retryAt.get(message.run_id);
+    if (retryAt !== undefined && retryAt > this.now()) return false;
+    this.retryAt.delete(message.run_id);
+    if (await this.options.runExists(message.run_id)) {
+      // Its run was created by a runner that stopped before saying so: the sender's next one may go.
+      await this.options.store.markStarted(message.run_id);
+      void this.pull();
+      return false;
+    }
+    // Claimed twice meanwhile (a claim ran while the run check waited): queued once.
+    if (this.held.has(message.run_id)) return false;
+    this.hold({ content: message.content, sender: message.sender, runId: message.run_id, metadata: message.metadata });
+    return true;
+  }
+
+  /** Queues a message this runner claimed; its claim is renewed while it is held. */
+  private hold(message: QueuedMessage): void {
+    this.held.add(message.runId);
+    this.queue.push(message);
+    if (this.renewal === null) this.scheduleClaim();
+  }
+
   /** Claims (and so renews) what this runner may run; new messages go to the queue, and the dispatcher is woken. */
   private async claim(): Promise<void> {
-    const { store, channel, owner, runExists, log } = this.options;
+    const { store, channel, log } = this.options;
     let queued = false;
     try {
-      const now = this.now();
-      const claimed = await store.claim(channel, {
-        owner, now: new Date(now).toISOString(), until: new Date(now + this.leaseMs).toISOString(), limit: this.capacity,
-      });
+      const claimed = await store.claim(channel, this.claimTerms(this.now()));
       for (const message of claimed) {
-        if (this.held.has(message.run_id)) continue;
-        const retryAt = this.retryAt.get(message.run_id);
-        if (retryAt !== undefined && retryAt > this.now()) continue;
-        this.retryAt.delete(message.run_id);
-        if (await runExists(message.run_id)) {
-          // Its run was created by a runner that stopped before saying so: the sender's next one may go.
-          await store.markStarted(message.run_id);
-          void this.pull();
-          continue;
-        }
-        this.held.add(message.run_id);
-        this.queue.push({ content: message.content, sender: message.sender, runId: message.run_id, metadata: message.metadata });
-        queued = true;
+        if (await this.offer(message)) queued = true;
       }
       if (this.failing) log.info(`${channel}: claiming messages works again`);
       this.failing = false;

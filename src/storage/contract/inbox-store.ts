@@ -211,6 +211,21 @@ export function describeInboxStore(backend: string, open: OpenInboxStore): void 
         expect(await claim(second, 'r2', 1)).toEqual(['run_2']);
       });
 
+      it('claims a message as it is stored, and a sender\'s next one as the previous starts, on a store of one process only', async () => {
+        const terms = (owner: string, at: number) => ({ owner, now: T(at), until: T(at + 30), limit: 10 });
+        const own = !inbox.sharedByReplicas;
+        expect(await inbox.accept(message(1), { ...RULES, claim: terms('r1', 0) })).toBe(own ? 'claimed' : 'queued');
+        // Behind its sender's first one: stored, not claimed.
+        expect(await inbox.accept(message(2), { ...RULES, claim: terms('r1', 0) })).toBe('queued');
+        expect(await claim(second, 'r2', 1)).toEqual(own ? [] : ['run_1']);
+        const next = await inbox.markStarted('run_1', terms('r1', 2));
+        if (own) expect(next && { ...next, id: 0 }).toEqual({ ...message(2), id: 0 });
+        else expect(next).toBeUndefined();
+        // Held by r1 until 32 on a store of one process.
+        expect(await claim(second, 'r2', 3)).toEqual(own ? [] : ['run_2']);
+        expect(await claim(second, 'r2', 33)).toEqual(['run_2']);
+      });
+
       it('respects the limit', async () => {
         for (let i = 1; i <= 5; i++) await inbox.accept(message(i, { sender: `s${i}` }), RULES);
         expect(await claim(inbox, 'r1', 0, 2)).toEqual(['run_1', 'run_2']);

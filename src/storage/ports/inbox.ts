@@ -31,12 +31,13 @@ export interface InboxMessage extends Omit<NewInboxMessage, 'body_digest'> {
 
 /**
  * - `queued`: stored (and its signature recorded).
+ * - `claimed`: as `queued`, and claimed by the rules' `claim` in the same commit.
  * - `duplicate`: the sender's `request_id` was accepted before with the same content; nothing stored.
  * - `conflict`: the sender's `request_id` was accepted before with other content; nothing stored.
  * - `replay`: the signature was accepted before and has not expired; nothing stored.
  * - `full`: the channel has `capacity` messages waiting; nothing stored.
  */
-export type InboxAcceptOutcome = 'queued' | 'duplicate' | 'conflict' | 'replay' | 'full';
+export type InboxAcceptOutcome = 'queued' | 'claimed' | 'duplicate' | 'conflict' | 'replay' | 'full';
 
 /** A signed request's signature, kept so the same signed request is accepted once. */
 export interface SignatureRecord {
@@ -66,6 +67,13 @@ export interface InboxAcceptRules {
    * stored exactly when its signature is recorded, whatever number of replicas receive it at once.
    */
   signature?: SignatureRecord;
+  /**
+   * The runner that accepts it: a store of one process (`sharedByReplicas` false) claims the
+   * message for it in the same commit when it may run at once (its sender has nothing else
+   * waiting), and answers `claimed`, sparing a separate claim per message. A store shared by
+   * replicas may ignore it: `claim` then takes the message as usual.
+   */
+  claim?: InboxClaim;
 }
 
 /** A runner taking messages to run: which runner, and until when its claim holds. */
@@ -95,8 +103,13 @@ export interface InboxStore {
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome>;
   /** Waiting messages of the channel, oldest first, at most `limit`. */
   waiting(channel: string, limit: number): Promise<InboxMessage[]>;
-  /** The message's run exists, or it will never run: it stops waiting and its text is erased. */
-  markStarted(runId: string): Promise<void>;
+  /**
+   * The message's run exists, or it will never run: it stops waiting and its text is erased. With
+   * `next`, a store of one process also claims, in the same commit, the sender's next waiting
+   * message for `next.owner` when it is free (as `claim` would) and returns it; a store shared by
+   * replicas returns nothing (there the next one waits for this run's end, and `claim` takes it).
+   */
+  markStarted(runId: string, next?: InboxClaim): Promise<InboxMessage | void>;
   /**
    * Takes the channel's messages that may run now, oldest first: a waiting message that is the
    * oldest waiting one of its sender (so a sender's messages run in order, the next once the

@@ -38,12 +38,18 @@ export class SqliteInboxStore implements InboxStore {
           SELECT id FROM channel_signatures WHERE expires_at < ? ORDER BY expires_at LIMIT ?)`),
       waitingCount: db.prepare('SELECT count(*) FROM channel_inbox WHERE channel = ? AND waiting = 1').pluck(),
       insert: db.prepare(`INSERT INTO channel_inbox
-        (channel, sender, content, metadata, received_at, request_id, run_id, body_digest)
-        VALUES (@channel, @sender, @content, @metadata, @received_at, @request_id, @run_id, @body_digest)`),
+        (channel, sender, content, metadata, received_at, request_id, run_id, body_digest, claimed_by, claimed_until)
+        VALUES (@channel, @sender, @content, @metadata, @received_at, @request_id, @run_id, @body_digest, @claimed_by, @claimed_until)`),
+      senderWaits: db.prepare('SELECT 1 FROM channel_inbox WHERE channel = ? AND sender = ? AND waiting = 1 LIMIT 1').pluck(),
       waiting: db.prepare(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id
         FROM channel_inbox WHERE channel = ? AND waiting = 1 ORDER BY id LIMIT ?`),
       // The run keeps its own (censored) copy of the text; this one is no longer needed.
-      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ? AND waiting = 1 RETURNING channel`).pluck(),
+      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ? AND waiting = 1 RETURNING channel, sender`),
+      // The sender's oldest waiting message, when free (the same rule as `claim`, for one sender).
+      claimNext: db.prepare(`UPDATE channel_inbox SET claimed_by = @owner, claimed_until = @until
+        WHERE id = (SELECT min(id) FROM channel_inbox WHERE channel = @channel AND sender = @sender AND waiting = 1)
+          AND (claimed_until IS NULL OR claimed_until <= @now OR claimed_by = @owner)
+        RETURNING id, channel, sender, content, metadata, received_at, request_id, run_id`),
       // The oldest waiting message of each sender that is free (see InboxStore.claim).
       claim: db.prepare(`UPDATE channel_inbox SET claimed_by = @owner, claimed_until = @until
         WHERE id IN (
@@ -71,14 +77,19 @@ export class SqliteInboxStore implements InboxStore {
       }
       const waiting = this.waitingCounts.get(message.channel) ?? (this.stmt.waitingCount.get(message.channel) as number);
       if (waiting >= rules.capacity) return 'full';
-      this.stmt.insert.run({ ...message, body_digest: message.body_digest ?? null, metadata: JSON.stringify(message.metadata) });
+      // Nothing of its sender waits before it: it may run at once, so it is claimed as it is stored.
+      const claim = rules.claim && !this.stmt.senderWaits.get(message.channel, message.sender) ? rules.claim : undefined;
+      this.stmt.insert.run({
+        ...message, body_digest: message.body_digest ?? null, metadata: JSON.stringify(message.metadata),
+        claimed_by: claim?.owner ?? null, claimed_until: claim?.until ?? null,
+      });
       if (signature) {
         this.stmt.recordSignature.run(message.channel, signature.signature, signature.expiresAt);
         // Two expired records go with each new one: the table stays about the size of the live window.
         this.stmt.pruneSignatures.run(signature.pruneBefore, EXPIRED_PER_RECORD);
       }
       this.waitingCounts.set(message.channel, waiting + 1);
-      return 'queued';
+      return claim ? 'claimed' : 'queued';
     });
   }
 
@@ -86,12 +97,16 @@ export class SqliteInboxStore implements InboxStore {
     return (this.stmt.waiting.all(channel, limit) as InboxRow[]).map(inboxMessageOf);
   }
 
-  async markStarted(runId: string): Promise<void> {
-    await this.uow.run(() => {
-      const channel = this.stmt.started.get(runId) as string | undefined;
-      const waiting = channel === undefined ? undefined : this.waitingCounts.get(channel);
-      if (waiting !== undefined) this.waitingCounts.set(channel!, waiting - 1);
+  async markStarted(runId: string, next?: InboxClaim): Promise<InboxMessage | void> {
+    const row = await this.uow.run(() => {
+      const started = this.stmt.started.get(runId) as { channel: string; sender: string } | undefined;
+      if (started === undefined) return undefined;
+      const waiting = this.waitingCounts.get(started.channel);
+      if (waiting !== undefined) this.waitingCounts.set(started.channel, waiting - 1);
+      if (next === undefined) return undefined;
+      return this.stmt.claimNext.get({ ...started, owner: next.owner, now: next.now, until: next.until }) as InboxRow | undefined;
     });
+    return row ? inboxMessageOf(row) : undefined;
   }
 
   async claim(channel: string, claim: InboxClaim): Promise<InboxMessage[]> {
