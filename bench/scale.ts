@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { AuditLog } from '../src/audit/log.js';
 import { PostgresStorage } from '../src/storage/postgres/index.js';
+import { DatabaseCost, type DatabaseCostReading } from './database-cost.js';
 import { client, measureRuns, startUpstream, waitFor } from './agent-support.js';
 import { load } from './load.js';
 import { startChildServer, type ChildServer } from './servers.js';
@@ -43,9 +44,9 @@ export async function scaleScenarios(options: ScaleBenchOptions = {}): Promise<S
   const postgres = { storage: { backend: 'postgres', postgres_url: db.url, redis_url: redisUrl } };
   try {
     const runs = await throughput(options, {
-      sqlite_1: () => startReplicas(1, {}),
-      pg_1: () => startReplicas(1, { config: postgres, redisKeyPrefix }),
-      pg_2: () => startReplicas(2, { config: postgres, redisKeyPrefix }),
+      sqlite_1: { start: () => startReplicas(1, {}) },
+      pg_1: { start: () => startReplicas(1, { config: postgres, redisKeyPrefix }), databaseUrl: db.url },
+      pg_2: { start: () => startReplicas(2, { config: postgres, redisKeyPrefix }), databaseUrl: db.url },
     });
     return [runs, await delivery(options, db.url, redisKeyPrefix), await auditChain(options, db.url)];
   } finally {
@@ -64,18 +65,36 @@ async function closeAll(servers: ChildServer[]): Promise<void> {
   await Promise.all(servers.map((s) => s.close()));
 }
 
-/** (a): runs/s and health requests/s per setup, each setup started alone (never two at once). */
-async function throughput(options: ScaleBenchOptions, setups: Record<string, () => Promise<ChildServer[]>>): Promise<ScenarioResult> {
+/** One setup of (a): its replicas, and the database they share (PostgreSQL only), whose own cost is measured. */
+interface Setup {
+  start(): Promise<ChildServer[]>;
+  databaseUrl?: string;
+}
+
+/**
+ * (a): runs/s and health requests/s per setup, each setup started alone (never two at once); on
+ * PostgreSQL also what each run cost the database: its commits and its backends' CPU.
+ */
+async function throughput(options: ScaleBenchOptions, setups: Record<string, Setup>): Promise<ScenarioResult> {
   const clients = options.runClients ?? 32;
   const figures: Record<string, number> = {};
-  for (const [name, start] of Object.entries(setups)) {
-    const servers = await start();
+  for (const [name, setup] of Object.entries(setups)) {
+    const servers = await setup.start();
     const agent = new Agent({ keepAlive: true, maxSockets: clients * 2 });
+    const cost = setup.databaseUrl ? await DatabaseCost.connect(setup.databaseUrl) : null;
     try {
-      const runs = await measureRuns(servers, agent, clients, options.runSeconds ?? 5);
+      let before: DatabaseCostReading | null = null;
+      const runs = await measureRuns(servers, agent, clients, options.runSeconds ?? 5, async () => {
+        before = await cost?.read() ?? null;
+      });
       if (runs.failures > 0) throw new Error(`${name}: ${runs.failures} runs did not complete`);
       figures[`${name}_runs_per_s`] = Math.round(runs.latencies.length / runs.elapsedS);
       figures[`${name}_run_p99_ms`] = round(pct(runs.latencies, 99));
+      if (cost && before) {
+        const spent = DatabaseCost.between(before, await cost.read());
+        figures[`${name}_commits_per_run`] = round(spent.commits / runs.latencies.length);
+        figures[`${name}_db_cpu_ms_per_run`] = round(spent.cpuMs / runs.latencies.length);
+      }
       // The connections split evenly over the replicas, loaded at the same time.
       const health = await Promise.all(servers.map((s) => load({
         url: `${s.url}/api/v1/health`, headers: { authorization: `Bearer ${s.apiKey}` },
@@ -85,6 +104,7 @@ async function throughput(options: ScaleBenchOptions, setups: Record<string, () 
       figures[`${name}_health_rps`] = Math.round(health.reduce((sum, h) => sum + h.rps, 0));
     } finally {
       agent.destroy();
+      await cost?.close();
       await closeAll(servers);
     }
   }

@@ -1,84 +1,122 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import { Database } from '../src/storage/sqlite/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashCycle, serve, verifyAudit, writeCrashConfig } from './crash/cycle.js';
 import type { Acknowledged } from './crash/load.js';
+import { postgresRows, sqliteRows, type StoredRows } from './crash/stored.js';
+import { createTestDatabase, postgresTestUrl, type TestDatabase } from './helpers/postgres.js';
 
 /**
  * `kill -9` at random moments under mixed load, then one clean start: every acknowledged webhook
  * message ran (or still waits), every acknowledged run is stored with its message and a terminal
- * state, every acknowledged chat has its turn, and the audit chain verifies. `npm test` runs a few
- * cycles; `npm run test:crash` runs 20 (CRASH_CYCLES sets the number).
+ * state, every acknowledged chat has its turn, and the audit chain verifies. On SQLite and on
+ * PostgreSQL (whose writes of a run are grouped into few commits). `npm test` runs 3 cycles on
+ * SQLite and 10 on PostgreSQL; `npm run test:crash` runs 20 on each (CRASH_CYCLES sets the number).
  */
-const CYCLES = Number(process.env.CRASH_CYCLES ?? 3);
-const home = mkdtempSync(join(tmpdir(), 'agentd-crash-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+const cycles = (byDefault: number) => Number(process.env.CRASH_CYCLES ?? byDefault);
 
-it(`loses nothing acknowledged over ${CYCLES} kill -9 cycles under mixed load`, async () => {
-  writeCrashConfig(home);
-  const acked: Acknowledged = { webhook: [], runs: [], chats: [], jobs: [], pins: [] };
-  for (let cycle = 0; cycle < CYCLES; cycle++) {
-    await crashCycle(home, acked, 300 + Math.floor(Math.random() * 1200));
-  }
-  expect(acked.webhook.length).toBeGreaterThan(0);
-  expect(acked.runs.length).toBeGreaterThan(0);
-  expect(acked.chats.length).toBeGreaterThan(0);
-  expect(acked.jobs.length).toBeGreaterThan(0);
-  expect(acked.pins.length).toBeGreaterThan(0);
+describe('SQLite', () => {
+  const home = mkdtempSync(join(tmpdir(), 'agentd-crash-'));
+  beforeAll(() => writeCrashConfig(home));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  crashTest(home, { cycles: cycles(3), loadMs: [300, 1500] }, () => sqliteRows(home));
+});
 
-  // A clean start runs what was acknowledged and never run; then a clean stop.
-  const last = await serve(home);
-  const db = new Database(join(home, 'agentd.db'));
-  try {
-    const waiting = db.db.prepare('SELECT count(*) AS n FROM channel_inbox WHERE waiting = 1').pluck();
-    const unfinished = db.db.prepare("SELECT count(*) FROM runs WHERE status IN ('pending', 'running')").pluck();
-    for (let i = 0; i < 600 && ((waiting.get() as number) > 0 || (unfinished.get() as number) > 0); i++) {
-      await new Promise((r) => setTimeout(r, 50));
+describe.skipIf(postgresTestUrl === null)('PostgreSQL', () => {
+  const home = mkdtempSync(join(tmpdir(), 'agentd-crash-pg-'));
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    writeCrashConfig(home, { extra: ['storage:', '  backend: postgres', `  postgres_url: ${database.url}`] });
+  });
+  afterAll(async () => {
+    rmSync(home, { recursive: true, force: true });
+    await database?.drop();
+  });
+    // Longer loads: a chat and its pin take a few round trips to the database each.
+  crashTest(home, { cycles: cycles(10), loadMs: [800, 2800] }, () => postgresRows(database.url));
+});
+
+/**
+ * The test on a home whose config names the backend, each cycle's load lasting a random time in
+ * `loadMs`; `open` reads what that backend stored.
+ */
+function crashTest(home: string, { cycles: cycleCount, loadMs: [least, most] }: { cycles: number; loadMs: [number, number] },
+  open: () => StoredRows | Promise<StoredRows>): void {
+  it(`loses nothing acknowledged over ${cycleCount} kill -9 cycles under mixed load`, async () => {
+    const acked: Acknowledged = { webhook: [], runs: [], chats: [], jobs: [], pins: [] };
+    for (let cycle = 0; cycle < cycleCount; cycle++) {
+      await crashCycle(home, acked, least + Math.floor(Math.random() * (most - least)));
     }
-  } finally {
-    db.close();
-  }
-  last.child.kill('SIGTERM');
-  expect(await last.exited).toBe(0);
+    expect(acked.webhook.length).toBeGreaterThan(0);
+    expect(acked.runs.length).toBeGreaterThan(0);
+    expect(acked.chats.length).toBeGreaterThan(0);
+    expect(acked.jobs.length).toBeGreaterThan(0);
+    expect(acked.pins.length).toBeGreaterThan(0);
 
-  const store = new Database(join(home, 'agentd.db'));
-  try {
-    const runByMessage = store.db.prepare('SELECT status, error, session_id FROM runs WHERE message = ?');
-    const runById = store.db.prepare('SELECT message, status FROM runs WHERE id = ?');
-    const userTurn = store.db.prepare("SELECT count(*) FROM turns WHERE session_id = ? AND role = 'user' AND content = ?").pluck();
+    // A clean start runs what was acknowledged and never run; then a clean stop.
+    const last = await serve(home);
+    const watching = await open();
+    try {
+      for (let i = 0; i < 600 && (await unfinished(watching)) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await watching.close();
+    }
+    last.child.kill('SIGTERM');
+    expect(await last.exited).toBe(0);
 
-    const webhookLost = acked.webhook.filter(({ sender, prompt }) => {
-      const runs = runByMessage.all(prompt) as { session_id: string }[];
-      // Exactly one run each: a repeat of the same X-Request-Id never ran twice.
-      return runs.length !== 1 || runs[0]!.session_id !== `webhook:${sender}`;
-    });
-    const runsLost = acked.runs.filter(({ runId, message }) => {
-      const run = runById.get(runId) as { message: string; status: string } | undefined;
-      return run?.message !== message || !['complete', 'error'].includes(run.status);
-    });
-    const chatsLost = acked.chats.filter(({ sessionId, message }) => userTurn.get(sessionId, message) !== 1);
-    const jobTask = store.db.prepare('SELECT task FROM jobs WHERE id = ?').pluck();
-    // The creation's audit event is part of the acknowledged write: the service answers 201 after it.
-    const jobAudit = store.db.prepare("SELECT count(*) FROM audit_events WHERE event_type = 'scheduler.job.create' AND task_id = ?").pluck();
-    const jobsLost = acked.jobs.filter(({ jobId, task }) => jobTask.get(jobId) !== task || jobAudit.get(jobId) !== 1);
-    const turnPinned = store.db.prepare('SELECT pinned FROM turns WHERE id = ?').pluck();
-    const pinsLost = acked.pins.filter(({ turnId }) => turnPinned.get(turnId) !== 1);
-    const interrupted = store.db.prepare("SELECT count(*) FROM runs WHERE error = 'interrupted by restart' AND message != ''").pluck().get();
-    console.log(`crash test: ${CYCLES} cycles; acknowledged ${acked.webhook.length} webhook messages, ${acked.runs.length} runs, ` +
-      `${acked.chats.length} chats, ${acked.jobs.length} jobs, ${acked.pins.length} pins; lost ${webhookLost.length}/${runsLost.length}/` +
-      `${chatsLost.length}/${jobsLost.length}/${pinsLost.length}; ${interrupted} runs interrupted (each with its message)`);
-    expect(webhookLost).toEqual([]);
-    expect(runsLost).toEqual([]);
-    expect(chatsLost).toEqual([]);
-    expect(jobsLost).toEqual([]);
-    expect(pinsLost).toEqual([]);
-    expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
-  } finally {
-    store.close();
-  }
-  const verified = verifyAudit(home);
-  expect(verified.output).toMatch(/events verified/);
-  expect(verified.status).toBe(0);
-}, 30_000 + CYCLES * 15_000);
+    const store = await open();
+    try {
+      const one = async <R>(sql: string, params: unknown[]) => (await store.all<R>(sql, params))[0];
+      const count = async (sql: string, params: unknown[] = []) => (await one<{ n: number }>(sql, params))!.n;
+      const webhookLost = await lost(acked.webhook, async ({ sender, prompt }) => {
+        const runs = await store.all<{ session_id: string }>('SELECT session_id FROM runs WHERE message = ?', [prompt]);
+        // Exactly one run each: a repeat of the same X-Request-Id never ran twice.
+        return runs.length === 1 && runs[0]!.session_id === `webhook:${sender}`;
+      });
+      const runsLost = await lost(acked.runs, async ({ runId, message }) => {
+        const run = await one<{ message: string; status: string }>('SELECT message, status FROM runs WHERE id = ?', [runId]);
+        return run?.message === message && ['complete', 'error'].includes(run.status);
+      });
+      const chatsLost = await lost(acked.chats, async ({ sessionId, message }) =>
+        (await count("SELECT CAST(count(*) AS integer) AS n FROM turns WHERE session_id = ? AND role = 'user' AND content = ?", [sessionId, message])) === 1);
+      // The creation's audit event is part of the acknowledged write: the service answers 201 after it.
+      const jobsLost = await lost(acked.jobs, async ({ jobId, task }) =>
+        (await one<{ task: string }>('SELECT task FROM jobs WHERE id = ?', [jobId]))?.task === task &&
+        (await count("SELECT CAST(count(*) AS integer) AS n FROM audit_events WHERE event_type = 'scheduler.job.create' AND task_id = ?", [jobId])) === 1);
+      const pinsLost = await lost(acked.pins, async ({ turnId }) =>
+        (await one<{ pinned: number }>('SELECT CAST(pinned AS integer) AS pinned FROM turns WHERE id = ?', [turnId]))?.pinned === 1);
+      const interrupted = await count("SELECT CAST(count(*) AS integer) AS n FROM runs WHERE error = 'interrupted by restart' AND message != ''");
+      console.log(`crash test: ${cycleCount} cycles; acknowledged ${acked.webhook.length} webhook messages, ${acked.runs.length} runs, ` +
+        `${acked.chats.length} chats, ${acked.jobs.length} jobs, ${acked.pins.length} pins; lost ${webhookLost.length}/${runsLost.length}/` +
+        `${chatsLost.length}/${jobsLost.length}/${pinsLost.length}; ${interrupted} runs interrupted (each with its message)`);
+      expect(webhookLost).toEqual([]);
+      expect(runsLost).toEqual([]);
+      expect(chatsLost).toEqual([]);
+      expect(jobsLost).toEqual([]);
+      expect(pinsLost).toEqual([]);
+      const integrity = await store.integrity();
+      if (integrity !== null) expect(integrity).toBe('ok');
+    } finally {
+      await store.close();
+    }
+    const verified = verifyAudit(home);
+    expect(verified.output).toMatch(/events verified/);
+    expect(verified.status).toBe(0);
+  }, 30_000 + cycleCount * 15_000);
+}
+
+/** Channel messages still waiting and runs not finished: what the clean start has yet to work off. */
+async function unfinished(store: StoredRows): Promise<number> {
+  const [row] = await store.all<{ n: number }>(`SELECT CAST((SELECT count(*) FROM channel_inbox WHERE CAST(waiting AS integer) = 1)
+    + (SELECT count(*) FROM runs WHERE status IN ('pending', 'running')) AS integer) AS n`);
+  return row!.n;
+}
+
+/** The items `kept` does not find stored as acknowledged. */
+async function lost<T>(items: T[], kept: (item: T) => Promise<boolean>): Promise<T[]> {
+  const missing: T[] = [];
+  for (const item of items) if (!(await kept(item))) missing.push(item);
+  return missing;
+}

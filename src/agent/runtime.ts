@@ -245,7 +245,7 @@ export class AgentRuntime {
     const run = await this.runs.start({
       sessionId: session.id, origin: 'api', source: 'api', message: request.message, provider, requestedProvider: request.provider ?? null, requestId: request.requestId,
     });
-    await this.sessions.touch(session.id);
+    if (!this.options.runs.touchesSessions) await this.sessions.touch(session.id);
     return run;
   }
 

@@ -156,6 +156,11 @@ export interface RunStore {
    */
   readonly claimsWithRuns: boolean;
   /**
+   * Creating an API run also marks its session used (as `SessionStore.touch`) in the same commit,
+   * where the store keeps the API sessions too: the caller then does not touch it again.
+   */
+  readonly touchesSessions?: boolean;
+  /**
    * Where `claimsWithRuns`: takes the session's claim for the run (as `SessionClaimStore.acquire`,
    * holder = the run's id, kind `run`, this store's owner) and creates the run, in one commit. False,
    * and nothing created, when a claim that has not expired at `lease.now` holds the session.

@@ -3,6 +3,7 @@ import { createTestDatabase, postgresTestUrl, type TestDatabase } from '../../..
 import type { RunOutcome } from '../ports/runs.js';
 import type { RunRecord } from '../ports/runs.js';
 import { PostgresStorage } from './index.js';
+import { interruptRun } from './run-store.js';
 import { RunClosedError } from '../ports/errors.js';
 
 const record = (run_id: string, session_id: string): RunRecord => ({
@@ -56,23 +57,67 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL run statements', () => {
     expect(await storage.runs.get('run_z')).toMatchObject({ status: 'pending', session_id: 'ses_x' });
   });
 
-  it('stores the events appended while the run\'s previous write is in flight in one commit, in call order', async () => {
+  it('stores a run\'s start and events with its end in one commit, in call order, acknowledging them with that commit', async () => {
     await storage.runs.create(record('run_e', 'ses_e'));
+    const commits: string[] = [];
     const writes = [
       storage.runs.start('run_e', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' }),
       storage.runs.appendEvent('run_e', { id: 2, name: 'tool.request', data: '{"n":2}' }),
       storage.runs.appendEvent('run_e', { id: 3, name: 'tool.result', data: '{"n":3}' }),
-      storage.runs.finish('run_e', outcome, { id: 4, name: 'run.complete', data: '{"n":4}' }),
-    ];
+    ].map((write, i) => write.then(() => commits.push(`event ${i + 1}`)));
+    // Held: nothing is stored (nor acknowledged) before the end comes.
+    expect(await storage.runs.events('run_e', 0)).toEqual([]);
+    expect(commits).toEqual([]);
+    await storage.runs.finish('run_e', outcome, { id: 4, name: 'run.complete', data: '{"n":4}' });
     await Promise.all(writes);
     const { rows } = await storage.database.query<{ id: number; tx: string }>(
       `SELECT id, xmin::text AS tx FROM run_events WHERE run_id = 'run_e' ORDER BY id`);
     expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);
-    const [start, request, result, end] = rows.map((r) => r.tx);
-    // Queued behind run.start, the two events went together; the end is its own statement after them.
-    expect(request).toBe(result);
-    expect(new Set([start, request, end]).size).toBe(3);
+    expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
+    expect((await storage.runs.get('run_e'))!.started_at).toBe('2026-01-01T00:00:01.000Z');
     expect((await storage.runs.events('run_e', 0)).map((e) => e.data)).toEqual(['{}', '{"n":2}', '{"n":3}', '{"n":4}']);
+  });
+
+  it('writes the start and events of a run that has not ended within the hold on their own, and later ones after them', async () => {
+    await storage.runs.create(record('run_h', 'ses_h'));
+    await Promise.all([
+      storage.runs.start('run_h', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' }),
+      storage.runs.appendEvent('run_h', { id: 2, name: 'tool.request', data: '{}' }),
+    ]);
+    // Acknowledged: stored, and the run shows as running to every replica, before its end.
+    expect((await storage.runs.events('run_h', 0)).map((e) => e.id)).toEqual([1, 2]);
+    expect((await storage.runs.get('run_h'))!.status).toBe('running');
+    const later = storage.runs.appendEvent('run_h', { id: 3, name: 'tool.result', data: '{}' });
+    await storage.runs.finish('run_h', outcome, { id: 4, name: 'run.complete', data: '{}' });
+    await later;
+    const { rows } = await storage.database.query<{ id: number; tx: string }>(
+      `SELECT id, xmin::text AS tx FROM run_events WHERE run_id = 'run_h' ORDER BY id`);
+    expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);
+    const [start, request, result, end] = rows.map((r) => r.tx);
+    expect(request).toBe(start);
+    expect(result).toBe(end);
+    expect(end).not.toBe(start);
+  });
+
+  it('refuses the held start and events with the end when another replica ended the run meanwhile', async () => {
+    await storage.runs.create(record('run_r', 'ses_r'));
+    const start = storage.runs.start('run_r', '2026-01-01T00:00:01.000Z', { id: 1, name: 'run.start', data: '{}' });
+    await storage.database.transaction((tx) => interruptRun(tx, 'run_r', LATER, 'replica stopped'));
+    await expect(storage.runs.finish('run_r', outcome, { id: 2, name: 'run.complete', data: '{}' })).rejects.toBeInstanceOf(RunClosedError);
+    await expect(start).rejects.toBeInstanceOf(RunClosedError);
+    expect((await storage.runs.events('run_r', 0)).map((e) => e.name)).toEqual(['run.start', 'run.error']);
+  });
+
+  it('marks the API session used in the commit that creates its run, and no session for another source', async () => {
+    const sessions = storage.sessionStore({});
+    const session = await sessions.create({ provider: 'offline' });
+    const other = await sessions.create({ provider: 'offline' });
+    const run = { ...record('run_t', session.id), created_at: '2030-01-01T00:00:00.000Z' };
+    expect(await storage.runs.createClaimed(run, { expires_at: '2030-01-01T00:01:00.000Z', now: '2030-01-01T00:00:00.000Z' })).toBe(true);
+    expect((await sessions.get(session.id))!.last_used_at).toBe('2030-01-01T00:00:00.000Z');
+    expect((await sessions.list(1))[0]!.id).toBe(session.id);
+    await storage.runs.create({ ...record('run_j', other.id), source: 'job', created_at: '2030-01-01T00:00:00.000Z' });
+    expect((await sessions.get(other.id))!.last_used_at).toBe(other.last_used_at);
   });
 
   it('frees the run\'s claim with its end when asked, and the session can be claimed at once', async () => {

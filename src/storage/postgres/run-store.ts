@@ -20,13 +20,32 @@ const APPEND_EVENTS = `INSERT INTO run_events (run_id, id, name, data)
   WHERE r.id = $1 AND r.status IN ('pending', 'running') FOR SHARE OF r`;
 /** Events one INSERT carries at most; more start the next batch. */
 const MAX_EVENT_BATCH = 500;
+/**
+ * How long a run's start and events wait for its end before they are written on their own. A
+ * short run (an offline answer, a quick tool) then has its whole log in the commit of its end;
+ * a longer one shows its progress this late at most.
+ */
+export const EVENT_HOLD_MS = 100;
 /** The CTE (left open for a further condition) that marks the channel message of run $1 started, erasing its text. */
 const INBOX_STARTED = `started AS (UPDATE channel_inbox SET waiting = false, content = '' WHERE run_id = $1 AND waiting`;
+/**
+ * The CTE (left open for a further condition) that marks the API session of run $1 used, as
+ * `SessionStore.touch` does, in the commit that creates the run: an API run ($16, its source) on
+ * a session ($2) at its creation time ($7). Other runs have no API session to mark.
+ */
+const SESSION_USED = `used AS (UPDATE api_sessions SET last_used_at = $7, used = nextval('api_sessions_used') WHERE id = $2 AND $16::text = 'api'`;
 
-/** A run's events waiting for their INSERT, and the promise that settles when it has committed. */
-interface EventBatch {
+/**
+ * A run's start and events not written yet (an entry lives only while they wait): they go with its
+ * end, or alone once `EVENT_HOLD_MS` has passed or the batch is full.
+ */
+interface HeldWrites {
+  start: { startedAt: string; event: RunEvent } | null;
   events: RunEvent[];
+  /** Settles once they are committed (or failed to be). */
   stored: Promise<void>;
+  settle(outcome: Promise<void>): void;
+  timer: NodeJS.Timeout;
 }
 
 /** The write queue's key of start-up recovery (a run or session id equal to it would only share its queue). */
@@ -36,14 +55,18 @@ const RECOVERY = 'recover interrupted';
  * Runs and their event logs on PostgreSQL. Writes commit in call order (`WriteQueue`) per session
  * for creations (a session's runs list in creation order) and per run for its log, so the writes
  * of different runs never wait for each other; a run's events are appended only once its creation
- * has committed (the registry awaits it). Each run records the replica (`owner`) that created it.
+ * has committed (the registry awaits it). A run's start and events are held (`HeldWrites`) and
+ * written in the commit of its end when it ends soon enough: each is acknowledged only once that
+ * commit is done. Each run records the replica (`owner`) that created it.
  */
 export class PgRunStore implements RunStore {
   private readonly writes = new WriteQueue();
-  /** Per run, the batch of events still waiting for its INSERT (an entry lives only while it waits). */
-  private readonly openBatches = new Map<string, EventBatch>();
+  private readonly held = new Map<string, HeldWrites>();
 
   constructor(private readonly db: PgDatabase, private readonly owner: string) {}
+
+  /** Creating a run marks its API session used in the same statement (`SESSION_USED`). */
+  readonly touchesSessions = true;
 
   /**
    * A channel message's run is created with its id: the message stops waiting and its text is
@@ -51,7 +74,7 @@ export class PgRunStore implements RunStore {
    * never without it. Other runs match no message.
    */
   async create(run: RunRecord): Promise<void> {
-    await this.writes.run(run.session_id, () => this.db.query(`WITH ${INBOX_STARTED})
+    await this.writes.run(run.session_id, () => this.db.query(`WITH ${INBOX_STARTED}), ${SESSION_USED})
       INSERT INTO runs (owner, ${RUN_COLUMNS})
       VALUES ($20, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`, runValues(run, this.owner)));
   }
@@ -64,6 +87,8 @@ export class PgRunStore implements RunStore {
   async createClaimed(run: RunRecord, lease: ClaimLease): Promise<boolean> {
     const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$20', '$21', '$22')},
       ${INBOX_STARTED}
+        AND EXISTS (SELECT 1 FROM claim)),
+      ${SESSION_USED}
         AND EXISTS (SELECT 1 FROM claim))
       INSERT INTO runs (owner, ${RUN_COLUMNS})
       SELECT $20::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
@@ -72,46 +97,69 @@ export class PgRunStore implements RunStore {
   }
 
   start(runId: string, startedAt: string, event: RunEvent): Promise<void> {
-    return this.afterEvents(runId, () => startRun(this.db, runId, startedAt, event));
+    const held = this.hold(runId);
+    held.start = { startedAt, event };
+    return held.stored;
   }
 
-  /**
-   * Events appended while the run's previous write is in flight wait for it together and go in
-   * one INSERT (one commit): a tool's request and result, say, while `run.start` commits.
-   */
+  /** Held with the run's start and earlier events (`HeldWrites`), in call order. */
   appendEvent(runId: string, event: RunEvent): Promise<void> {
-    const open = this.openBatches.get(runId);
-    if (open && open.events.length < MAX_EVENT_BATCH) {
-      open.events.push(event);
-      return open.stored;
-    }
-    const batch: EventBatch = { events: [event], stored: Promise.resolve() };
-    batch.stored = this.writes.run(runId, async () => {
-      // From here the batch is closed: later events start the next one.
-      if (this.openBatches.get(runId) === batch) this.openBatches.delete(runId);
-      const { events } = batch;
-      const { rowCount } = await this.db.query(APPEND_EVENTS, [runId, events.map((e) => e.id), events.map((e) => e.name), events.map((e) => e.data)]);
-      if (rowCount !== events.length) throw new RunClosedError(runId);
-    });
-    this.openBatches.set(runId, batch);
-    // A write the queue refused never runs: the batch must not stay open for later events.
-    batch.stored.catch(() => {
-      if (this.openBatches.get(runId) === batch) this.openBatches.delete(runId);
-    });
-    return batch.stored;
-  }
-
-  /** Queues `write` after the run's events so far; an event appended later goes after it (call order). */
-  private afterEvents<T>(runId: string, write: () => Promise<T>): Promise<T> {
-    this.openBatches.delete(runId);
-    return this.writes.run(runId, write);
+    const held = this.hold(runId);
+    held.events.push(event);
+    if (held.events.length >= MAX_EVENT_BATCH) this.release(runId);
+    return held.stored;
   }
 
   /** `session_claims` is in this database (`PgSessionClaimStore`). */
   readonly claimsWithRuns = true;
 
+  /** With the start and events still held, in one transaction: one commit for the run's whole log. */
   finish(runId: string, outcome: RunOutcome, event: RunEvent, options: { releaseClaim?: boolean } = {}): Promise<void> {
-    return this.afterEvents(runId, () => finishRun(this.db, runId, outcome, event, options.releaseClaim ?? false));
+    const held = this.take(runId);
+    const releaseClaim = options.releaseClaim ?? false;
+    const written = this.writes.run(runId, () => held
+      ? this.db.transaction(async (tx) => {
+        await Promise.all([...heldStatements(tx, runId, held), finishRun(tx, runId, outcome, event, releaseClaim)]);
+      })
+      : finishRun(this.db, runId, outcome, event, releaseClaim));
+    held?.settle(written);
+    return written;
+  }
+
+  /** The run's open `HeldWrites`, opened (its timer started) when there is none. */
+  private hold(runId: string): HeldWrites {
+    const open = this.held.get(runId);
+    if (open) return open;
+    let settle!: (outcome: Promise<void>) => void;
+    const stored = new Promise<void>((resolve) => (settle = resolve));
+    const held: HeldWrites = {
+      start: null, events: [], stored, settle, timer: setTimeout(() => this.release(runId), EVENT_HOLD_MS).unref(),
+    };
+    this.held.set(runId, held);
+    return held;
+  }
+
+  /** Removes the run's held writes from waiting (later events start a new batch). */
+  private take(runId: string): HeldWrites | undefined {
+    const held = this.held.get(runId);
+    if (!held) return undefined;
+    clearTimeout(held.timer);
+    this.held.delete(runId);
+    return held;
+  }
+
+  /** Writes the run's held start and events now, on their own (the run has not ended in time). */
+  private release(runId: string): void {
+    const held = this.take(runId);
+    if (!held) return;
+    // Alone, the one statement is its own commit; the start with events need a transaction.
+    const alone = held.start === null || held.events.length === 0;
+    held.settle(this.writes.run(runId, async () => {
+      if (alone) return heldStatements(this.db, runId, held)[0];
+      return this.db.transaction(async (tx) => {
+        await Promise.all(heldStatements(tx, runId, held));
+      });
+    }));
   }
 
   async get(runId: string): Promise<RunRecord | null> {
@@ -169,8 +217,9 @@ export class PgRunStore implements RunStore {
     );
   }
 
-  /** Resolves once the writes queued so far have settled (the storage is closing). */
+  /** Resolves once the writes queued so far have settled (the storage is closing): held ones are written now. */
   drain(): Promise<void> {
+    for (const runId of [...this.held.keys()]) this.release(runId);
     return this.writes.drain();
   }
 }
@@ -182,6 +231,22 @@ function runValues(run: RunRecord, owner: string): unknown[] {
     run.finished_at, run.response, run.error, JSON.stringify(run.tools_used), run.cost.prompt_tokens, run.cost.completion_tokens,
     run.cost.cost_usd, run.source, run.job_id, run.model, run.first_token_at, owner,
   ];
+}
+
+/**
+ * The statements of a run's held writes, sent at once (pipelined on a transaction's connection):
+ * its start, then its events in one INSERT; each rejects when the run has ended meanwhile.
+ */
+function heldStatements(db: Queryable, runId: string, held: HeldWrites): Promise<void>[] {
+  const statements: Promise<void>[] = [];
+  if (held.start) statements.push(startRun(db, runId, held.start.startedAt, held.start.event));
+  if (held.events.length > 0) statements.push(appendEvents(db, runId, held.events));
+  return statements;
+}
+
+async function appendEvents(db: Queryable, runId: string, events: readonly RunEvent[]): Promise<void> {
+  const { rowCount } = await db.query(APPEND_EVENTS, [runId, events.map((e) => e.id), events.map((e) => e.name), events.map((e) => e.data)]);
+  if (rowCount !== events.length) throw new RunClosedError(runId);
 }
 
 async function read(db: Queryable, runId: string): Promise<RunRecord | null> {
