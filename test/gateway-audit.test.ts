@@ -1,12 +1,17 @@
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayClient } from '../src/gateway/client.js';
-import { createClient, type StandaloneClientOptions } from '../src/gateway/gateway.js';
+import { createClient, Gateway, type StandaloneClientOptions } from '../src/gateway/gateway.js';
 import { InvalidUrlError, PolicyViolationError, RequestTimeoutError, ResponseTooLargeError } from '../src/gateway/errors.js';
 import { InteractiveApproval } from '../src/policy/approval.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { loopbackPolicy, startHttp, tempAudit, type HttpServer, type TempAudit } from './gateway-support.js';
 import { quietLogger } from './helpers/log.js';
+import { storedEvents } from './helpers/audit.js';
+import { AuditLog } from '../src/audit/log.js';
+import { SqliteStorage } from '../src/storage/sqlite/index.js';
+import type { AuditEvent, AuditInput, AuditSink } from '../src/storage/ports/audit.js';
 
 /** The audit trail of the gateway, read back from a real audit log on a real SQLite file. */
 let server: HttpServer;
@@ -156,6 +161,53 @@ describe('gateway audit events', () => {
     await client().get(`${server.url}/a`);
     await client({ policy: NetworkPolicy.fromConfig({}) }).get(`${server.url}/b`).catch(() => undefined);
     expect(await log.audit.verify()).toMatchObject({ ok: true });
+  });
+});
+
+describe('gateway audit events and a graceful stop (docs/gateway.md#audit-events)', () => {
+  it('the event of a request answered right before the stop is on disk after it', async () => {
+    const gateway = new Gateway({ policy: loopbackPolicy([server.port]), audit: log.audit, log: quietLogger });
+    const response = await gateway.client({ category: 'tool', sessionId: 'session-1', taskId: 'task-9' }).get(`${server.url}/last`);
+    expect(response.status).toBe(200);
+    // The app's stop order: the gateway, then the database.
+    await gateway.close();
+    await log.storage.close();
+    const reopened = new SqliteStorage(join(log.dir, 'agentd.db'));
+    try {
+      expect(storedEvents(reopened)).toMatchObject([
+        { event_type: 'network_request', result: 'allow', task_id: 'task-9', detail: { url: `${server.url}/last`, status_code: 200 } },
+      ]);
+      expect(await new AuditLog(reopened.audit).verify()).toMatchObject({ ok: true, count: 1 });
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('answers without waiting for the event to be stored, and close() waits until it is', async () => {
+    const stored: AuditInput[] = [];
+    let store = (): void => undefined;
+    // A sink whose write finishes only when the test says so.
+    const slowSink: AuditSink = {
+      emit: (input) => new Promise<AuditEvent>((resolve) => {
+        store = () => {
+          stored.push(input);
+          resolve({ ...input, id: 'evt_1', timestamp: new Date().toISOString() } as AuditEvent);
+        };
+      }),
+    };
+    const gateway = new Gateway({ policy: loopbackPolicy([server.port]), audit: slowSink, log: quietLogger });
+    const response = await gateway.client({ category: 'tool', sessionId: null, taskId: null }).get(`${server.url}/pending`);
+    expect(response.status).toBe(200);
+    expect(stored).toEqual([]);
+    let closed = false;
+    const closing = gateway.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(false);
+    store();
+    await closing;
+    expect(stored).toMatchObject([{ event_type: 'network_request', detail: { url: `${server.url}/pending` } }]);
   });
 });
 

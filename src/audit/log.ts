@@ -1,7 +1,7 @@
 import { redact } from '../security/secrets/redact.js';
 import { newId } from '../security/ids/tokens.js';
 import {
-  PRUNED_EVENT_TYPE, type AuditEvent, type AuditInput, type AuditPage, type AuditQuery, type AuditSink, type AuditStats, type AuditStore,
+  PRUNED_EVENT_TYPE, type AppendOptions, type AuditEvent, type AuditInput, type AuditPage, type AuditQuery, type AuditSink, type AuditStats, type AuditStore,
   type AuditTimeRange, type ChainedAuditEvent, type ChainVerdict,
 } from '../storage/ports/audit.js';
 
@@ -23,9 +23,9 @@ export class AuditLog implements AuditSink {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async emit(input: AuditInput): Promise<AuditEvent> {
+  async emit(input: AuditInput, options?: AppendOptions): Promise<AuditEvent> {
     const event = this.build(input);
-    await this.store.append(event);
+    await this.store.append(event, options);
     return event;
   }
 

@@ -1,4 +1,4 @@
-import type { AuditSink } from '../storage/ports/audit.js';
+import type { AppendOptions, AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
 import type { GatewayCategory } from '../policy/network-policy.js';
 import { redactUrl } from './url.js';
@@ -31,17 +31,55 @@ export interface AuditScope {
   requestId: string | undefined;
 }
 
-export class GatewayAudit {
-  constructor(
-    private readonly sink: AuditSink | undefined,
-    private readonly scope: AuditScope,
-    private readonly log: Logger,
-    private readonly metrics?: GatewayMetrics,
-  ) {}
+/**
+ * The gateway's audit writes still being committed: a request returns once its event is handed to
+ * the audit log, and `settled` is what a graceful stop waits for, so none of them is lost then.
+ */
+export class AuditWrites {
+  private readonly pending = new Set<Promise<void>>();
 
-  completed(method: string, url: URL, status: number, approved: boolean): Promise<void> {
+  track(write: Promise<void>): void {
+    this.pending.add(write);
+    void write.finally(() => this.pending.delete(write));
+  }
+
+  /** Resolves once every write handed over so far has been committed (or its failure logged). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+}
+
+/** What a client's audit trail is written with: its gateway's sink, writes in flight, log and metrics. */
+export interface GatewayAuditParts {
+  readonly audit: AuditSink | undefined;
+  readonly auditWrites: AuditWrites;
+  readonly log: Logger;
+  readonly metrics?: GatewayMetrics;
+}
+
+export class GatewayAudit {
+  private readonly sink: AuditSink | undefined;
+  private readonly log: Logger;
+  private readonly metrics: GatewayMetrics | undefined;
+
+  constructor(
+    private readonly parts: GatewayAuditParts,
+    private readonly scope: AuditScope,
+  ) {
+    this.sink = parts.audit;
+    this.log = parts.log;
+    this.metrics = parts.metrics;
+  }
+
+  /**
+   * The request got its response. The event is handed to the audit log before this returns (on
+   * SQLite that queues it ahead of every write made afterwards) and committed with the next batch,
+   * without holding the response for the commit: one commit costs more than a loopback request
+   * (docs/gateway.md#audit-events). A graceful stop waits for it (`AuditWrites`).
+   */
+  completed(method: string, url: URL, status: number, approved: boolean): void {
     this.metrics?.gatewayRequest(this.scope.category, false);
-    return this.emit({
+    this.parts.auditWrites.track(this.emit({
       event_type: 'network_request',
       result: 'allow',
       action: method,
@@ -52,9 +90,10 @@ export class GatewayAudit {
         category: this.scope.category,
         ...(approved ? { approved_by: 'operator' } : {}),
       },
-    });
+    }, { batched: true }));
   }
 
+  /** A refusal: rare, so the caller's error waits for the commit (nothing was sent). */
   denied(denial: DeniedRequest): Promise<void> {
     this.metrics?.gatewayRequest(this.scope.category, true);
     return this.emit({
@@ -95,7 +134,10 @@ export class GatewayAudit {
    * Resolves once the event is recorded (the sink may write asynchronously), and never rejects:
    * a broken audit log must not hide the request's own outcome.
    */
-  private async emit(event: { event_type: string; result: 'allow' | 'deny' | 'error'; action: string; detail: Record<string, unknown> }): Promise<void> {
+  private async emit(
+    event: { event_type: string; result: 'allow' | 'deny' | 'error'; action: string; detail: Record<string, unknown> },
+    options?: AppendOptions,
+  ): Promise<void> {
     const sink = this.sink;
     if (!sink) return;
     try {
@@ -107,7 +149,7 @@ export class GatewayAudit {
         session_id: this.scope.sessionId,
         task_id: this.scope.taskId,
         request_id: this.scope.requestId,
-      });
+      }, options);
     } catch (error) {
       // Say so where the operator looks.
       this.log.warn(`gateway: audit event ${event.event_type} could not be written (${(error as Error)?.name ?? 'error'})`);

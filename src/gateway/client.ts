@@ -6,7 +6,7 @@ import type { Approver } from '../policy/approver.js';
 import { evaluateDestination, type Denial, type DestinationDecision, type Resolver } from '../policy/destination.js';
 import { hostOf } from '../policy/host.js';
 import type { GatewayCategory, NetworkPolicy } from '../policy/network-policy.js';
-import { GatewayAudit } from './audit.js';
+import { GatewayAudit, type AuditWrites } from './audit.js';
 import type { GatewayMetrics } from '../metrics/index.js';
 import { boundedWebStream, declaredOverLimit, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from './body.js';
 import { Deadline } from './deadline.js';
@@ -36,6 +36,7 @@ export interface ClientOptions {
 export interface GatewayParts {
   readonly policy: NetworkPolicy;
   readonly audit: AuditSink | undefined;
+  readonly auditWrites: AuditWrites;
   readonly approval: Approver | undefined;
   readonly resolver: Resolver;
   readonly log: Logger;
@@ -100,10 +101,8 @@ export class Client implements GatewayClient {
     if (!Number.isSafeInteger(max) || max < 0) throw new TypeError('maxResponseBytes must be a non-negative integer');
     this.maxResponseBytes = max;
     this.audit = new GatewayAudit(
-      gateway.audit,
+      gateway,
       { category: options.category, sessionId: options.sessionId ?? null, taskId: options.taskId ?? null, requestId: options.requestId },
-      gateway.log,
-      gateway.metrics,
     );
   }
 
@@ -137,7 +136,7 @@ export class Client implements GatewayClient {
     const { response, approved, deadline } = await this.open(request);
     // The deadline covers the body too: it ends when the body closes, read or not.
     response.body.once('close', () => deadline.end());
-    await this.audit.completed(request.method, url, response.statusCode, approved);
+    this.audit.completed(request.method, url, response.statusCode, approved);
     const stream =
       request.method === 'HEAD'
         ? (response.body.resume(), null)
@@ -174,7 +173,7 @@ export class Client implements GatewayClient {
     } finally {
       deadline.end();
     }
-    await this.audit.completed(method, url, response.statusCode, approved);
+    this.audit.completed(method, url, response.statusCode, approved);
     return new GatewayResponse(response.statusCode, response.statusText ?? '', response.headers, bytes, url.href);
   }
 

@@ -4,6 +4,7 @@ import type { Approver } from '../policy/approver.js';
 import { systemResolver, type Resolver } from '../policy/destination.js';
 import { NetworkPolicy } from '../policy/network-policy.js';
 import type { Logger } from '../log.js';
+import { AuditWrites } from './audit.js';
 import { Client, type ClientOptions, type GatewayClient, type GatewayParts } from './client.js';
 import { ConnectionPool, type PoolLimits, type PoolStats } from './pool.js';
 import type { GatewayMetrics } from '../metrics/index.js';
@@ -55,6 +56,7 @@ export class Gateway {
     this.parts = {
       policy: this.policy,
       audit: options.audit,
+      auditWrites: new AuditWrites(),
       approval: this.approval,
       resolver: options.resolver ?? systemResolver,
       log: options.log ?? stderrLogger,
@@ -86,9 +88,13 @@ export class Gateway {
     return this.pool.stats();
   }
 
-  /** Close the connection pool: idle connections at once, busy ones when their request is over. */
-  close(): Promise<void> {
-    return this.pool.close();
+  /**
+   * Close the connection pool (idle connections at once, busy ones when their request is over) and
+   * wait until every audit event of a request already answered is committed.
+   */
+  async close(): Promise<void> {
+    await this.pool.close();
+    await this.parts.auditWrites.settled();
   }
 
   /** A client on a gateway of its own, closed with the client (see `createClient`). */

@@ -47,7 +47,7 @@ function httpUrlOf(input: string | URL): URL {
 }
 
 export async function openWebSocket(parts: GatewayParts, input: string | URL, options: WebSocketOptions): Promise<GatewaySocket> {
-  const audit = new GatewayAudit(parts.audit, { category: options.category, sessionId: null, taskId: null, requestId: undefined }, parts.log, parts.metrics);
+  const audit = new GatewayAudit(parts, { category: options.category, sessionId: null, taskId: null, requestId: undefined });
   let url: URL;
   try {
     url = httpUrlOf(input);
@@ -107,7 +107,7 @@ export async function openWebSocket(parts: GatewayParts, input: string | URL, op
     if (pending) closedEarly = { code: event.code, reason: event.reason };
     else ended(event.code, event.reason);
   });
-  await audit.completed('GET', url, 101, false);
+  audit.completed('GET', url, 101, false);
   setImmediate(() => {
     const early = pending ?? [];
     pending = null;

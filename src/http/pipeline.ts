@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { emitInBackground } from '../audit/log.js';
 import type { AuditSampler } from '../audit/sampler.js';
@@ -97,6 +98,12 @@ const failed = (refusal: ApiError): Verdict => ({ window: 'failed-auth', refusal
 
 /** Set by the listener on a request whose `Expect` header is not `100-continue` (see server.ts). */
 export const UNMET_EXPECTATION = Symbol('agentd.unmetExpectation');
+/** The operator-window hit `admitsWithKey` already counted for a request it left to Fastify. */
+const COUNTED = Symbol('agentd.countedHit');
+interface Counted {
+  [UNMET_EXPECTATION]?: true;
+  [COUNTED]?: RateDecision | Promise<RateDecision>;
+}
 
 /** The path served to load balancers and supervisors without a key (still rate limited). */
 export const HEALTHZ_PATH = '/healthz';
@@ -129,6 +136,14 @@ export interface Pipeline {
    * Also run for requests Fastify refuses before routing (see `frameworkErrors` in server.ts).
    */
   gate: Gate;
+  /**
+   * For answers given before Fastify (fixed-answers.ts): true when the gate would let `raw` through
+   * as a request authenticated by the API key, nothing the listener refuses applies and its hit in
+   * the operator window, counted now, is within the limit. Otherwise false, with the hit's decision
+   * (if it was counted) kept on the request so that `gate`, which Fastify runs next, does not count
+   * it twice. The path is the caller's to check (no NUL, no route that authenticates itself).
+   */
+  admitsWithKey(raw: IncomingMessage): boolean;
   /** Install `gate` as the one onRequest hook (each extra hook is a measurable cost on every request). */
   install(app: FastifyInstance): void;
   /**
@@ -143,7 +158,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let closing = false;
   const listenerRefusal = (request: FastifyRequest): ApiError | null => {
     if (closing) return shuttingDown({ connection: 'close' });
-    if ((request.raw as { [UNMET_EXPECTATION]?: true })[UNMET_EXPECTATION] === true) {
+    if ((request.raw as Counted)[UNMET_EXPECTATION] === true) {
       return expectationFailed();
     }
     return null;
@@ -167,6 +182,19 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   };
   return {
     gate,
+    admitsWithKey(raw) {
+      if (closing || (raw as Counted)[UNMET_EXPECTATION] === true || !keyMatches(offeredApiKey(raw.headers))) return false;
+      const ip = clientIp(raw.socket.remoteAddress, raw.headers['x-forwarded-for'], options.trustProxy);
+      const decision = options.rateLimiter.hit(rateKey('operator', ip));
+      if (!(decision instanceof Promise)) {
+        if (decision.allowed) return true;
+      } else {
+        // The gate takes the answer over within this turn; until then a rejection is not unhandled.
+        decision.catch(() => undefined);
+      }
+      (raw as Counted)[COUNTED] = decision;
+      return false;
+    },
     install(app) {
       app.decorateRequest('clientAddress', '');
       app.decorateRequest('webSession', null);
@@ -201,7 +229,8 @@ function nulInUrl(request: FastifyRequest): ApiError | null {
 function rateLimit(request: FastifyRequest, options: PipelineOptions, window: RateWindow): ApiError | null | Promise<ApiError | null> {
   const ip = request.clientAddress;
   const limiter = window === 'browser' ? options.browserRateLimiter ?? options.rateLimiter : options.rateLimiter;
-  const decision = limiter.hit(rateKey(window, ip));
+  const counted = window === 'operator' ? (request.raw as Counted)[COUNTED] : undefined;
+  const decision = counted ?? limiter.hit(rateKey(window, ip));
   if (decision instanceof Promise) {
     // Fail closed: a window that cannot be read is never taken as room to spare.
     return decision.then(

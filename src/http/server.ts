@@ -13,6 +13,7 @@ import { OpenApiCollector } from './openapi.js';
 import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type Pipeline, type PipelineOptions } from './pipeline.js';
 import { RequestLog, requestIdOf } from './request-id.js';
 import { RouteTable } from './route-table.js';
+import { FixedAnswers } from './fixed-answers.js';
 import { NUL_REFUSED, nulField } from '../security/input/nul.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -45,6 +46,8 @@ export interface HttpServer {
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { log } = options;
   const pipeline = createPipeline(options);
+  const requestLog = pinoFor(log);
+  const fixedAnswers = new FixedAnswers(pipeline, requestLog, options.metrics?.http);
   // A person in a browser gets a page, a program the envelope (docs/api.md#error-pages).
   const answerError = (reply: FastifyReply, error: ApiError): FastifyReply =>
     wantsErrorPage(reply.request) ? sendErrorPage(reply, error, options.apiKey === '') : sendError(reply, error);
@@ -52,7 +55,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     // The service's own pino instance: request lines and the service's lines share one format.
     // One line per answered request (RequestLog); the per-request child logger is skipped: the
     // lines that concern a request name it themselves.
-    loggerInstance: pinoFor(log) as FastifyBaseLogger,
+    loggerInstance: requestLog as FastifyBaseLogger,
     logController: new RequestLog(options.metrics?.http),
     childLoggerFactory: (logger) => logger,
     genReqId: requestIdOf,
@@ -65,6 +68,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         if (clientAskedToClose(request)) {
           closeAfterUpgradeRequest(request, response);
           drainBeforeClosing(request, response);
+        } else if (fixedAnswers.answer(request, response)) {
+          return;
         }
         fastifyHandler(request, response);
       };
@@ -113,6 +118,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   // Routes registered under a prefix arrive here with their full URL.
   app.addHook('onRoute', (route) => {
     routes.add(route);
+    fixedAnswers.add(route);
     openapi.add(route);
     allowOmittedBody(route);
   });

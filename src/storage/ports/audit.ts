@@ -43,7 +43,16 @@ export interface AuditEvent {
  * the event is stored; it rejects when it could not be (callers that cannot wait catch and log).
  */
 export interface AuditSink {
-  emit(input: AuditInput): Promise<AuditEvent>;
+  emit(input: AuditInput, options?: AppendOptions): Promise<AuditEvent>;
+}
+
+export interface AppendOptions {
+  /**
+   * The event is a record nothing waits on: its commit may wait a few milliseconds to share another
+   * write's (SQLite; see `SqliteUnitOfWork.runBatched`). It is still stored in order: no write made
+   * after it commits before it. The promise still settles only after the commit.
+   */
+  batched?: boolean;
 }
 
 export type ChainVerdict =
@@ -122,7 +131,7 @@ export interface AuditStats {
  */
 export interface AuditStore {
   /** Chains the (already redacted) event to the last stored one and stores it. */
-  append(event: AuditEvent): Promise<void>;
+  append(event: AuditEvent, options?: AppendOptions): Promise<void>;
   count(): Promise<number>;
   /**
    * Walks the chain from the oldest kept event. A chain that does not start at the genesis hash is

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { eventHash, GENESIS_HASH } from '../ports/audit-chain.js';
 import type {
-  AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
+  AppendOptions, AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
 } from '../ports/audit.js';
 import { AuditKinds } from './audit-kinds.js';
 import { AuditQueryEngine } from './audit-query.js';
@@ -92,8 +92,9 @@ export class SqliteAuditStore implements AuditStore {
     uow.onRollback(() => this.resync());
   }
 
-  async append(event: AuditEvent): Promise<void> {
-    await this.uow.run(() => this.insert(event));
+  async append(event: AuditEvent, options: AppendOptions = {}): Promise<void> {
+    const insert = () => this.insert(event);
+    await (options.batched === true ? this.uow.runBatched(insert) : this.uow.run(insert));
     this.search.schedule();
   }
 

@@ -129,6 +129,28 @@ describe('SqliteUnitOfWork', () => {
     await Promise.all([queued, direct]);
   });
 
+  it('commits a batched write with the next write that starts a commit, ahead of it', async () => {
+    const settled: string[] = [];
+    const batched = uow.runBatched(() => insert('batched')).then(() => settled.push('batched'));
+    const next = uow.run(() => insert('next')).then(() => settled.push('next'));
+    await next;
+    expect(committedRows()).toEqual(['batched', 'next']);
+    expect(settled).toEqual(['batched', 'next']);
+    await batched;
+  });
+
+  it('commits a batched write on its own when no other write comes', async () => {
+    await uow.runBatched(() => insert('alone'));
+    expect(committedRows()).toEqual(['alone']);
+  });
+
+  it('commits batched writes at close()', async () => {
+    const batched = uow.runBatched(() => insert('batched'));
+    uow.close();
+    expect(committedRows()).toEqual(['batched']);
+    await batched;
+  });
+
   it('rejects writes once the database has closed', async () => {
     const queued = uow.run(() => insert('lost'));
     database.close();

@@ -10,6 +10,8 @@ export const systemPlugin: ResourcePlugin<'version' | 'status' | 'openapi' | 'un
   // The health body never changes while the process lives: serialise it once.
   const healthBody = JSON.stringify(ok({ status: 'healthy', version: ctx.version }));
   app.get('/health', {
+    // Answered before Fastify for an authenticated GET (http/fixed-answers.ts); HEAD and refusals come here.
+    config: { fixedAnswer: healthBody },
     schema: {
       summary: 'Liveness',
       operationId: 'getHealth',
