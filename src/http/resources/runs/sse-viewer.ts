@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { liveEvent, type LiveEvent, type RunViewer } from '../../../runs/fan-out.js';
+import type { LiveEvent, RunViewer } from '../../../runs/fan-out.js';
 import type { RunEvent } from '../../../storage/ports/runs.js';
-import { liveFrame, sseFrame } from './sse-frames.js';
+import { liveFrame, runTextFrame, sseFrame } from './sse-frames.js';
 import { sharedWritePacer, WRITE_SLICE_BYTES, type PacedWriter, type WritePacer } from './write-pacer.js';
 import { SECURITY_HEADERS } from '../../../listener/headers.js';
 
@@ -80,13 +80,12 @@ export class SseViewer implements RunViewer, PacedWriter {
    */
   start(replay: readonly RunEvent[], finished: boolean, text = ''): void {
     const last = replay.at(-1)?.id ?? 0;
-    const catchUp = [
-      ...replay,
-      ...(text && this.sendLive ? [liveEvent('run.text', text)] : []),
-      ...this.early!.filter((event) => !('id' in event) || event.id > last),
+    this.pending = [
+      ...replay.map((event) => this.frame(event)),
+      ...(text && this.sendLive ? [runTextFrame(this.runId, text)] : []),
+      ...this.early!.filter((event) => !('id' in event) || event.id > last).map((event) => this.frame(event)),
     ];
     this.early = null;
-    this.pending = catchUp.map((event) => this.frame(event));
     this.catchUp = this.pending.length;
     if (finished) this.ending = true;
     if (this.open()) this.pacer.request(this);
