@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { turnCounter } from '../../../../test/helpers/turns.js';
 import { WritePacer, type PacedWriter } from './write-pacer.js';
 
 /** A writer with `slices` slices of `size` bytes to write, recording the turn of each. */
@@ -11,18 +12,6 @@ class Slices implements PacedWriter {
     this.log.push(this.name);
     return { bytes: this.size, more: this.slices > 0 };
   }
-}
-
-/** Turns of the event loop, counted by an immediate that re-arms itself (as in the fan-out's test). */
-function turnCounter(): { now(): number; stop(): void } {
-  let turn = 0;
-  let running = true;
-  const tick = () => {
-    turn++;
-    if (running) setImmediate(tick);
-  };
-  setImmediate(tick);
-  return { now: () => turn, stop: () => void (running = false) };
 }
 
 async function settled(writers: Slices[], total: number): Promise<void> {
