@@ -1,22 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { turnCounter } from '../../test/helpers/turns.js';
 import { FanOut, liveEvent, SLICE_BYTES, SLICE_VIEWERS, type RunViewer } from './fan-out.js';
 import type { RunEvent } from '../storage/ports/runs.js';
-
-/**
- * Turns of the event loop, counted by an immediate that re-arms itself: every slice of a fan-out
- * runs in the check phase of one turn, so the slices a viewer was served in are told apart by the
- * count they saw.
- */
-function turnCounter(): { now(): number; stop(): void } {
-  let turn = 0;
-  let running = true;
-  const tick = () => {
-    turn++;
-    if (running) setImmediate(tick);
-  };
-  setImmediate(tick);
-  return { now: () => turn, stop: () => void (running = false) };
-}
 
 /** A viewer that records what it was handed and in which turn. */
 class Recorder implements RunViewer {

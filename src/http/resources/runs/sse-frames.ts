@@ -1,4 +1,4 @@
-import type { LiveEvent } from '../../../runs/fan-out.js';
+import { liveEvent, type LiveEvent } from '../../../runs/fan-out.js';
 import type { RunEvent } from '../../../storage/ports/runs.js';
 
 /**
@@ -29,5 +29,24 @@ const liveFrames = new WeakMap<LiveEvent, Buffer>();
 export function liveFrame(event: LiveEvent): Buffer {
   let frame = liveFrames.get(event);
   if (!frame) liveFrames.set(event, (frame = Buffer.from(`event: ${event.name}\ndata: ${event.data}\n\n`)));
+  return frame;
+}
+
+/**
+ * The `run.text` frame of a run's text so far (up to 1 MiB), shared the same way: viewers that join
+ * while the text has not moved on write the same bytes, instead of each holding a frame of its own.
+ */
+const textFrames = new Map<string, { text: string; frame: WeakRef<Buffer> }>();
+const forgetText = new FinalizationRegistry<string>((runId) => {
+  if (textFrames.get(runId)?.frame.deref() === undefined) textFrames.delete(runId);
+});
+
+export function runTextFrame(runId: string, text: string): Buffer {
+  const held = textFrames.get(runId);
+  const shared = held?.text === text ? held.frame.deref() : undefined;
+  if (shared) return shared;
+  const frame = liveFrame(liveEvent('run.text', text));
+  textFrames.set(runId, { text, frame: new WeakRef(frame) });
+  forgetText.register(frame, runId);
   return frame;
 }

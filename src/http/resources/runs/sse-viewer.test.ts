@@ -5,6 +5,7 @@ import { liveEvent } from '../../../runs/fan-out.js';
 import type { RunEvent } from '../../../storage/ports/runs.js';
 import { sseFrame } from './sse-frames.js';
 import { SseViewer } from './sse-viewer.js';
+import { WRITE_SLICE_BYTES } from './write-pacer.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -23,6 +24,30 @@ async function connection(): Promise<{ res: ServerResponse; socket: Socket }> {
   cleanups.push(() => socket.destroy());
   socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
   return { res: await responded, socket };
+}
+
+/** Resolves once the socket has stopped taking what the response writes (its client does not read). */
+async function stalled(res: ServerResponse): Promise<void> {
+  let unchanged = 0;
+  let last = -1;
+  while (unchanged < 20) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    unchanged = res.writableNeedDrain && res.writableLength === last ? unchanged + 1 : 0;
+    last = res.writableLength;
+  }
+}
+
+/** The body of a chunked HTTP response (after its head), without the chunk framing. */
+function dechunk(raw: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = raw.indexOf('\r\n\r\n') + 4;
+  for (;;) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    const size = parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+    if (size === 0) return Buffer.concat(parts);
+    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
 }
 
 // Frames are shared by run and event id: each test is its own run.
@@ -49,6 +74,25 @@ describe('SseViewer', () => {
     });
     expect([...received.matchAll(/^id: (\d+)$/gm)].map((m) => m[1])).toEqual(['1', '2', '3']);
     expect(received).toContain('content-type: text/event-stream');
+  });
+
+  it('writes a large event in slices whose bytes are exactly its frame, once, in order with the others', async () => {
+    const { res, socket } = await connection();
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const viewer = new SseViewer(res, RUN);
+    viewer.start([event(1)], false);
+    // Not a multiple of the slice, and multi-byte characters across slice boundaries.
+    const big: RunEvent = { id: 2, name: 'run.complete', data: JSON.stringify({ response: 'é€'.repeat(700_001) }) };
+    viewer.send(big);
+    viewer.send(event(3));
+    viewer.end();
+    // The response is complete when its last (empty) chunk has arrived.
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => Buffer.concat(chunks).subarray(-5).toString() === '0\r\n\r\n' && (clearInterval(check), resolve()), 5);
+    });
+    const expected = Buffer.concat([Buffer.from('retry: 3000\n\n'), sseFrame(RUN, event(1)), sseFrame(RUN, big), sseFrame(RUN, event(3))]);
+    expect(dechunk(Buffer.concat(chunks)).equals(expected)).toBe(true);
   });
 
   it('with deltas: the replay, then run.text with the text so far, then what arrived meanwhile; without, no live events', async () => {
@@ -100,12 +144,15 @@ describe('SseViewer', () => {
     let closed = false;
     viewer.whenClosed(() => (closed = true));
     viewer.start([], false);
-    // 16 MiB: more than the kernel takes, so most of it stays in Node's buffer, as one shared frame.
+    // 16 MiB: more than the kernel takes. Node is given one slice at a time, so it holds at most
+    // one; the rest waits in the viewer as the one shared frame.
     const big = event(1, 16 * 1024 * 1024);
     viewer.send(big);
+    await stalled(res);
     expect(closed).toBe(false);
     const inNode = res.writableLength;
-    expect(inNode).toBeGreaterThan(sseFrame(RUN, big).length);
+    expect(inNode).toBeGreaterThan(0);
+    expect(inNode).toBeLessThanOrEqual(WRITE_SLICE_BYTES + 64);
     // Behind it: 200 KiB fit in the bound and wait in the viewer (Node's buffer does not grow); the
     // next 100 KiB do not fit (the new event counts).
     viewer.send(event(2, 100 * 1024));
