@@ -1,9 +1,12 @@
 // Bundles the service (the `agentd` command) into dist/server: one file to read and compile at start
 // instead of some 1,200 modules. Run by `npm run build` after tsc; the library (dist/src) stays as tsc wrote it.
 import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// Chunk names carry a content hash: the chunks of an earlier build are removed, not left beside.
+rmSync(`${root}/dist/server`, { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
@@ -29,5 +32,7 @@ await build({
   sourcemap: 'linked',
   sourcesContent: false,
   legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });
