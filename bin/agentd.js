@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-import { main } from '../dist/src/cli.js';
+// The service runs from its bundle (dist/server, written by `npm run build`); its source map makes
+// stack traces name the TypeScript sources.
+process.setSourceMapsEnabled(true);
+const { main } = await import('../dist/server/cli.js');
 
 main(process.argv).catch((err) => {
   console.error(err instanceof Error ? err.message : String(err));

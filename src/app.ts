@@ -23,7 +23,6 @@ import { PACKAGE_ROOT, VERSION } from './version.js';
 import { loadConsoleAssets } from './console/assets.js';
 import { wireAgent } from './app/agent.js';
 import { wireChannels } from './app/channels.js';
-import { wireDiscordConnection } from './app/discord.js';
 import type { LeasedConnection } from './channels/discord/gateway/lease.js';
 import { liveDiagnostics, type ListenAddress } from './app/diagnostics.js';
 import { wireGateway } from './app/gateway.js';
@@ -172,9 +171,9 @@ async function assemble({ options, env, log, now, loaded, policy, stores }: Asse
   const jobs = wireScheduler({ storage, agent, audit, log, now, providers, defaultSetting: outbound.defaultSetting, mcp });
   const { scheduler } = jobs;
   const address: ListenAddress = { url: '', port: 0 };
-  const channels = wireChannels({ config, log, now, storage, coordination, audit, metrics, agent, gateway, env, consoleUrl: () => address.url });
+  const channels = await wireChannels({ config, log, now, storage, coordination, audit, metrics, agent, gateway, env, consoleUrl: () => address.url });
   const { webhook, discord } = channels;
-  const discordConnection = discord === null ? null : wireDiscordConnection({
+  const discordConnection = discord === null ? null : (await import('./app/discord.js')).wireDiscordConnection({
     config, env, log, audit, gateway, agent, owner: storage.owner, backoff: options.discordBackoff, leaseCheckMs: options.discordLeaseCheckMs,
     events: {
       ready: (bot) => {

@@ -59,7 +59,7 @@ export async function wireGateway({ config, env, home, log, now, policy, storage
   if (restored) log[restored.level](restored.message);
   const tools = serviceTools(config, storage.turns, gatewayClientFactory);
   // MCP servers add their tools to the registry once connected and their manifests accepted.
-  const mcp = new McpServers({
+  const mcp = await McpServers.create({
     servers: config.mcp.servers, env, gatewayClientFactory, settings: storage.settings, tools, audit, now, backoff: mcpBackoff,
   });
   const parts = {

@@ -9,6 +9,7 @@ import { errorBody } from '../listener/envelope.js';
 import { asApiError } from './error-mapping.js';
 import { sendErrorPage, wantsErrorPage } from './error-page.js';
 import { ApiError, badRequest, internalError, invalidField, methodNotAllowed, notFound, unsupportedMediaType } from '../listener/errors.js';
+import { lazyCompilers } from './lazy-compilers.js';
 import { OpenApiCollector } from './openapi.js';
 import { createPipeline, HEALTHZ_PATH, pathOf, UNMET_EXPECTATION, type Pipeline, type PipelineOptions } from './pipeline.js';
 import { RequestLog, requestIdOf } from './request-id.js';
@@ -112,6 +113,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       }
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    schemaController: { compilersFactory: lazyCompilers() },
   });
   const routes = new RouteTable();
   const openapi = new OpenApiCollector({ title: 'agentd', version: options.version });

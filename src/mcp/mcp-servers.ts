@@ -1,42 +1,19 @@
-import type { AuditSink } from '../storage/ports/audit.js';
-import type { McpServerConfig } from '../config/schema.js';
-import type { GatewayClientFactory } from '../contracts/gateway-port.js';
-import type { SettingsStore } from '../storage/ports/settings.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { ManifestPins } from './manifest-pins.js';
-import { ServerConnection, type AcceptOutcome, type BackoffLimits, type McpServerStatus } from './server-connection.js';
-import { httpTransport, stdioTransport } from './transports.js';
-
-export interface McpServersOptions {
-  servers: readonly McpServerConfig[];
-  /** The service's environment; a stdio server gets only its `env_allow` names from it. */
-  env: NodeJS.ProcessEnv;
-  gatewayClientFactory: GatewayClientFactory;
-  settings: SettingsStore;
-  tools: ToolRegistry;
-  audit: AuditSink;
-  now: () => number;
-  /** Delay before reconnecting a server, doubled per failure (default 1 s up to 60 s; tests shorten it). */
-  backoff?: BackoffLimits;
-}
-
-const DEFAULT_BACKOFF: BackoffLimits = { initialMs: 1_000, maxMs: 60_000 };
+import type { McpServersOptions } from './connections.js';
+import type { AcceptOutcome, McpServerStatus, ServerConnection } from './server-connection.js';
 
 /** The configured MCP servers (`mcp.servers`): their connections, statuses and manifest pins. */
 export class McpServers {
-  private readonly connections = new Map<string, ServerConnection>();
-
-  constructor(options: McpServersOptions) {
-    const pins = new ManifestPins(options.settings, options.now);
-    for (const config of options.servers) {
-      const open = () => config.url !== null
-        ? httpTransport({ ...config, url: config.url }, options.gatewayClientFactory)
-        : stdioTransport({ ...config, command: config.command! }, options.env);
-      this.connections.set(config.name, new ServerConnection({
-        config, open, pins, tools: options.tools, audit: options.audit, now: options.now, backoff: options.backoff ?? DEFAULT_BACKOFF,
-      }));
-    }
+  /**
+   * The MCP client library is loaded only when `mcp.servers` names a server: a service without
+   * one starts without it.
+   */
+  static async create(options: McpServersOptions): Promise<McpServers> {
+    if (options.servers.length === 0) return new McpServers(new Map());
+    const { serverConnections } = await import('./connections.js');
+    return new McpServers(serverConnections(options));
   }
+
+  private constructor(private readonly connections: ReadonlyMap<string, ServerConnection>) {}
 
   /** Connects every server in the background; their tools appear in the registry as they are accepted. */
   start(): void {

@@ -25,9 +25,10 @@ export interface ToolRegistryOptions {
 /** The registry with the built-in tools (current_time, calculator, web_fetch) plus `extraTools`. */
 export function createToolRegistry(options: ToolRegistryOptions): ToolRegistry {
   const registry = new ToolRegistry();
-  registry.register(createCurrentTimeTool({ now: options.now }));
-  registry.register(createCalculatorTool());
-  registry.register(createWebFetchTool({ ...options.webFetch, clientFactory: options.gatewayClientFactory }));
-  for (const tool of options.extraTools ?? []) registry.register(tool);
+  // The service's own tools: their argument schemas are compiled when first called.
+  registry.register(createCurrentTimeTool({ now: options.now }), 'at-first-call');
+  registry.register(createCalculatorTool(), 'at-first-call');
+  registry.register(createWebFetchTool({ ...options.webFetch, clientFactory: options.gatewayClientFactory }), 'at-first-call');
+  for (const tool of options.extraTools ?? []) registry.register(tool, 'at-first-call');
   return registry;
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../test/helpers/storage.js';
+import { createMemorySearchTool } from '../memory/memory-search-tool.js';
 import { createToolRegistry, MAX_TOOL_OUTPUT_CHARS, ToolRegistry } from './index.js';
 import type { ToolDefinition } from './types.js';
 
@@ -130,6 +132,24 @@ describe('ToolRegistry', () => {
     expect(await output({ target: {} })).toBe("invalid arguments for strict: argument 'target' must be string, got object");
     expect(await output({ target: '' })).toBe("invalid arguments for strict: argument 'target' must NOT have fewer than 1 characters");
     expect(await output({ nested: { mode: 'warp' } })).toBe('invalid arguments for strict: argument \'nested.mode\' must be one of "fast", "slow"');
+  });
+
+  it('compiles the schema of every tool the service registers (they are compiled at their first call there)', () => {
+    const serviceTools = createToolRegistry({ gatewayClientFactory: noGateway, extraTools: [createMemorySearchTool(memoryStorage().turns)] });
+    const checked = new ToolRegistry();
+    for (const spec of serviceTools.list()) checked.register(tool({ ...spec, run: async () => '' }));
+    expect(checked.list().map((t) => t.name)).toEqual(['current_time', 'calculator', 'web_fetch', 'memory_search']);
+  });
+
+  it('checks the arguments of a tool registered to compile at its first call, and refuses its invalid schema at that call', async () => {
+    const registry = new ToolRegistry();
+    registry.register(tool({ name: 'later', schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } }, run: async () => 'ran' }), 'at-first-call');
+    expect((await registry.execute('later', {}, context())).output).toBe("invalid arguments for later: missing required argument 'n'");
+    expect((await registry.execute('later', { n: 1 }, context())).output).toBe('ran');
+    registry.register(tool({ name: 'typo', schema: { type: 'object', properties: { a: { maxLenght: 3 } } }, run: async () => '' }), 'at-first-call');
+    const result = await registry.execute('typo', {}, context());
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatch(/tool 'typo' has an invalid argument schema: .*maxLenght/);
   });
 
   it('refuses at registration a schema whose keywords it does not know', () => {

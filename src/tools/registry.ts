@@ -39,7 +39,12 @@ export class ToolRegistry {
   private readonly compile = argsValidatorCompiler();
   private changes = 0;
 
-  register(tool: ToolDefinition): void {
+  /**
+   * A schema from outside the service (an MCP server's tool) is compiled now, so that an invalid one
+   * is refused here. The service's own tools pass `at-first-call`: their schemas ship with it (a
+   * test compiles each), and compiling them at start was a large part of the start-up time.
+   */
+  register(tool: ToolDefinition, compile: 'now' | 'at-first-call' = 'now'): void {
     const wire = wireToolName(tool.name);
     if (!TOOL_NAME.test(tool.name) || !WIRE_NAME.test(wire)) {
       throw new Error(`invalid tool name '${tool.name}': use 1-64 letters, digits, _ or - (a dot counts as two)`);
@@ -47,16 +52,32 @@ export class ToolRegistry {
     if (this.tools.has(tool.name)) throw new Error(`tool '${tool.name}' is already registered`);
     const clash = this.byWireName.get(wire);
     if (clash !== undefined) throw new Error(`tool '${tool.name}' would reach providers as '${wire}', the name of tool '${clash}'`);
-    let validator: ArgsValidator;
-    try {
-      validator = this.compile(tool.schema);
-    } catch (err) {
-      throw new Error(`tool '${tool.name}' has an invalid argument schema: ${(err as Error).message}`);
-    }
+    const validator = compile === 'now' ? this.compiled(tool) : this.compiledAtFirstCall(tool);
     this.tools.set(tool.name, tool);
     this.validators.set(tool.name, validator);
     this.byWireName.set(wire, tool.name);
     this.changes++;
+  }
+
+  private compiled(tool: ToolDefinition): ArgsValidator {
+    try {
+      return this.compile(tool.schema);
+    } catch (err) {
+      throw new Error(`tool '${tool.name}' has an invalid argument schema: ${(err as Error).message}`);
+    }
+  }
+
+  /** An invalid schema found then refuses the call with the reason, as `execute` never throws. */
+  private compiledAtFirstCall(tool: ToolDefinition): ArgsValidator {
+    let validator: ArgsValidator | undefined;
+    return (args) => {
+      try {
+        validator ??= this.compiled(tool);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return validator(args);
+    };
   }
 
   /** Withdraws a tool (an MCP server's tools while its manifest awaits acceptance); false if it was not there. */

@@ -15,8 +15,12 @@ export type ArgsValidator = (args: unknown) => string | null;
 export function argsValidatorCompiler(): (schema: Record<string, unknown>) => ArgsValidator {
   // Strict: a keyword the validator does not know is a registration error, never silently ignored.
   // No coercion and no defaults: the arguments are checked as the model sent them.
-  const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, coerceTypes: false, useDefaults: false });
-  return (schema) => validatorFor(ajv.compile(schema));
+  // Built when the first schema is compiled: a registry whose tools are all compiled at their first call starts without it.
+  let ajv: Ajv | undefined;
+  return (schema) => {
+    ajv ??= new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, coerceTypes: false, useDefaults: false });
+    return validatorFor(ajv.compile(schema));
+  };
 }
 
 function validatorFor(validate: ValidateFunction): ArgsValidator {

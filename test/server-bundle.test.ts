@@ -1,0 +1,50 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnServe } from './helpers/cli.js';
+
+// `agentd` runs from the bundle in dist/server (`npm test` builds first): what the bundle moves
+// about (a worker thread's file, the pretty log, the source map) is checked on it here.
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function env(): NodeJS.ProcessEnv {
+  const { SERVICE_API_KEY: _ignored, ...rest } = process.env;
+  return rest;
+}
+
+describe('the bundled service', () => {
+  it('answers an audit search from its query worker, and logs readably with --log-format pretty', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-bundle-'));
+    const proc = spawnServe(['--home', join(dir, 'home'), '--port', '0', '--log-format', 'pretty'], env());
+    const url = await proc.ready;
+    const key = /API key: (\S+)/.exec(proc.stdout())![1]!;
+    const search = await fetch(`${url}/api/v1/audit?q=started&limit=5`, { headers: { authorization: `Bearer ${key}` } });
+    expect(search.status).toBe(200);
+    const body = (await search.json()) as { data: { events: unknown[]; total: number } };
+    expect(body.data.total).toBeGreaterThanOrEqual(0);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    // A worker whose file did not resolve is reported, and the query answered in the main thread.
+    expect(proc.stderr()).not.toContain('audit query worker failed');
+    // pino-pretty's lines (a time in brackets, the level as a word), not JSON.
+    expect(proc.stderr()).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: REST API listening on /m);
+    expect(proc.stderr()).not.toContain('{"level"');
+  });
+
+  it('names the TypeScript sources in a stack trace', () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-bundle-'));
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, 'api: [\n');
+    // What bin/agentd.js does, with the error's stack printed instead of its message alone.
+    const script = `process.setSourceMapsEnabled(true);
+      const { main } = await import(${JSON.stringify(pathToFileURL('dist/server/cli.js').href)});
+      await main(['node', 'agentd', 'migrate', '--config', ${JSON.stringify(config)}]).catch((error) => console.log(error.stack));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: env(), encoding: 'utf8' });
+    expect(run.stdout).toContain('not valid YAML');
+    expect(run.stdout).toMatch(/at loadConfig \(.*src\/config\/load\.ts:\d+:\d+\)/);
+  });
+});
