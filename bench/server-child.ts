@@ -48,7 +48,10 @@ process.on('message', (message: { type?: string }) => {
     // Live memory, not garbage: a leak shows as growth that survives a full collection.
     (globalThis as { gc?: () => void }).gc?.();
     const memory = process.memoryUsage();
-    process.send?.({ rss: memory.rss, heapUsed: memory.heapUsed, handles: process.getActiveResourcesInfo().length, lag });
+    process.send?.({
+      rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external, arrayBuffers: memory.arrayBuffers,
+      handles: process.getActiveResourcesInfo().length, lag,
+    });
     return;
   }
   if (message?.type === 'loop') {

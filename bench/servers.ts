@@ -20,7 +20,10 @@ export interface ChildServer {
    * and the most CPU time the child used within one such gap.
    */
   loopMax?(): Promise<{ wallMs: number; cpuMs: number }>;
-  /** What the soak samples: RSS and heap after a full GC, active handles, event-loop delay since the last sample. */
+  /**
+   * What the soak samples: RSS, heap, external and array-buffer memory after a full GC, active
+   * handles, event-loop delay since the last sample.
+   */
   sample?(): Promise<ProcessSample>;
   close(): Promise<void>;
 }
@@ -28,6 +31,10 @@ export interface ChildServer {
 export interface ProcessSample {
   rss: number;
   heapUsed: number;
+  /** Memory of C++ objects bound to JavaScript ones (Buffers among them). */
+  external: number;
+  /** The part of `external` held by ArrayBuffers and Buffers. */
+  arrayBuffers: number;
   handles: number;
   lag: { p99Ms: number; maxMs: number };
 }

@@ -8,22 +8,23 @@ export interface SoakRow extends ProcessSample {
 }
 
 /** RSS may grow by less than this fraction between the end of the warm-up and the end. */
-const MAX_RSS_GROWTH = 0.1;
+const MAX_RSS_GROWTH = 0.05;
 /** Samples compared at each end for handle growth (a leak keeps climbing; load alone jitters). */
 const HANDLE_WINDOW = 3;
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 export function soakTable(rows: SoakRow[], withHeader: boolean): string {
-  const header = '    t(s)  requests  failed   rss(MB)  heap(MB)  handles  lag p99(ms)  lag max(ms)';
+  const header = '    t(s)  requests  failed   rss(MB)  heap(MB)  external(MB)  arrayBuffers(MB)  handles  lag p99(ms)  lag max(ms)';
   const lines = rows.map((r) =>
     `${String(r.seconds).padStart(8)}${String(r.requests).padStart(10)}${String(r.failures).padStart(8)}${mb(r.rss).padStart(10)}` +
-    `${mb(r.heapUsed).padStart(10)}${String(r.handles).padStart(9)}${r.lag.p99Ms.toFixed(1).padStart(13)}${r.lag.maxMs.toFixed(1).padStart(13)}`);
+    `${mb(r.heapUsed).padStart(10)}${mb(r.external).padStart(14)}${mb(r.arrayBuffers).padStart(18)}` +
+    `${String(r.handles).padStart(9)}${r.lag.p99Ms.toFixed(1).padStart(13)}${r.lag.maxMs.toFixed(1).padStart(13)}`);
   return (withHeader ? [header, ...lines] : lines).join('\n');
 }
 
 /**
- * PASS when, after the warm-up: RSS grew less than 10 % (first sample after the warm-up against
+ * PASS when, after the warm-up: RSS grew less than 5 % (first sample after the warm-up against
  * the last), the fewest handles of the last samples is not above the most of the first ones, and
  * no request failed.
  */
@@ -47,7 +48,9 @@ export function soakVerdict(rows: SoakRow[], warmUpSeconds: number): { pass: boo
     pass: checks.every((c) => c.ok),
     lines: [
       ...checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.line}`),
-      `     heap after warm-up ${mb(first.heapUsed)} MB → ${mb(last.heapUsed)} MB; event-loop delay: worst p99 ${lagP99.toFixed(1)} ms, worst max ${lagMax.toFixed(1)} ms`,
+      `     after warm-up: heap ${mb(first.heapUsed)} MB → ${mb(last.heapUsed)} MB, external ${mb(first.external)} MB → ${mb(last.external)} MB, ` +
+        `arrayBuffers ${mb(first.arrayBuffers)} MB → ${mb(last.arrayBuffers)} MB`,
+      `     event-loop delay: worst p99 ${lagP99.toFixed(1)} ms, worst max ${lagMax.toFixed(1)} ms`,
     ],
   };
 }

@@ -102,4 +102,23 @@ describe('DurableInbox', () => {
     expect(shared.claims()).toBeGreaterThanOrEqual(2);
     await replica.stopClaiming();
   });
+
+  it('keeps the retry time of a message only while the message is still its to claim', async () => {
+    const { store } = countingStore();
+    const inbox = new DurableInbox({ channel: 'webhook', store, owner: 'local', runExists: async () => false, log: createMemoryLogger(), leaseMs: LEASE_MS });
+    inbox.listen(() => {});
+    inbox.startClaiming();
+    expect(await inbox.accept(message('a', 'one'), 'r1')).toBe('queued');
+    // recover() claims, and settles once that claim is done.
+    await inbox.recover();
+    const first = inbox.receive()!;
+    inbox.retry(first, 60_000);
+    await inbox.recover();
+    expect(inbox.retrying).toBe(1);
+    // Its run was created after all: it is no longer waiting, so no claim returns it again.
+    await store.markStarted(first.runId);
+    await inbox.recover();
+    expect(inbox.retrying).toBe(0);
+    await inbox.stopClaiming();
+  });
 });

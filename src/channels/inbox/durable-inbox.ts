@@ -76,7 +76,10 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
   private readonly queue: QueuedMessage[] = [];
   /** Run ids of the messages this runner claimed and has not settled (queued or with the dispatcher). */
   private readonly held = new Set<string>();
-  /** Messages whose start failed for a passing reason: still claimed by this runner, offered again from this time. */
+  /**
+   * Messages whose start failed for a passing reason: still claimed by this runner, offered again
+   * from this time. Only messages the last claim returned are kept, so it never outgrows the inbox.
+   */
   private readonly retryAt = new Map<string, number>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly accepting = new Set<Promise<unknown>>();
@@ -253,6 +256,11 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     if (this.options.store.sharedByReplicas) void this.pull();
   }
 
+  /** Messages waiting for their retry time (supervision and tests). */
+  get retrying(): number {
+    return this.retryAt.size;
+  }
+
   /** Messages of the channel stored and waiting for a run (on a shared database, any replica's). */
   async waitingCount(): Promise<number> {
     return (await this.options.store.waiting(this.options.channel, this.capacity)).length;
@@ -328,6 +336,11 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
       for (const message of claimed) {
         if (await this.offer(message)) queued = true;
       }
+      // A retrying message the claim did not return is no longer this runner's to start: its run
+      // was created after all (on PostgreSQL that takes it out of the waiting ones) or another
+      // replica took it over. Its retry time would otherwise be kept for good.
+      const stillClaimed = new Set(claimed.map((message) => message.run_id));
+      for (const runId of this.retryAt.keys()) if (!stillClaimed.has(runId)) this.retryAt.delete(runId);
       if (this.failing) log.info(`${channel}: claiming messages works again`);
       this.failing = false;
       this.unmarked = false;
