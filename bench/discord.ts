@@ -83,7 +83,7 @@ export async function discordScenario(): Promise<ScenarioResult> {
   }
 }
 
-/** Answers typing (204) and message creation (the message, naming the one it replies to), with rate-limit headers that never run out. */
+/** Answers typing (204) and message creation (the message, naming the one it replies to), with rate-limit headers that never run out; anything else 404. */
 async function startRestStandIn(replied: (messageId: string) => void) {
   let count = 0;
   let created = 0;
@@ -95,6 +95,12 @@ async function startRestStandIn(replied: (messageId: string) => void) {
       const headers = { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '999', 'x-ratelimit-reset-after': '1', 'x-ratelimit-bucket': 'bench' };
       if (req.url?.endsWith('/typing')) {
         res.writeHead(204, headers).end();
+        return;
+      }
+      // The connection's own requests (GET /gateway/bot): this bench hands messages to the
+      // service directly, so the Gateway is not offered.
+      if (req.method !== 'POST') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"message": "404: Not Found", "code": 0}');
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message_reference?: { message_id: string } };

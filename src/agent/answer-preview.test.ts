@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_LIVE_TEXT_CHARS } from '../contracts/agent-turn.js';
 import { AnswerPreview, RELEASE_INTERVAL_MS } from './answer-preview.js';
 
 /** A clock that has moved past the release interval at every reading: every piece may be released. */
@@ -24,6 +25,28 @@ describe('AnswerPreview', () => {
     expect(shown.join('')).toBe('use [REDACTED] for it');
     for (const piece of shown) expect(piece).not.toMatch(/sk-|ABC|XYZ/);
     expect(shown.length).toBeGreaterThan(2);
+  });
+
+  it('shows a step up to the live bound and nothing past it, also not at its end', () => {
+    const word = 'word '.repeat(1024);
+    const pieces = Array.from({ length: Math.ceil(MAX_LIVE_TEXT_CHARS / word.length) + 2 }, () => word);
+    const shown = previewOf(pieces).join('');
+    expect(shown.length).toBeGreaterThan(MAX_LIVE_TEXT_CHARS - 2 * word.length);
+    expect(shown.length).toBeLessThanOrEqual(MAX_LIVE_TEXT_CHARS);
+    expect(shown).toBe(word.repeat(shown.length / word.length));
+  });
+
+  it('shows nothing of a whole answer over the live bound that came unstreamed', () => {
+    expect(previewOf([], `${'a'.repeat(MAX_LIVE_TEXT_CHARS)} b`)).toEqual([]);
+  });
+
+  it('finds the last whitespace of every kind \\s knows, ASCII or not', () => {
+    for (const space of [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u2003', '\u3000', '\ufeff']) {
+      const shown: string[] = [];
+      const preview = new AnswerPreview((text) => shown.push(text), slowClock());
+      preview.push(`one${space}tw`);
+      expect(shown).toEqual([`one${space}`]);
+    }
   });
 
   it('holds the trailing word until whitespace or the end arrives', () => {

@@ -1,5 +1,6 @@
 import { withoutNul } from '../security/input/nul.js';
 import { censor } from '../security/secrets/secrets.js';
+import { MAX_LIVE_TEXT_CHARS } from '../contracts/agent-turn.js';
 
 /**
  * A model step's text as viewers may see it while it is written (docs/api.md#run-event-stream):
@@ -24,7 +25,10 @@ export class AnswerPreview {
   private lastRelease = Number.NEGATIVE_INFINITY;
   /** The cleaned text released so far; every release extends it. */
   private released = '';
-  /** The cleaner rewrote text already shown: nothing more of this step is shown (the terminal event has the answer). */
+  /**
+   * The cleaner rewrote text already shown, or the step outgrew `MAX_LIVE_TEXT_CHARS`: nothing more
+   * of this step is shown (the terminal event has the answer).
+   */
   private stopped = false;
 
   constructor(
@@ -34,6 +38,14 @@ export class AnswerPreview {
 
   /** A piece of the step's text, as the provider streamed it. */
   push(delta: string): void {
+    if (this.stopped) return;
+    if (this.raw.length + delta.length > MAX_LIVE_TEXT_CHARS) {
+      // Each release cleans the whole text so far: past the bound that would cost more per piece
+      // the longer the answer, for text no viewer is sent.
+      this.stopped = true;
+      this.raw = '';
+      return;
+    }
     const whitespace = lastWhitespace(delta);
     if (whitespace >= 0) this.stable = this.raw.length + whitespace + 1;
     this.raw += delta;
@@ -45,6 +57,7 @@ export class AnswerPreview {
 
   /** The step's whole text (as the provider returned it): releases what was held back. */
   end(text: string): void {
+    if (text.length > MAX_LIVE_TEXT_CHARS) this.stopped = true;
     this.release(text);
   }
 
@@ -64,7 +77,15 @@ export class AnswerPreview {
 /** Index of the last whitespace character of `text`, or -1. */
 function lastWhitespace(text: string): number {
   for (let i = text.length - 1; i >= 0; i--) {
-    if (/\s/.test(text[i]!)) return i;
+    if (isWhitespace(text.charCodeAt(i))) return i;
   }
   return -1;
+}
+
+const WHITESPACE = /\s/;
+
+/** What `\s` matches, without a regular expression per character for the ASCII ones. */
+function isWhitespace(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return WHITESPACE.test(String.fromCharCode(code));
 }

@@ -8,6 +8,12 @@ import type { TurnOrigin } from '../tools/types.js';
  * apart from both so that runs/ never imports agent/.
  */
 
+/**
+ * Most of a turn's text shown live (`onDelta`), in characters: past it the rest arrives with the
+ * terminal event only, so a huge answer is not cleaned over and over while it streams.
+ */
+export const MAX_LIVE_TEXT_CHARS = 1024 * 1024;
+
 export interface ToolRequestInfo {
   call_id: string;
   tool: string;
@@ -54,6 +60,7 @@ export interface AgentTurnInput {
    * The model's text as it is written, in pieces whose concatenation is the text shown so far:
    * censored like the answer, a secret never split across pieces (agent/answer-preview.ts). Text
    * of a step that then asks for tools is included; the stored answer is the last step's alone.
+   * At most `MAX_LIVE_TEXT_CHARS` of a step's text come this way.
    */
   onDelta?(text: string): void;
   onToolRequest?(info: ToolRequestInfo): void;

@@ -1,3 +1,5 @@
+import { MAX_LIVE_TEXT_CHARS } from '../contracts/agent-turn.js';
+
 /**
  * The live text of a run executing here (docs/api.md#run-event-stream): the model's text as it is
  * written, handed on in coalesced pieces — at most one per `DELTA_INTERVAL_MS`, so a provider that
@@ -6,10 +8,11 @@
  */
 export const DELTA_INTERVAL_MS = 30;
 /**
- * Most text a run keeps and sends live. The answer is bounded by the provider's `max_tokens`
- * already; past this the rest of it arrives with the terminal event only.
+ * Most text a run keeps and sends live (the agent shows no more of one step either). The answer
+ * is bounded by the provider's `max_tokens` already; past this the rest of it arrives with the
+ * terminal event only.
  */
-export const MAX_RUN_TEXT_CHARS = 1024 * 1024;
+export const MAX_RUN_TEXT_CHARS = MAX_LIVE_TEXT_CHARS;
 
 export class RunText {
   /** What has been handed on so far. */
