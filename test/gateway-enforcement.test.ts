@@ -258,7 +258,7 @@ describe('outbound traffic has one way out', () => {
     const rest = readFileSync(join(root, 'src', 'channels', 'discord', 'rest.ts'), 'utf8');
     expect(rest).toMatch(/new REST\(\{[\s\S]*makeRequest:/);
     expect(scanSource(rest, 'src/channels/discord/rest.ts')).toEqual([]);
-    expect(readFileSync(join(root, 'src', 'app', 'channels.ts'), 'utf8')).toMatch(/gateway\.client\(\{ category: 'discord' \}\)/);
+    expect(readFileSync(join(root, 'src', 'app', 'discord.ts'), 'utf8')).toMatch(/gateway\.client\(\{ category: 'discord' \}\)/);
   });
 
   it('the gateway itself is where the outbound code lives', () => {

@@ -68,8 +68,10 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL run statements', () => {
     // Held: nothing is stored (nor acknowledged) before the end comes.
     expect(await storage.runs.events('run_e', 0)).toEqual([]);
     expect(commits).toEqual([]);
-    await storage.runs.finish('run_e', outcome, { id: 4, name: 'run.complete', data: '{"n":4}' });
+    await storage.runs.finish('run_e', outcome, { id: 4, name: 'run.complete', data: '{"n":4}' }).then(() => commits.push('end'));
     await Promise.all(writes);
+    // In call order: a viewer handed each event as it is acknowledged gets the end last.
+    expect(commits).toEqual(['event 1', 'event 2', 'event 3', 'end']);
     const { rows } = await storage.database.query<{ id: number; tx: string }>(
       `SELECT id, xmin::text AS tx FROM run_events WHERE run_id = 'run_e' ORDER BY id`);
     expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);

@@ -122,8 +122,11 @@ export class PgRunStore implements RunStore {
         await Promise.all([...heldStatements(tx, runId, held), finishRun(tx, runId, outcome, event, releaseClaim)]);
       })
       : finishRun(this.db, runId, outcome, event, releaseClaim));
-    held?.settle(written);
-    return written;
+    if (!held) return written;
+    held.settle(written);
+    // Acknowledged after the held events it carries (their promise adopts `written` a few ticks
+    // later): a viewer is handed the run's end only after them.
+    return written.then(() => held.stored);
   }
 
   /** The run's open `HeldWrites`, opened (its timer started) when there is none. */
