@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { processCpuMs } from './machine-cpu.js';
 import type { ScenarioResult } from './types.js';
 
 /**
@@ -68,7 +69,7 @@ function timeToListening(command: string, args: readonly string[], env: NodeJS.P
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       if (!/listening on/i.test(output)) return;
-      const elapsed = { wallMs: performance.now() - started, cpuMs: cpuMsOf(child.pid!) };
+      const elapsed = { wallMs: performance.now() - started, cpuMs: processCpuMs(child.pid!) };
       child.stdout.off('data', onData);
       child.stderr.off('data', onData);
       child.off('exit', early);
@@ -79,12 +80,6 @@ function timeToListening(command: string, args: readonly string[], env: NodeJS.P
     child.stderr.on('data', onData);
     child.once('exit', early);
   });
-}
-
-/** User + system CPU of a live process from /proc (Linux), in ms; clock ticks are 10 ms. */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function median(values: number[]): number {

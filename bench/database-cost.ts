@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { processCpuMs } from './machine-cpu.js';
 
 /**
  * What a stretch of work cost PostgreSQL itself, so a figure holds on other machines:
@@ -13,7 +13,6 @@ import pg from 'pg';
  *    which the pool's 30 s idle timeout makes rare over a few seconds of load.
  */
 const STATS_IDLE_FLUSH_MS = 11_000;
-const CLOCK_TICKS_PER_S = 100;
 
 export interface DatabaseCostReading {
   commits: number;
@@ -38,7 +37,7 @@ export class DatabaseCost {
       'SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = $1', [this.database]);
     const { rows } = await this.connection.query<{ pid: number }>(
       'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.database]);
-    return { commits: Number(stats!.commits), cpuMsByPid: new Map(rows.map((row) => [row.pid, cpuMs(row.pid)])) };
+    return { commits: Number(stats!.commits), cpuMsByPid: new Map(rows.map((row) => [row.pid, processCpuMs(row.pid)])) };
   }
 
   /** Commits and backend CPU milliseconds between two readings. */
@@ -56,14 +55,3 @@ export class DatabaseCost {
 
 /** Transactions one `read` commits itself (its three statements), counted once they are published. */
 const READING_COMMITS = 3;
-
-/** utime + stime of a process in ms (fields 14 and 15 of /proc/<pid>/stat, after the command in parentheses). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
-  } catch {
-    return 0; // the connection ended meanwhile
-  }
-}

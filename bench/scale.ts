@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { AuditLog } from '../src/audit/log.js';
 import { PostgresStorage } from '../src/storage/postgres/index.js';
 import { DatabaseCost, type DatabaseCostReading } from './database-cost.js';
+import { busyPercent, processCpuMs, readMachineCpu, type MachineCpuReading } from './machine-cpu.js';
 import { client, measureRuns, startUpstream, waitFor } from './agent-support.js';
 import { load } from './load.js';
 import { startChildServer, type ChildServer } from './servers.js';
@@ -84,17 +86,28 @@ async function throughput(options: ScaleBenchOptions, setups: Record<string, Set
     const cost = setup.databaseUrl ? await DatabaseCost.connect(setup.databaseUrl) : null;
     try {
       let before: DatabaseCostReading | null = null;
+      let cpuBefore: CpuReading | null = null;
       const runs = await measureRuns(servers, agent, clients, options.runSeconds ?? 5, async () => {
         before = await cost?.read() ?? null;
+        cpuBefore = readCpu(servers);
       });
+      const cpu = cpuBetween(cpuBefore!, readCpu(servers));
       if (runs.failures > 0) throw new Error(`${name}: ${runs.failures} runs did not complete`);
-      figures[`${name}_runs_per_s`] = Math.round(runs.latencies.length / runs.elapsedS);
+      const count = runs.latencies.length;
+      figures[`${name}_runs_per_s`] = Math.round(count / runs.elapsedS);
       figures[`${name}_run_p99_ms`] = round(pct(runs.latencies, 99));
+      figures[`${name}_replica_cpu_ms_per_run`] = round(cpu.replicasMs / count);
+      figures[`${name}_client_cpu_ms_per_run`] = round(cpu.clientMs / count);
+      figures[`${name}_machine_busy_pct`] = Math.round(cpu.busyPct);
       if (cost && before) {
         const spent = DatabaseCost.between(before, await cost.read());
         figures[`${name}_commits_per_run`] = round(spent.commits / runs.latencies.length);
         figures[`${name}_db_cpu_ms_per_run`] = round(spent.cpuMs / runs.latencies.length);
       }
+      // What the machine could do if every core did nothing but this: its ceiling for this setup.
+      const cpuPerRun = (cpu.replicasMs + cpu.clientMs) / count + (figures[`${name}_db_cpu_ms_per_run`] ?? 0);
+      figures[`${name}_cpu_ms_per_run`] = round(cpuPerRun);
+      figures[`${name}_cpu_bound_runs_per_s`] = Math.round((availableParallelism() * 1000) / cpuPerRun);
       // The connections split evenly over the replicas, loaded at the same time.
       const health = await Promise.all(servers.map((s) => load({
         url: `${s.url}/api/v1/health`, headers: { authorization: `Bearer ${s.apiKey}` },
@@ -121,6 +134,33 @@ async function throughput(options: ScaleBenchOptions, setups: Record<string, Set
       baseline: `${figures.sqlite_1_runs_per_s} runs/s on SQLite`,
       ratio: round(ratio),
     },
+  };
+}
+
+/**
+ * Where the cores went during a measurement, so a throughput limit can be told from a saturated
+ * machine: the replicas' own CPU, the load generator's (this process), and how busy all cores were.
+ */
+interface CpuReading {
+  replicasMs: number;
+  clientMs: number;
+  machine: MachineCpuReading;
+}
+
+function readCpu(servers: ChildServer[]): CpuReading {
+  const { user, system } = process.cpuUsage();
+  return {
+    replicasMs: servers.reduce((sum, s) => sum + processCpuMs(s.pid), 0),
+    clientMs: (user + system) / 1000,
+    machine: readMachineCpu(),
+  };
+}
+
+function cpuBetween(before: CpuReading, after: CpuReading): { replicasMs: number; clientMs: number; busyPct: number } {
+  return {
+    replicasMs: after.replicasMs - before.replicasMs,
+    clientMs: after.clientMs - before.clientMs,
+    busyPct: busyPercent(before.machine, after.machine),
   };
 }
 

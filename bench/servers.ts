@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 export interface ChildServer {
   url: string;
   apiKey: string;
+  /** The child's process id, to read its CPU time from /proc without disturbing it. */
+  pid: number;
   /** The webhook channel's URL when the config enables it. */
   webhookUrl?: string;
   /**
@@ -50,6 +52,7 @@ export async function startChildServer(kind: string, args: Record<string, unknow
   });
   return {
     ...ready,
+    pid: child.pid!,
     probe: () =>
       new Promise<{ rss: number; cpuMicros: number }>((resolve) => {
         child.once('message', (m) => resolve(m as { rss: number; cpuMicros: number }));
