@@ -58,18 +58,10 @@ export interface GatewayAuditParts {
 }
 
 export class GatewayAudit {
-  private readonly sink: AuditSink | undefined;
-  private readonly log: Logger;
-  private readonly metrics: GatewayMetrics | undefined;
-
   constructor(
     private readonly parts: GatewayAuditParts,
     private readonly scope: AuditScope,
-  ) {
-    this.sink = parts.audit;
-    this.log = parts.log;
-    this.metrics = parts.metrics;
-  }
+  ) {}
 
   /**
    * The request got its response. The event is handed to the audit log before this returns (on
@@ -78,7 +70,7 @@ export class GatewayAudit {
    * (docs/gateway.md#audit-events). A graceful stop waits for it (`AuditWrites`).
    */
   completed(method: string, url: URL, status: number, approved: boolean): void {
-    this.metrics?.gatewayRequest(this.scope.category, false);
+    this.parts.metrics?.gatewayRequest(this.scope.category, false);
     this.parts.auditWrites.track(this.emit({
       event_type: 'network_request',
       result: 'allow',
@@ -95,7 +87,7 @@ export class GatewayAudit {
 
   /** A refusal: rare, so the caller's error waits for the commit (nothing was sent). */
   denied(denial: DeniedRequest): Promise<void> {
-    this.metrics?.gatewayRequest(this.scope.category, true);
+    this.parts.metrics?.gatewayRequest(this.scope.category, true);
     return this.emit({
       event_type: 'network_denied',
       result: 'deny',
@@ -113,7 +105,7 @@ export class GatewayAudit {
   }
 
   failed(method: string, url: URL, error: unknown): Promise<void> {
-    this.metrics?.gatewayRequest(this.scope.category, false);
+    this.parts.metrics?.gatewayRequest(this.scope.category, false);
     const err = error as { name?: unknown; code?: unknown };
     return this.emit({
       event_type: 'network_error',
@@ -138,7 +130,7 @@ export class GatewayAudit {
     event: { event_type: string; result: 'allow' | 'deny' | 'error'; action: string; detail: Record<string, unknown> },
     options?: AppendOptions,
   ): Promise<void> {
-    const sink = this.sink;
+    const sink = this.parts.audit;
     if (!sink) return;
     try {
       await sink.emit({
@@ -152,7 +144,7 @@ export class GatewayAudit {
       }, options);
     } catch (error) {
       // Say so where the operator looks.
-      this.log.warn(`gateway: audit event ${event.event_type} could not be written (${(error as Error)?.name ?? 'error'})`);
+      this.parts.log.warn(`gateway: audit event ${event.event_type} could not be written (${(error as Error)?.name ?? 'error'})`);
     }
   }
 }
