@@ -39,6 +39,11 @@ export interface CreateAppOptions {
   configPath?: string;
   /** In-memory configuration instead of a file (embedders and tests). */
   config?: ConfigInput;
+  /**
+   * A config `loadConfig` already read and checked, used as it is (over `home`, `configPath` and
+   * `config`): `agentd serve` reads its file once per start, not a second time here.
+   */
+  loaded?: LoadedConfig;
   /** Write a config with a fresh key when the file is missing (what `agentd serve` does). */
   bootstrap?: boolean;
   env?: NodeJS.ProcessEnv;
@@ -107,6 +112,7 @@ export interface App {
 }
 
 function resolveConfig(options: CreateAppOptions, env: NodeJS.ProcessEnv): LoadedConfig {
+  if (options.loaded) return options.loaded;
   if (options.config === undefined) {
     return loadConfig({ home: options.home, configPath: options.configPath, env, bootstrap: options.bootstrap });
   }

@@ -62,7 +62,7 @@ async function serve(options: ServeOptions): Promise<void> {
   };
   let app: Awaited<ReturnType<typeof createApp>>;
   try {
-    app = await createApp({ home: options.home, configPath: options.config, host: options.host, port: options.port, log });
+    app = await createApp({ loaded, host: options.host, port: options.port, log });
   } catch (error) {
     showKey(null);
     throw error;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * `discord`: the Discord channel (docs/discord.md). Deny by default: every allow list starts empty,

@@ -2,7 +2,7 @@ import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, 
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { randomToken } from '../security/ids/tokens.js';
 import { ConfigError } from './errors.js';
 import { homeFile } from './home-layout.js';

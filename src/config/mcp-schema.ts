@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * `mcp.servers`: the MCP tool servers the agent may use. A server is reached either over Streamable

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { discordSchema } from './discord-schema.js';
 import { mcpSchema } from './mcp-schema.js';
 

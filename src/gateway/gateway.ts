@@ -8,7 +8,7 @@ import { AuditWrites } from './audit.js';
 import { Client, type ClientOptions, type GatewayClient, type GatewayParts } from './client.js';
 import { ConnectionPool, type PoolLimits, type PoolStats } from './pool.js';
 import type { GatewayMetrics } from '../metrics/index.js';
-import { openWebSocket, type GatewaySocket, type WebSocketOptions } from './websocket.js';
+import type { GatewaySocket, WebSocketOptions } from './websocket.js';
 
 /** Where a gateway nobody gave a logger writes: standard error, one message a line. */
 const writeToStderr = (message: string): void => {
@@ -71,7 +71,10 @@ export class Gateway {
   }
 
   /** A WebSocket under the policy for `options.category`, pinned and audited like a request (see `openWebSocket`). */
-  webSocket(url: string | URL, options: WebSocketOptions): Promise<GatewaySocket> {
+  async webSocket(url: string | URL, options: WebSocketOptions): Promise<GatewaySocket> {
+    // Imported on first use: the WebSocket client (undici) is not read at start-up by a service
+    // that never opens one.
+    const { openWebSocket } = await import('./websocket.js');
     return openWebSocket(this.parts, url, options);
   }
 

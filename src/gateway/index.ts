@@ -7,4 +7,5 @@ export { MAX_CONNECTIONS, MAX_IDLE_CONNECTIONS, type PoolLimits, type PoolStats 
 export { GatewayResponse } from './response.js';
 export { MAX_URL_LENGTH, type Query } from './url.js';
 export { DEFAULT_MAX_RESPONSE_BYTES } from './body.js';
-export { type GatewaySocket, type WebSocketOptions } from './websocket.js';
+// Types only (`export type`): the bundle then does not read websocket.ts, and undici with it, at start-up.
+export type { GatewaySocket, WebSocketOptions } from './websocket.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import { Client, type Dispatcher } from 'undici';
-import { pinnedConnector } from './connector.js';
+import type { Dispatcher } from 'undici';
 import { GatewayError } from './errors.js';
+import type { Connection } from './pool-connection.js';
 
 /**
  * The gateway's connection pool: 20 connections and 10 kept alive for the gateway as a whole
@@ -20,7 +20,7 @@ export const MAX_CONNECTIONS = 20;
 export const MAX_IDLE_CONNECTIONS = 10;
 /** An idle connection is closed after this long unused, or sooner if the server says so. */
 export const KEEP_ALIVE_TIMEOUT_MS = 10_000;
-const KEEP_ALIVE_MAX_TIMEOUT_MS = 60_000;
+export const KEEP_ALIVE_MAX_TIMEOUT_MS = 60_000;
 /** Requests allowed to queue for a connection; each also leaves the queue at its own deadline. */
 const MAX_WAITING = 1000;
 
@@ -50,40 +50,16 @@ export interface PoolStats {
 
 const ignore = (): void => undefined;
 
-class Connection {
-  readonly client: Client;
-  /** The checked address the socket went to; null until connected. */
-  address: string | null = null;
-  connected = false;
-  busy = true;
-  retired = false;
+type ConnectionClass = typeof Connection;
+let connectionClass: Promise<ConnectionClass> | null = null;
 
-  constructor(
-    readonly origin: string,
-    addresses: readonly string[],
-    connectTimeoutMs: number,
-    onDisconnect: (connection: Connection) => void,
-  ) {
-    this.client = new Client(origin, {
-      pipelining: 1,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      keepAliveMaxTimeout: KEEP_ALIVE_MAX_TIMEOUT_MS,
-      connect: pinnedConnector(addresses, connectTimeoutMs, (address) => {
-        this.address = address;
-      }),
-    });
-    this.client.on('connect', () => {
-      this.connected = true;
-    });
-    this.client.on('disconnect', () => {
-      this.connected = false;
-      onDisconnect(this);
-    });
-  }
-
-  serves(origin: string, addresses: readonly string[]): boolean {
-    return this.connected && this.origin === origin && this.address !== null && addresses.includes(this.address);
-  }
+/**
+ * The connection (an undici Client, some 700 KB of code) is imported with the first request, not
+ * at start-up: a service that never reaches out does not read it.
+ */
+function loadConnectionClass(): Promise<ConnectionClass> {
+  connectionClass ??= import('./pool-connection.js').then((module) => module.Connection);
+  return connectionClass;
 }
 
 interface Waiter {
@@ -106,6 +82,8 @@ export class ConnectionPool {
   /** Connections being closed; each frees a slot when its socket is gone. */
   private retiring = 0;
   private closed = false;
+  /** Set by the first request, before any connection is opened or any request waits for one, so never null where used. */
+  private Connection: ConnectionClass | null = null;
 
   constructor(limits: PoolLimits = {}) {
     this.maxConnections = limits.maxConnections ?? MAX_CONNECTIONS;
@@ -124,6 +102,7 @@ export class ConnectionPool {
    */
   async request(request: PooledRequest): Promise<Dispatcher.ResponseData> {
     const { url, timeoutMs, signal } = request;
+    this.Connection ??= await loadConnectionClass();
     const connection = await this.acquire(url.origin, request.addresses, timeoutMs, signal);
     let response: Dispatcher.ResponseData;
     try {
@@ -208,7 +187,7 @@ export class ConnectionPool {
 
   private openIfRoom(origin: string, addresses: readonly string[], connectTimeoutMs: number): Connection | null {
     if (this.connections.size >= this.maxConnections) return null;
-    const connection = new Connection(origin, addresses, connectTimeoutMs, (c) => this.onDisconnect(c));
+    const connection = new this.Connection!(origin, addresses, connectTimeoutMs, (c) => this.onDisconnect(c));
     this.connections.add(connection);
     return connection;
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from './checkpointer.js';
 import { Database } from './database.js';
+import { SqliteStorage } from './index.js';
 import { collectingLogger } from '../../../test/helpers/log.js';
 
 let dir: string;
@@ -47,5 +48,26 @@ describe('startCheckpointer', () => {
     expect(messages.some((m) => m.includes('checkpointing in the main thread again'))).toBe(true);
     await checkpointer.stop();
     db.close();
+  });
+});
+
+describe('the service storage', () => {
+  it('starts the checkpoint worker after its start-up, the main connection checkpointing until then', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-ckpt-'));
+    const storage = new SqliteStorage(join(dir, 'agentd.db'), { checkpointer: true });
+    const autocheckpoint = () => storage.database.db.pragma('wal_autocheckpoint', { simple: true });
+    expect(autocheckpoint()).toBe(1000);
+    expect(await waitFor(() => autocheckpoint() === 0)).toBe(true);
+    await storage.close();
+  });
+
+  it('closed before the worker was due, starts none', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-ckpt-'));
+    const storage = new SqliteStorage(join(dir, 'agentd.db'), { checkpointer: true });
+    await storage.close();
+    // Past the delay: a worker started now would set a pragma on the closed file and throw,
+    // uncaught, which fails this run.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(storage.database.open).toBe(false);
   });
 });

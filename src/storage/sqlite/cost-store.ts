@@ -19,7 +19,9 @@ export class SqliteCostStore implements CostStore {
     private readonly uow: SqliteUnitOfWork,
   ) {
     const db = database.db;
-    if (!database.readonly) db.prepare('DELETE FROM cost_holds').run();
+    // Only when there are any: on an empty table the DELETE is still a commit, the start's only
+    // write, and the first in a new WAL costs its header and two fsyncs before the service listens.
+    if (!database.readonly && db.prepare('SELECT 1 FROM cost_holds LIMIT 1').get() !== undefined) db.prepare('DELETE FROM cost_holds').run();
     this.stmt = {
       held: db.prepare('SELECT total(amount_usd) FROM cost_holds WHERE session_id = ? AND expires_at > ?').pluck(),
       hold: db.prepare('INSERT INTO cost_holds (id, session_id, amount_usd, expires_at) VALUES (?, ?, ?, ?)'),

@@ -38,6 +38,13 @@ export interface SqliteStorageOptions {
   readonly?: boolean;
 }
 
+/**
+ * How long after the open the checkpoint worker starts. Booting its thread costs some 70 ms of CPU,
+ * which a start on two busy cores paid before it could listen; until the worker is up the main
+ * connection checkpoints on its own (SQLite's default), so the WAL stays bounded meanwhile.
+ */
+const CHECKPOINTER_START_DELAY_MS = 1000;
+
 /** The embedded backend: every store on one SQLite file, sharing one unit of work. */
 export class SqliteStorage implements Storage {
   /** One process owns the file (the home lock), so it is always the same owner, also after a restart. */
@@ -54,7 +61,8 @@ export class SqliteStorage implements Storage {
   readonly approvals: SqliteApprovalStore;
   /** In this process: the file's one process keeps one run per session without a write per run. */
   readonly sessionClaims: InMemorySessionClaimStore = new InMemorySessionClaimStore(this.owner);
-  private readonly checkpointer: Checkpointer | null;
+  private checkpointer: Checkpointer | null = null;
+  private checkpointerStart: NodeJS.Timeout | null = null;
   private readonly log: Logger | undefined;
   private closing: Promise<void> | null = null;
 
@@ -71,8 +79,14 @@ export class SqliteStorage implements Storage {
       this.jobs = new SqliteJobStore(this.database, this.uow);
       this.settings = new SqliteSettingsStore(this.database, this.uow);
       this.approvals = new SqliteApprovalStore(this.database, this.uow, this.owner);
-      // Started last: nothing after it can fail, so a failed open never leaves the worker running.
-      this.checkpointer = options.checkpointer ? startCheckpointer(this.database, { log: options.log }) : null;
+      // Scheduled last: nothing after it can fail, so a failed open never leaves a worker to come.
+      if (options.checkpointer) {
+        this.checkpointerStart = setTimeout(() => {
+          this.checkpointerStart = null;
+          this.checkpointer = startCheckpointer(this.database, { log: options.log });
+        }, CHECKPOINTER_START_DELAY_MS);
+        this.checkpointerStart.unref();
+      }
     } catch (error) {
       this.database.close();
       throw error;
@@ -110,6 +124,7 @@ export class SqliteStorage implements Storage {
   close(): Promise<void> {
     this.closing ??= (async () => {
       try {
+        if (this.checkpointerStart) clearTimeout(this.checkpointerStart);
         this.uow.close();
         await this.audit.close();
         await this.checkpointer?.stop();
