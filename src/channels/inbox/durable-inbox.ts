@@ -4,6 +4,7 @@ import { RunAgain } from '../../util/run-again.js';
 import { newId } from '../../security/ids/tokens.js';
 import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
 import type { InboxClaim, InboxMessage, InboxStore } from '../../storage/ports/inbox.js';
+import type { AuditEvent } from '../../storage/ports/audit.js';
 
 /** How long a sender's X-Request-Id catches a repeat of the same message. */
 export const DUPLICATE_WINDOW_DAYS = 1;
@@ -35,6 +36,8 @@ export interface MessageToStore {
   requestId?: string;
   /** Recorded in the same commit (the webhook's signed requests). */
   signature?: SignatureToRecord;
+  /** The audit event of its acceptance (or of a duplicate's), committed with it. */
+  acceptance?: (duplicate: boolean) => AuditEvent;
 }
 
 export interface DurableInboxOptions {
@@ -143,10 +146,12 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     });
   }
 
-  accept(message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord): Promise<IntakeOutcome> {
+  accept(
+    message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord, acceptance?: (duplicate: boolean) => AuditEvent,
+  ): Promise<IntakeOutcome> {
     return this.store({
       sender: message.sender, content: message.content, metadata: message.metadata as unknown as Record<string, unknown>,
-      received_at: message.received_at, requestId, signature,
+      received_at: message.received_at, requestId, signature, acceptance,
     });
   }
 
@@ -174,6 +179,7 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
         pruneBefore: new Date(now - SIGNATURE_PRUNE_MARGIN_MS).toISOString(),
       },
       claim: this.claimTerms(now),
+      audit: message.acceptance,
     });
     this.accepting.add(stored);
     try {

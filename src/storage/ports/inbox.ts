@@ -1,3 +1,5 @@
+import type { AuditEvent } from './audit.js';
+
 /** A message a channel accepted and must run, as it is stored before its sender is answered. */
 export interface NewInboxMessage {
   /** Which channel accepted it (`webhook`). */
@@ -74,6 +76,13 @@ export interface InboxAcceptRules {
    * replicas may ignore it: `claim` then takes the message as usual.
    */
   claim?: InboxClaim;
+  /**
+   * The audit event recording the acceptance, built inside the transaction and committed in it,
+   * linked into the audit chain: for a stored message (`queued`, `claimed`) with `duplicate` false,
+   * for a `duplicate` with it true; the other outcomes record nothing here. The sender is answered
+   * after that commit, so an acknowledged message always has its event, and one commit does both.
+   */
+  audit?: (duplicate: boolean) => AuditEvent;
 }
 
 /** A runner taking messages to run: which runner, and until when its claim holds. */

@@ -1,7 +1,9 @@
 import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../ports/inbox.js';
 import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../shared/inbox-rows.js';
 import { removeInSlices } from '../shared/slices.js';
-import type { PgDatabase } from './database.js';
+import type { AuditEvent } from '../ports/audit.js';
+import { chainedInsert } from './audit-store.js';
+import type { PgDatabase, Queryable } from './database.js';
 import { INBOX_LOCK_CLASS } from './locks.js';
 
 
@@ -21,7 +23,12 @@ export class PgInboxStore implements InboxStore {
   constructor(private readonly db: PgDatabase) {}
 
   async accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
-    const { signature } = rules;
+    const { signature, audit } = rules;
+    // Linked to the chain under its lock, taken last: the lock is held only to this commit.
+    const record = async (tx: Queryable, event: AuditEvent) => {
+      const insert = await chainedInsert(tx, [event]);
+      await tx.query(insert.text, insert.values);
+    };
     try {
       return await this.db.transaction(async (tx): Promise<InboxAcceptOutcome> => {
         await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INBOX_LOCK_CLASS, message.channel]);
@@ -35,7 +42,11 @@ export class PgInboxStore implements InboxStore {
           const { rows: [earlier] } = await tx.query<{ digest: string | null }>(`SELECT body_digest AS digest FROM channel_inbox
             WHERE channel = $1 AND sender = $2 AND request_id = $3 AND received_at >= $4 LIMIT 1`,
           [message.channel, message.sender, message.request_id, rules.duplicatesSince]);
-          if (earlier) return sameContent(earlier.digest, message.body_digest) ? 'duplicate' : 'conflict';
+          if (earlier && !sameContent(earlier.digest, message.body_digest)) return 'conflict';
+          if (earlier) {
+            if (audit) await record(tx, audit(true));
+            return 'duplicate';
+          }
         }
         const { rows: [waiting] } = await tx.query<{ n: number }>(
           'SELECT count(*) AS n FROM channel_inbox WHERE channel = $1 AND waiting', [message.channel]);
@@ -55,6 +66,7 @@ export class PgInboxStore implements InboxStore {
           await tx.query(`DELETE FROM channel_signatures WHERE id IN (
             SELECT id FROM channel_signatures WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)`, [signature.pruneBefore, EXPIRED_PER_RECORD]);
         }
+        if (audit) await record(tx, audit(false));
         return 'queued';
       });
     } catch (error) {

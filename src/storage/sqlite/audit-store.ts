@@ -98,6 +98,15 @@ export class SqliteAuditStore implements AuditStore {
     this.search.schedule();
   }
 
+  /**
+   * Inside a write of the unit of work (another store's): links the event to the chain and stores
+   * it with that write, which commits it or rolls it back (the head is put back then).
+   */
+  appendInWrite(event: AuditEvent): void {
+    this.insert(event);
+    this.search.schedule();
+  }
+
   /** Appends many events in one transaction, outside the unit of work (bulk loads: benchmarks, tests). */
   appendMany(events: readonly AuditEvent[]): void {
     try {

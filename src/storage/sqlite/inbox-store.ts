@@ -2,6 +2,7 @@ import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, In
 import type { Database } from './database.js';
 import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../shared/inbox-rows.js';
 import { removeInSlices } from '../shared/slices.js';
+import type { SqliteAuditStore } from './audit-store.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 
@@ -24,6 +25,8 @@ export class SqliteInboxStore implements InboxStore {
   constructor(
     private readonly database: Database,
     private readonly uow: SqliteUnitOfWork,
+    /** Where `accept` writes the acceptance's audit event, in the same write. */
+    private readonly audit: Pick<SqliteAuditStore, 'appendInWrite'>,
   ) {
     const db = database.db;
     this.stmt = {
@@ -68,12 +71,16 @@ export class SqliteInboxStore implements InboxStore {
   }
 
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
-    const { signature } = rules;
+    const { signature, audit } = rules;
     return this.uow.run((): InboxAcceptOutcome => {
       if (signature && this.stmt.signatureLive.get(message.channel, signature.signature, signature.now)) return 'replay';
       if (message.request_id !== null) {
         const earlier = this.stmt.earlier.get(message.channel, message.sender, message.request_id, rules.duplicatesSince) as { digest: string | null } | undefined;
-        if (earlier) return sameContent(earlier.digest, message.body_digest) ? 'duplicate' : 'conflict';
+        if (earlier && !sameContent(earlier.digest, message.body_digest)) return 'conflict';
+        if (earlier) {
+          if (audit) this.audit.appendInWrite(audit(true));
+          return 'duplicate';
+        }
       }
       const waiting = this.waitingCounts.get(message.channel) ?? (this.stmt.waitingCount.get(message.channel) as number);
       if (waiting >= rules.capacity) return 'full';
@@ -88,6 +95,7 @@ export class SqliteInboxStore implements InboxStore {
         // Two expired records go with each new one: the table stays about the size of the live window.
         this.stmt.pruneSignatures.run(signature.pruneBefore, EXPIRED_PER_RECORD);
       }
+      if (audit) this.audit.appendInWrite(audit(false));
       this.waitingCounts.set(message.channel, waiting + 1);
       return claim ? 'claimed' : 'queued';
     });
