@@ -77,10 +77,12 @@ export interface InboxAcceptRules {
    */
   claim?: InboxClaim;
   /**
-   * The audit event recording the acceptance, built inside the transaction and committed in it,
-   * linked into the audit chain: for a stored message (`queued`, `claimed`) with `duplicate` false,
-   * for a `duplicate` with it true; the other outcomes record nothing here. The sender is answered
-   * after that commit, so an acknowledged message always has its event, and one commit does both.
+   * The audit event recording the acceptance: for a stored message (`queued`, `claimed`) with
+   * `duplicate` false, for a `duplicate` with it true; the other outcomes record nothing here. A
+   * store of one process (`sharedByReplicas` false) builds it inside the message's transaction and
+   * links it into the chain there: one commit does both, and a message is never kept without its
+   * event. A store shared by replicas appends it right after that commit (the chain's lock is the
+   * replicas' to share). Either way `accept` resolves only once the event is committed.
    */
   audit?: (duplicate: boolean) => AuditEvent;
 }

@@ -37,7 +37,7 @@ interface Waiting {
  * read are pipelined (one round trip; the server runs the read once it holds the lock), and the
  * caller may send the INSERT with its COMMIT: the chain lock is held for two round trips.
  */
-export async function chainedInsert(tx: Queryable, events: readonly AuditEvent[]): Promise<Statement> {
+async function chainedInsert(tx: Queryable, events: readonly AuditEvent[]): Promise<Statement> {
   const [, { rows }] = await Promise.all([
     tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]),
     tx.query<{ hash: string }>('SELECT hash FROM audit_events ORDER BY seq DESC LIMIT 1'),

@@ -1,9 +1,8 @@
 import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../ports/inbox.js';
 import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../shared/inbox-rows.js';
 import { removeInSlices } from '../shared/slices.js';
-import type { AuditEvent } from '../ports/audit.js';
-import { chainedInsert } from './audit-store.js';
-import type { PgDatabase, Queryable } from './database.js';
+import type { PgAuditStore } from './audit-store.js';
+import type { PgDatabase } from './database.js';
 import { INBOX_LOCK_CLASS } from './locks.js';
 
 
@@ -20,15 +19,27 @@ class SignatureTaken extends Error {}
 export class PgInboxStore implements InboxStore {
   readonly sharedByReplicas = true;
 
-  constructor(private readonly db: PgDatabase) {}
+  constructor(
+    private readonly db: PgDatabase,
+    /** Where an acceptance's audit event goes (see `accept`). */
+    private readonly audit: Pick<PgAuditStore, 'append'>,
+  ) {}
 
+  /**
+   * The acceptance's audit event is appended right after the message's commit, in the audit log's
+   * own (batched) transactions, before this resolves. Linking it in this transaction would hold the
+   * chain lock, which every replica's events share, under the channel's inbox lock: the accepts
+   * queued behind both held the pool's connections, and the rest of the service starved (the
+   * crash test's chats on PostgreSQL got no answer).
+   */
   async accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
-    const { signature, audit } = rules;
-    // Linked to the chain under its lock, taken last: the lock is held only to this commit.
-    const record = async (tx: Queryable, event: AuditEvent) => {
-      const insert = await chainedInsert(tx, [event]);
-      await tx.query(insert.text, insert.values);
-    };
+    const outcome = await this.store(message, rules);
+    if (rules.audit && (outcome === 'queued' || outcome === 'duplicate')) await this.audit.append(rules.audit(outcome === 'duplicate'));
+    return outcome;
+  }
+
+  private async store(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
+    const { signature } = rules;
     try {
       return await this.db.transaction(async (tx): Promise<InboxAcceptOutcome> => {
         await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INBOX_LOCK_CLASS, message.channel]);
@@ -42,11 +53,7 @@ export class PgInboxStore implements InboxStore {
           const { rows: [earlier] } = await tx.query<{ digest: string | null }>(`SELECT body_digest AS digest FROM channel_inbox
             WHERE channel = $1 AND sender = $2 AND request_id = $3 AND received_at >= $4 LIMIT 1`,
           [message.channel, message.sender, message.request_id, rules.duplicatesSince]);
-          if (earlier && !sameContent(earlier.digest, message.body_digest)) return 'conflict';
-          if (earlier) {
-            if (audit) await record(tx, audit(true));
-            return 'duplicate';
-          }
+          if (earlier) return sameContent(earlier.digest, message.body_digest) ? 'duplicate' : 'conflict';
         }
         const { rows: [waiting] } = await tx.query<{ n: number }>(
           'SELECT count(*) AS n FROM channel_inbox WHERE channel = $1 AND waiting', [message.channel]);
@@ -66,7 +73,6 @@ export class PgInboxStore implements InboxStore {
           await tx.query(`DELETE FROM channel_signatures WHERE id IN (
             SELECT id FROM channel_signatures WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)`, [signature.pruneBefore, EXPIRED_PER_RECORD]);
         }
-        if (audit) await record(tx, audit(false));
         return 'queued';
       });
     } catch (error) {
