@@ -1,7 +1,7 @@
 import { redact } from '../security/secrets/redact.js';
 import { newId } from '../security/ids/tokens.js';
 import {
-  PRUNED_EVENT_TYPE, type AppendOptions, type AuditEvent, type AuditInput, type AuditPage, type AuditQuery, type AuditSink, type AuditStats, type AuditStore,
+  PRUNED_EVENT_TYPE, type AppendOptions, type AuditEvent, type AuditInput, type AuditEventSource, type AuditPage, type AuditQuery, type AuditSink, type AuditStats, type AuditStore,
   type AuditTimeRange, type ChainedAuditEvent, type ChainVerdict,
 } from '../storage/ports/audit.js';
 
@@ -17,14 +17,14 @@ function optionalText(value: string | null | undefined): string | null {
  * written) and stored hash-chained to the previous one. `emit` resolves once the event has been
  * committed.
  */
-export class AuditLog implements AuditSink {
+export class AuditLog implements AuditSink, AuditEventSource {
   constructor(
     private readonly store: AuditStore,
     private readonly now: () => number = Date.now,
   ) {}
 
   async emit(input: AuditInput, options?: AppendOptions): Promise<AuditEvent> {
-    const event = this.build(input);
+    const event = this.prepare(input);
     await this.store.append(event, options);
     return event;
   }
@@ -60,7 +60,7 @@ export class AuditLog implements AuditSink {
     const cutoff = new Date(this.now() - days * DAY_MS).toISOString();
     return this.store.pruneBefore(
       cutoff,
-      (range) => this.build({
+      (range) => this.prepare({
         event_type: PRUNED_EVENT_TYPE, category: 'audit', result: 'allow', subsystem: 'audit', action: 'retention',
         detail: { ...range, retention_days: days },
       }),
@@ -68,7 +68,8 @@ export class AuditLog implements AuditSink {
     );
   }
 
-  private build(input: AuditInput): AuditEvent {
+  /** The event as it is stored, for a store that commits it with writes of its own (see `AuditEventSource`). */
+  prepare(input: AuditInput): AuditEvent {
     const detail = input.request_id === undefined ? (input.detail ?? {}) : { ...input.detail, request_id: input.request_id };
     return {
       id: newId('evt'),

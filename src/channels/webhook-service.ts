@@ -1,5 +1,5 @@
 import { ChannelDispatcher, type ChannelRunner } from './dispatcher.js';
-import type { AuditSink } from '../storage/ports/audit.js';
+import type { AuditEventSource, AuditSink } from '../storage/ports/audit.js';
 import type { Config } from '../config/schema.js';
 import type { WebhookState } from '../diagnostics/index.js';
 import type { Logger } from '../log.js';
@@ -10,7 +10,7 @@ import type { InboxStore } from '../storage/ports/inbox.js';
 import { WebhookChannel } from './webhook/index.js';
 
 export interface WebhookServiceDeps {
-  audit: AuditSink;
+  audit: AuditSink & AuditEventSource;
   log: Logger;
   runner: ChannelRunner & { getRun(runId: string): Promise<unknown> };
   /** Where accepted messages are kept until they run. */

@@ -4,6 +4,7 @@ import { RunAgain } from '../../util/run-again.js';
 import { newId } from '../../security/ids/tokens.js';
 import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
 import type { InboxClaim, InboxMessage, InboxStore } from '../../storage/ports/inbox.js';
+import type { AuditEvent } from '../../storage/ports/audit.js';
 
 /** How long a sender's X-Request-Id catches a repeat of the same message. */
 export const DUPLICATE_WINDOW_DAYS = 1;
@@ -35,6 +36,8 @@ export interface MessageToStore {
   requestId?: string;
   /** Recorded in the same commit (the webhook's signed requests). */
   signature?: SignatureToRecord;
+  /** The audit event of its acceptance (or of a duplicate's), committed with it. */
+  acceptance?: (duplicate: boolean) => AuditEvent;
 }
 
 export interface DurableInboxOptions {
@@ -97,6 +100,8 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
   private failing = false;
   /** A message's run exists but marking it started failed: the next claim marks it. */
   private unmarked = false;
+  /** See `timesAt`. */
+  private times: { at: number; claim: InboxClaim; duplicatesSince: string } | undefined;
 
   constructor(private readonly options: DurableInboxOptions) {
     this.capacity = options.capacity ?? QUEUE_CAPACITY;
@@ -143,10 +148,12 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
     });
   }
 
-  accept(message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord): Promise<IntakeOutcome> {
+  accept(
+    message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord, acceptance?: (duplicate: boolean) => AuditEvent,
+  ): Promise<IntakeOutcome> {
     return this.store({
       sender: message.sender, content: message.content, metadata: message.metadata as unknown as Record<string, unknown>,
-      received_at: message.received_at, requestId, signature,
+      received_at: message.received_at, requestId, signature, acceptance,
     });
   }
 
@@ -165,7 +172,7 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
       body_digest: requestId === undefined ? null : contentDigest(message.content),
       run_id: runId,
     }, {
-      duplicatesSince: new Date(now - DUPLICATE_WINDOW_MS).toISOString(),
+      duplicatesSince: this.timesAt(now).duplicatesSince,
       capacity: this.capacity,
       signature: signature && {
         signature: signature.signature,
@@ -174,6 +181,7 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
         pruneBefore: new Date(now - SIGNATURE_PRUNE_MARGIN_MS).toISOString(),
       },
       claim: this.claimTerms(now),
+      audit: message.acceptance,
     });
     this.accepting.add(stored);
     try {
@@ -296,7 +304,22 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
 
   /** This runner's claim from `now`, for the store. */
   private claimTerms(now: number): InboxClaim {
-    return { owner: this.options.owner, now: new Date(now).toISOString(), until: new Date(now + this.leaseMs).toISOString(), limit: this.capacity };
+    return this.timesAt(now).claim;
+  }
+
+  /**
+   * The times a store is handed for `now`, formatted once per millisecond: under load many messages
+   * arrive and start within one, and three date formats per message were a visible part of its cost.
+   */
+  private timesAt(now: number): { claim: InboxClaim; duplicatesSince: string } {
+    if (this.times?.at !== now) {
+      this.times = {
+        at: now,
+        claim: { owner: this.options.owner, now: new Date(now).toISOString(), until: new Date(now + this.leaseMs).toISOString(), limit: this.capacity },
+        duplicatesSince: new Date(now - DUPLICATE_WINDOW_MS).toISOString(),
+      };
+    }
+    return this.times;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { emitInBackground } from '../../audit/log.js';
 import { AuditSampler } from '../../audit/sampler.js';
-import type { AuditInput, AuditSink } from '../../storage/ports/audit.js';
+import type { AuditEvent, AuditEventSource, AuditInput, AuditSink } from '../../storage/ports/audit.js';
 import type { ApiError } from '../../listener/errors.js';
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
@@ -17,7 +17,7 @@ export class WebhookAudit {
   private readonly sampler: AuditSampler;
 
   constructor(
-    private readonly sink: AuditSink | undefined,
+    private readonly sink: (AuditSink & AuditEventSource) | undefined,
     private readonly log: Logger,
     now: () => number,
     /** Counts every refusal by its error code (the audit trail keeps a sample of them). */
@@ -26,14 +26,19 @@ export class WebhookAudit {
     this.sampler = new AuditSampler(3, 60_000, 10_000, now);
   }
 
-  /** Settles once the event is stored (or its failure logged); never rejects. */
-  accepted(ip: string, sender: string, prompt: string, duplicate = false): Promise<void> {
-    if (this.sink === undefined) return Promise.resolve();
-    const detail: Record<string, unknown> = { sender, prompt_length: charCount(prompt), ip };
-    if (duplicate) detail.duplicate = true;
-    return this.write(() => ({
-      event_type: 'webhook.accept', category: 'webhook', result: 'allow', subsystem: 'webhook', source: ip, detail,
-    }));
+  /** The in-memory queue's acceptance: recorded in the background. */
+  accepted(ip: string, sender: string, prompt: string, duplicate = false): void {
+    if (this.sink !== undefined) void this.write(() => acceptInput(ip, sender, prompt, duplicate));
+  }
+
+  /**
+   * A durable intake's acceptance: the event its store commits with the message (or with the check
+   * that found a duplicate), so the 202 waits for one commit, not two. Built inside that write:
+   * a failure to build fails the write, and the sender hears 5xx instead of a 202 without its event.
+   */
+  acceptance(ip: string, sender: string, prompt: string): ((duplicate: boolean) => AuditEvent) | undefined {
+    const sink = this.sink;
+    return sink && ((duplicate) => sink.prepare(acceptInput(ip, sender, prompt, duplicate)));
   }
 
   rejected(ip: string, error: ApiError): void {
@@ -64,4 +69,11 @@ export class WebhookAudit {
     }
     return Promise.resolve();
   }
+}
+
+/** `webhook.accept`: the sender and the prompt's length, never the prompt. */
+function acceptInput(ip: string, sender: string, prompt: string, duplicate: boolean): AuditInput {
+  const detail: Record<string, unknown> = { sender, prompt_length: charCount(prompt), ip };
+  if (duplicate) detail.duplicate = true;
+  return { event_type: 'webhook.accept', category: 'webhook', result: 'allow', subsystem: 'webhook', source: ip, detail };
 }

@@ -221,10 +221,11 @@ const idempotencyConflict = () =>
   new ApiError('AGENTD_IDEMPOTENCY_CONFLICT', 'X-Request-Id was already used by this sender with a different prompt');
 
 /**
- * The durable path: 202 only once the message (and the audit event saying so) is committed. The
- * intake records the signature in the same commit as the message, and only then: a message not
- * kept (full, failed) leaves no record, so the sender's retry of the same request is not taken for
- * a replay, and of two processes receiving the same signed request exactly one keeps it.
+ * The durable path: 202 only once the message and the audit event saying so are committed, in one
+ * commit (a duplicate: its event, in the commit of the check that found it). The intake records
+ * the signature in the same commit as the message, and only then: a message not kept (full,
+ * failed) leaves no record, so the sender's retry of the same request is not taken for a replay,
+ * and of two processes receiving the same signed request exactly one keeps it.
  */
 async function admitDurably(
   deps: HandlerDeps,
@@ -235,7 +236,7 @@ async function admitDurably(
   requestId: string | undefined,
   signature: SignatureToRecord | undefined,
 ): Promise<void> {
-  const outcome = await intake.accept(message, requestId, signature);
+  const outcome = await intake.accept(message, requestId, signature, deps.audit.acceptance(ip, message.sender, message.content));
   if (outcome === 'full' || outcome === 'replay' || outcome === 'conflict') {
     const refusal = outcome === 'replay' ? replayed()
       : outcome === 'conflict' ? idempotencyConflict()
@@ -244,7 +245,6 @@ async function admitDurably(
     deps.audit.rejected(ip, refusal);
     return;
   }
-  await deps.audit.accepted(ip, message.sender, message.content, outcome === 'duplicate');
   sendQueued(res);
 }
 

@@ -1,4 +1,4 @@
-import type { AuditSink } from '../../storage/ports/audit.js';
+import type { AuditEvent, AuditEventSource, AuditSink } from '../../storage/ports/audit.js';
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
 import type { RateLimiter } from '../../security/rate-limit/rate-limiter.js';
@@ -43,9 +43,12 @@ export interface WebhookIntake {
    * within the intake's window (`duplicate` with the same prompt: answered 202, not run again;
    * `conflict` with another), `signature` was accepted before (`replay`), or the intake is full
    * (`full`). The signature is recorded where the message is, in the same commit, so the replay
-   * check holds across restarts and for every process sharing the intake's store.
+   * check holds across restarts and for every process sharing the intake's store. So is the
+   * `audit` event `acceptance` builds, for a kept message (`duplicate` false) or a `duplicate`.
    */
-  accept(message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord): Promise<IntakeOutcome>;
+  accept(
+    message: WebhookMessage, requestId: string | undefined, signature?: SignatureToRecord, acceptance?: (duplicate: boolean) => AuditEvent,
+  ): Promise<IntakeOutcome>;
 }
 
 export interface WebhookChannelOptions {
@@ -64,8 +67,11 @@ export interface WebhookChannelOptions {
    * channel's own in-memory ones; `rateLimitPerMinute` is then the shared limiter's business.
    */
   rateLimiter?: RateLimiter;
-  /** Where accepted and refused requests are recorded; nothing is recorded without one. */
-  audit?: AuditSink;
+  /**
+   * Where accepted and refused requests are recorded; nothing is recorded without one. With an
+   * `intake`, an acceptance's event is built here and committed by the intake with the message.
+   */
+  audit?: AuditSink & AuditEventSource;
   /** Start-up warnings, reply lengths and unexpected errors. Default: standard error. */
   log?: Logger;
   /** Counts refusals by error code and rate-limited requests (the service's `/metrics`). */

@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEvent, AuditStore, ChainedAuditEvent } from '../ports/audit.js';
 import type { InboxStore, NewInboxMessage } from '../ports/inbox.js';
 
 /**
  * The behaviour every `InboxStore` backend must have, through the interface only. `second` is
- * another handle on the same data (another connection or pool), as a second replica would hold.
+ * another handle on the same data (another connection or pool), as a second replica would hold;
+ * `audit` is the audit log of the same storage as `store`.
  */
-export type OpenInboxStore = () => Promise<{ store: InboxStore; second: InboxStore; close(): Promise<void> }>;
+export type OpenInboxStore = () => Promise<{ store: InboxStore; second: InboxStore; audit: AuditStore; close(): Promise<void> }>;
 
 const message = (n: number, extra: Partial<NewInboxMessage> = {}): NewInboxMessage => ({
   channel: 'webhook', sender: 'ci', content: `task ${n}`, metadata: { webhook_headers: { 'x-request-id': `req-${n}` } },
@@ -13,15 +15,21 @@ const message = (n: number, extra: Partial<NewInboxMessage> = {}): NewInboxMessa
   ...extra,
 });
 const RULES = { duplicatesSince: '2025-12-31T00:00:00.000Z', capacity: 1000 };
+const acceptEvent = (n: number) => (duplicate: boolean): AuditEvent => ({
+  id: `evt_${n}`, timestamp: `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`, event_type: 'webhook.accept', category: 'webhook',
+  result: 'allow', severity: 'info', actor: null, source: '127.0.0.1', subsystem: 'webhook', action: null, session_id: null,
+  task_id: null, detail: duplicate ? { n, duplicate } : { n },
+});
 
 export function describeInboxStore(backend: string, open: OpenInboxStore): void {
   describe(`InboxStore contract (${backend})`, () => {
     let inbox: InboxStore;
     let second: InboxStore;
+    let audit: AuditStore;
     let close: () => Promise<void>;
 
     beforeEach(async () => {
-      ({ store: inbox, second, close } = await open());
+      ({ store: inbox, second, audit, close } = await open());
     });
     afterEach(async () => {
       await close();
@@ -35,6 +43,25 @@ export function describeInboxStore(backend: string, open: OpenInboxStore): void 
       expect(waiting[0]!.id).toBeLessThan(waiting[1]!.id);
       expect(await inbox.waiting('webhook', 1)).toHaveLength(1);
       expect(await inbox.waiting('other-channel', 10)).toEqual([]);
+    });
+
+    it('commits the audit event of an acceptance, or of a duplicate, before it answers, linked into the chain', async () => {
+      expect(await inbox.accept(message(1), { ...RULES, audit: acceptEvent(1) })).toBe('queued');
+      expect(await inbox.accept(message(2, { request_id: 'req-1' }), { ...RULES, audit: acceptEvent(2) })).toBe('duplicate');
+      // An event that cannot be made fails the acceptance; a store of one process keeps no message
+      // without its event (a shared one committed the message first: the sender's retry is a duplicate).
+      const unbuildable = () => {
+        throw new Error('no event');
+      };
+      await expect(inbox.accept(message(3), { ...RULES, audit: unbuildable })).rejects.toThrow('no event');
+      // A refusal records nothing through the rule.
+      expect(await inbox.accept(message(4), { ...RULES, capacity: inbox.sharedByReplicas ? 2 : 1, audit: acceptEvent(4) })).toBe('full');
+      expect((await inbox.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(inbox.sharedByReplicas ? ['run_1', 'run_3'] : ['run_1']);
+      const chain: ChainedAuditEvent[] = [];
+      for await (const event of audit.exportChain({})) chain.push(event);
+      expect(chain.map((event) => [event.id, event.detail])).toEqual([['evt_1', { n: 1 }], ['evt_2', { n: 2, duplicate: true }]]);
+      expect(chain[1]!.prev_hash).toBe(chain[0]!.hash);
+      expect(await audit.verify()).toEqual({ ok: true, count: 2 });
     });
 
     it('answers duplicate for a key seen since the window start, and stores nothing for it', async () => {

@@ -46,6 +46,15 @@ export interface AuditSink {
   emit(input: AuditInput, options?: AppendOptions): Promise<AuditEvent>;
 }
 
+/**
+ * Builds events (redacted, with their id and time) for a store that writes them in a commit of its
+ * own, linked into the chain there: the durable webhook intake commits a message and the event
+ * saying it was accepted together.
+ */
+export interface AuditEventSource {
+  prepare(input: AuditInput): AuditEvent;
+}
+
 export interface AppendOptions {
   /**
    * The event is a record nothing waits on: its commit may wait a few milliseconds to share another

@@ -1,3 +1,5 @@
+import type { AuditEvent } from './audit.js';
+
 /** A message a channel accepted and must run, as it is stored before its sender is answered. */
 export interface NewInboxMessage {
   /** Which channel accepted it (`webhook`). */
@@ -74,6 +76,15 @@ export interface InboxAcceptRules {
    * replicas may ignore it: `claim` then takes the message as usual.
    */
   claim?: InboxClaim;
+  /**
+   * The audit event recording the acceptance: for a stored message (`queued`, `claimed`) with
+   * `duplicate` false, for a `duplicate` with it true; the other outcomes record nothing here. A
+   * store of one process (`sharedByReplicas` false) builds it inside the message's transaction and
+   * links it into the chain there: one commit does both, and a message is never kept without its
+   * event. A store shared by replicas appends it right after that commit (the chain's lock is the
+   * replicas' to share). Either way `accept` resolves only once the event is committed.
+   */
+  audit?: (duplicate: boolean) => AuditEvent;
 }
 
 /** A runner taking messages to run: which runner, and until when its claim holds. */

@@ -56,8 +56,8 @@ describe.skipIf(postgresTestUrl === null)('PostgreSQL backend', () => {
   describeAuditStore('postgres', () => openStorage((s) => s.audit));
   describeAuditQuery('postgres', () => openStorage((s) => s.audit));
   describeInboxStore('postgres', async () => {
-    const opened = await openStorage((s) => s.inbox);
-    return { ...opened, second: opened.another() };
+    const opened = await openStorage((s) => s);
+    return { store: opened.store.inbox, audit: opened.store.audit, second: opened.another().inbox, close: opened.close };
   });
   describeJobStore('postgres', async () => {
     const opened = await openStorage((s) => s.jobs);

@@ -1,6 +1,7 @@
 import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, InboxStore, NewInboxMessage } from '../ports/inbox.js';
 import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../shared/inbox-rows.js';
 import { removeInSlices } from '../shared/slices.js';
+import type { PgAuditStore } from './audit-store.js';
 import type { PgDatabase } from './database.js';
 import { INBOX_LOCK_CLASS } from './locks.js';
 
@@ -18,9 +19,26 @@ class SignatureTaken extends Error {}
 export class PgInboxStore implements InboxStore {
   readonly sharedByReplicas = true;
 
-  constructor(private readonly db: PgDatabase) {}
+  constructor(
+    private readonly db: PgDatabase,
+    /** Where an acceptance's audit event goes (see `accept`). */
+    private readonly audit: Pick<PgAuditStore, 'append'>,
+  ) {}
 
+  /**
+   * The acceptance's audit event is appended right after the message's commit, in the audit log's
+   * own (batched) transactions, before this resolves. Linking it in this transaction would hold the
+   * chain lock, which every replica's events share, under the channel's inbox lock: the accepts
+   * queued behind both held the pool's connections, and the rest of the service starved (the
+   * crash test's chats on PostgreSQL got no answer).
+   */
   async accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
+    const outcome = await this.store(message, rules);
+    if (rules.audit && (outcome === 'queued' || outcome === 'duplicate')) await this.audit.append(rules.audit(outcome === 'duplicate'));
+    return outcome;
+  }
+
+  private async store(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
     const { signature } = rules;
     try {
       return await this.db.transaction(async (tx): Promise<InboxAcceptOutcome> => {

@@ -49,7 +49,7 @@ export class PostgresStorage implements Storage {
     this.runs = new PgRunStore(this.database, this.owner);
     this.costs = new PgCostStore(this.database);
     this.audit = new PgAuditStore(this.database);
-    this.inbox = new PgInboxStore(this.database);
+    this.inbox = new PgInboxStore(this.database, this.audit);
     this.jobs = new PgJobStore(this.database);
     this.settings = new PgSettingsStore(this.database);
     this.sessionClaims = new PgSessionClaimStore(this.database, this.owner);

@@ -45,8 +45,8 @@ describeAuditQuery('sqlite', async () => {
   return { ...opened, settle: async () => void opened.store.search.catchUp() };
 });
 describeInboxStore('sqlite', async () => {
-  const opened = openStorage((s) => s.inbox);
-  return { ...opened, second: opened.another() };
+  const opened = openStorage((s) => s);
+  return { store: opened.store.inbox, audit: opened.store.audit, second: opened.another().inbox, close: opened.close };
 });
 describeJobStore('sqlite', async () => {
   const opened = openStorage((s) => s.jobs);

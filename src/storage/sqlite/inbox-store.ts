@@ -2,6 +2,7 @@ import type { InboxAcceptOutcome, InboxAcceptRules, InboxClaim, InboxMessage, In
 import type { Database } from './database.js';
 import { EXPIRED_PER_RECORD, inboxMessageOf, sameContent, type InboxRow } from '../shared/inbox-rows.js';
 import { removeInSlices } from '../shared/slices.js';
+import type { SqliteAuditStore } from './audit-store.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
 
@@ -24,6 +25,8 @@ export class SqliteInboxStore implements InboxStore {
   constructor(
     private readonly database: Database,
     private readonly uow: SqliteUnitOfWork,
+    /** Where `accept` writes the acceptance's audit event, in the same write. */
+    private readonly audit: Pick<SqliteAuditStore, 'appendInWrite'>,
   ) {
     const db = database.db;
     this.stmt = {
@@ -37,9 +40,10 @@ export class SqliteInboxStore implements InboxStore {
       pruneSignatures: db.prepare(`DELETE FROM channel_signatures WHERE id IN (
           SELECT id FROM channel_signatures WHERE expires_at < ? ORDER BY expires_at LIMIT ?)`),
       waitingCount: db.prepare('SELECT count(*) FROM channel_inbox WHERE channel = ? AND waiting = 1').pluck(),
+      // Positional: no object built and no name looked up per message on the webhook's hot path.
       insert: db.prepare(`INSERT INTO channel_inbox
         (channel, sender, content, metadata, received_at, request_id, run_id, body_digest, claimed_by, claimed_until)
-        VALUES (@channel, @sender, @content, @metadata, @received_at, @request_id, @run_id, @body_digest, @claimed_by, @claimed_until)`),
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       senderWaits: db.prepare('SELECT 1 FROM channel_inbox WHERE channel = ? AND sender = ? AND waiting = 1 LIMIT 1').pluck(),
       waiting: db.prepare(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id
         FROM channel_inbox WHERE channel = ? AND waiting = 1 ORDER BY id LIMIT ?`),
@@ -68,26 +72,30 @@ export class SqliteInboxStore implements InboxStore {
   }
 
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
-    const { signature } = rules;
+    const { signature, audit } = rules;
     return this.uow.run((): InboxAcceptOutcome => {
       if (signature && this.stmt.signatureLive.get(message.channel, signature.signature, signature.now)) return 'replay';
       if (message.request_id !== null) {
         const earlier = this.stmt.earlier.get(message.channel, message.sender, message.request_id, rules.duplicatesSince) as { digest: string | null } | undefined;
-        if (earlier) return sameContent(earlier.digest, message.body_digest) ? 'duplicate' : 'conflict';
+        if (earlier && !sameContent(earlier.digest, message.body_digest)) return 'conflict';
+        if (earlier) {
+          if (audit) this.audit.appendInWrite(audit(true));
+          return 'duplicate';
+        }
       }
       const waiting = this.waitingCounts.get(message.channel) ?? (this.stmt.waitingCount.get(message.channel) as number);
       if (waiting >= rules.capacity) return 'full';
       // Nothing of its sender waits before it: it may run at once, so it is claimed as it is stored.
       const claim = rules.claim && !this.stmt.senderWaits.get(message.channel, message.sender) ? rules.claim : undefined;
-      this.stmt.insert.run({
-        ...message, body_digest: message.body_digest ?? null, metadata: JSON.stringify(message.metadata),
-        claimed_by: claim?.owner ?? null, claimed_until: claim?.until ?? null,
-      });
+      const m = message;
+      this.stmt.insert.run(m.channel, m.sender, m.content, JSON.stringify(m.metadata), m.received_at, m.request_id, m.run_id,
+        m.body_digest ?? null, claim?.owner ?? null, claim?.until ?? null);
       if (signature) {
         this.stmt.recordSignature.run(message.channel, signature.signature, signature.expiresAt);
         // Two expired records go with each new one: the table stays about the size of the live window.
         this.stmt.pruneSignatures.run(signature.pruneBefore, EXPIRED_PER_RECORD);
       }
+      if (audit) this.audit.appendInWrite(audit(false));
       this.waitingCounts.set(message.channel, waiting + 1);
       return claim ? 'claimed' : 'queued';
     });

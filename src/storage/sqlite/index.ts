@@ -75,7 +75,7 @@ export class SqliteStorage implements Storage {
       this.runs = new SqliteRunStore(this.database, this.uow);
       this.costs = new SqliteCostStore(this.database, this.uow);
       this.audit = new SqliteAuditStore(this.database, this.uow, { search: { background: options.auditIndexing ?? false, log: options.log } });
-      this.inbox = new SqliteInboxStore(this.database, this.uow);
+      this.inbox = new SqliteInboxStore(this.database, this.uow, this.audit);
       this.jobs = new SqliteJobStore(this.database, this.uow);
       this.settings = new SqliteSettingsStore(this.database, this.uow);
       this.approvals = new SqliteApprovalStore(this.database, this.uow, this.owner);
