@@ -5,7 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { SECURITY_HEADERS } from '../listener/headers.js';
 import type { HttpRequestMetrics } from '../metrics/index.js';
 import type { Pipeline } from './pipeline.js';
-import { logRequest, REQUEST_ID_HEADER, requestIdOf, roundedMs } from './request-id.js';
+import { REQUEST_ID_HEADER, requestIdOf, requestLineFields, roundedMs, writeRequestLine } from './request-id.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,9 +28,25 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * query string, a trailing slash, other case or encoding, a missing or wrong key, a refusal — goes
  * to Fastify unchanged, so nothing is routed or refused differently.
  */
+/** One fixed answer, built whole when its route is registered. */
+interface Fixed {
+  /**
+   * A string, not a Buffer: Node then writes status line, headers and body as one piece instead of
+   * a header string and a body buffer side by side (as the webhook's 202 does, channels/webhook/respond.ts).
+   */
+  body: string;
+  /**
+   * Its headers in writeHead's flat `[name, value, …]` form, the request id's value left empty:
+   * a copy and one slot set per request, instead of an object spread from the security headers.
+   */
+  headers: readonly (string | number)[];
+  /** The request line's method, route and status, serialised once (`requestLineFields`). */
+  lineFields: string;
+}
+
 export class FixedAnswers {
-  /** Exact raw URL → the answer's bytes. A Map, so no URL reaches an object's prototype. */
-  private readonly answers = new Map<string, Buffer>();
+  /** Exact raw URL → its answer. A Map, so no URL reaches an object's prototype. */
+  private readonly answers = new Map<string, Fixed>();
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -40,24 +56,34 @@ export class FixedAnswers {
 
   /** Called for every route as it is registered (`onRoute`). */
   add(route: RouteOptions): void {
-    const body = route.config?.fixedAnswer;
+    const text = route.config?.fixedAnswer;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (typeof body === 'string' && methods.includes('GET')) this.answers.set(route.url, Buffer.from(body));
+    if (typeof text !== 'string' || !methods.includes('GET')) return;
+    const headers = [
+      ...Object.entries(SECURITY_HEADERS).flat(), REQUEST_ID_HEADER, '', 'content-type', JSON_TYPE, 'content-length', Buffer.byteLength(text),
+    ];
+    this.answers.set(route.url, { body: text, headers, lineFields: requestLineFields('GET', route.url, 200) });
   }
 
   /** True when `request` was answered here; false leaves it to Fastify. */
   answer(request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' || request.url === undefined) return false;
-    const body = this.answers.get(request.url);
-    if (body === undefined) return false;
+    const fixed = this.answers.get(request.url);
+    if (fixed === undefined) return false;
     const started = performance.now();
     if (!this.pipeline.admitsWithKey(request)) return false;
     const id = requestIdOf(request);
-    response.writeHead(200, { ...SECURITY_HEADERS, [REQUEST_ID_HEADER]: id, 'content-type': JSON_TYPE, 'content-length': body.length });
-    response.end(body);
+    const headers = fixed.headers.slice();
+    headers[ID_SLOT] = id;
+    response.writeHead(200, headers as string[]);
+    response.end(fixed.body);
     const elapsedMs = performance.now() - started;
     this.metrics?.record(request.url, 'GET', 200, elapsedMs);
-    logRequest(this.log, id, 'GET', request.url, 200, roundedMs(elapsedMs));
+    // The id came from requestIdOf: nothing in it for JSON to escape.
+    writeRequestLine(this.log, `"${id}"`, fixed.lineFields, roundedMs(elapsedMs));
     return true;
   }
 }
+
+/** Where the request id's value sits in `Fixed.headers`: right after the security headers' pairs. */
+const ID_SLOT = Object.keys(SECURITY_HEADERS).length * 2 + 1;

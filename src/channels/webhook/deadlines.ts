@@ -3,6 +3,8 @@ import { performance } from 'node:perf_hooks';
 export interface Deadline {
   readonly at: number;
   readonly onExpire: () => void;
+  /** Its key in `entries`. */
+  readonly id: number;
 }
 
 /**
@@ -13,9 +15,12 @@ export interface Deadline {
  * interval late (a quarter of the timeout, capped at 1 s). The interval runs only while entries
  * wait (it ends at the first sweep that finds none), so an idle listener has no timer firing. The
  * clock is monotonic on purpose: a wall-clock jump must neither cut off nor extend a read.
+ * Entries are keyed by a counter rather than kept in a Set: hashing a fresh object for the Set
+ * cost more than the small-integer key.
  */
 export class Deadlines {
-  private readonly entries = new Set<Deadline>();
+  private readonly entries = new Map<number, Deadline>();
+  private nextId = 0;
   private timer: NodeJS.Timeout | null = null;
   private started = false;
   readonly intervalMs: number;
@@ -42,23 +47,25 @@ export class Deadlines {
   }
 
   add(onExpire: () => void): Deadline {
-    const deadline = { at: this.clock() + this.timeoutMs, onExpire };
-    this.entries.add(deadline);
+    // Wraps within the small integers long before two live entries could share a key.
+    this.nextId = (this.nextId + 1) % 0x40000000;
+    const deadline = { at: this.clock() + this.timeoutMs, onExpire, id: this.nextId };
+    this.entries.set(deadline.id, deadline);
     if (this.started) this.startSweeping();
     return deadline;
   }
 
   delete(deadline: Deadline): void {
-    this.entries.delete(deadline);
+    this.entries.delete(deadline.id);
   }
 
   /** Expire every entry whose time has come (run by the interval; callable directly in tests). */
   sweep(): void {
     if (this.entries.size === 0) this.stopSweeping();
     const now = this.clock();
-    for (const deadline of this.entries) {
+    for (const deadline of this.entries.values()) {
       if (deadline.at > now) return;
-      this.entries.delete(deadline);
+      this.entries.delete(deadline.id);
       deadline.onExpire();
     }
   }

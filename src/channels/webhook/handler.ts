@@ -4,7 +4,7 @@ import { ApiError, coordinationUnavailable, internalError, payloadTooLarge, rate
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
 import { StorageFullError, StorageUnavailableError } from '../../storage/ports/errors.js';
-import { clientIp } from '../../listener/client-ip.js';
+import { requestClientIp } from '../../listener/client-ip.js';
 import type { RateLimiter } from '../../security/rate-limit/rate-limiter.js';
 import type { WebhookAudit } from './audit.js';
 import { readBody } from './body.js';
@@ -63,7 +63,7 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
     res.on('error', noop);
     closeAfterUpgradeRequest(req, res);
     deps.inflight.set(req.socket, res);
-    const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.trustProxy);
+    const ip = requestClientIp(req.socket, req.headers['x-forwarded-for'], deps.trustProxy);
     handle(deps, req, res, ip, expectContinue).catch((error: unknown) => {
       // A full disk or an unreachable database under the durable intake is the operator's to fix,
       // not a fault of ours.
