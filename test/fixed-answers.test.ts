@@ -61,11 +61,13 @@ function requestLines(app: TestApp, id: string): string[] {
     .map((line) => line.replace(/^\S+ /, '').replace(/ duration_ms=\S+/, ''));
 }
 
-async function healthCount(app: TestApp): Promise<number> {
+async function healthCount(app: TestApp, method = 'GET'): Promise<number> {
   const text = await (await app.request('/metrics')).text();
-  const line = text.split('\n').find((l) => l.startsWith('agentd_http_requests_total{route="/api/v1/health",method="GET",status="200"}'));
+  const line = text.split('\n').find((l) => l.startsWith(`agentd_http_requests_total{route="/api/v1/health",method="${method}",status="200"}`));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
+
+const headCount = (app: TestApp) => healthCount(app, 'HEAD');
 
 describe('fixed answers before Fastify', () => {
   it('answer an authenticated GET /api/v1/health exactly as Fastify does: headers, body, log line and metrics', async () => {
@@ -108,6 +110,34 @@ describe('fixed answers before Fastify', () => {
     expect(requestLines(t, generated.headers['x-request-id']!)).toHaveLength(1);
   });
 
+  it('answer an authenticated HEAD /api/v1/health as Fastify does: the headers of the GET, no body, its own line and count', async () => {
+    const seenByFastify: string[] = [];
+    t = await startTestApp({
+      beforeListen: (app) => {
+        app.http.addHook('onRequest', async (request) => {
+          seenByFastify.push(request.id);
+        });
+      },
+    });
+    const key = { authorization: `Bearer ${t.apiKey}`, 'x-request-id': 'head-id' };
+    const before = await headCount(t);
+    seenByFastify.length = 0;
+    const fast = await overSocket(t.url, 'HEAD', '/api/v1/health', key);
+    expect(seenByFastify).toEqual([]);
+    const normal = await throughFastify(t, 'HEAD', '/api/v1/health', key);
+    expect(seenByFastify).toEqual(['head-id']);
+    const get = await overSocket(t.url, 'GET', '/api/v1/health', key);
+    expect(fast.status).toBe(200);
+    expect(fast.headers).toEqual(normal.headers);
+    expect(fast.headers).toEqual(get.headers);
+    expect(fast.body).toBe('');
+    expect(normal.body).toBe('');
+    expect(fast.all).toMatchObject({ connection: 'keep-alive' });
+    const lines = requestLines(t, 'head-id').filter((line) => line.includes('method=HEAD'));
+    expect(lines).toEqual(['info request request_id=head-id method=HEAD route=/api/v1/health status=200', lines[0]]);
+    expect(await headCount(t)).toBe(before + 2);
+  });
+
   it('leave every other request to Fastify, which answers it as it always has', async () => {
     t = await startTestApp();
     const key = { authorization: `Bearer ${t.apiKey}` };
@@ -117,7 +147,7 @@ describe('fixed answers before Fastify', () => {
       [{ 'x-api-key': t.apiKey }, 200], [{ ...key, 'x-api-key': 'other' }, 401],
     ];
     const requests: [string, string, number][] = [
-      ['HEAD', '/api/v1/health', 200], ['POST', '/api/v1/health', 405], ['GET', '/api/v1/health?verbose=1', 200],
+      ['HEAD', '/api/v1/health?verbose=1', 200], ['POST', '/api/v1/health', 405], ['GET', '/api/v1/health?verbose=1', 200],
       ['GET', '/api/v1/health/', 404], ['GET', '/API/V1/health', 404], ['GET', '/api/v1/HEALTH', 404],
       ['GET', '/api/v1/%68ealth', 200], ['GET', '/api/v1/health%00', 400], ['GET', '/api/v1/health%zz', 400],
       ['GET', '//api/v1/health', 404], ['GET', '/api/v1/__proto__', 404], ['GET', '/__proto__', 404], ['GET', '/api/v1/health#x', 200],

@@ -5,7 +5,7 @@ import type { AuditSampler } from '../audit/sampler.js';
 import type { AuditInput, AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
-import { clientIp } from '../listener/client-ip.js';
+import { requestClientIp } from '../listener/client-ip.js';
 import { constantTimeEqual } from '../security/secrets/compare.js';
 import { HTML_SECURITY_HEADERS, SECURITY_HEADERS } from '../listener/headers.js';
 import { NUL_REFUSED, nulField } from '../security/input/nul.js';
@@ -174,7 +174,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   };
   const gate: Gate = (request, reply) => {
     reply.headers(SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id);
-    request.clientAddress = clientIp(request.raw.socket.remoteAddress, request.headers['x-forwarded-for'], options.trustProxy);
+    request.clientAddress = requestClientIp(request.raw.socket, request.headers['x-forwarded-for'], options.trustProxy);
     const verdict = authenticate(request, options, keyMatches);
     // Only a cookie has to be looked up in the session store; a key is decided synchronously.
     if (verdict instanceof Promise) return verdict.then((decided) => afterAuthentication(request, decided));
@@ -184,7 +184,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     gate,
     admitsWithKey(raw) {
       if (closing || (raw as Counted)[UNMET_EXPECTATION] === true || !keyMatches(offeredApiKey(raw.headers))) return false;
-      const ip = clientIp(raw.socket.remoteAddress, raw.headers['x-forwarded-for'], options.trustProxy);
+      const ip = requestClientIp(raw.socket, raw.headers['x-forwarded-for'], options.trustProxy);
       const decision = options.rateLimiter.hit(rateKey('operator', ip));
       if (!(decision instanceof Promise)) {
         if (decision.allowed) return true;

@@ -14,32 +14,32 @@ export type BodyResult =
  * Read exactly `length` bytes (already checked against the size limit): memory per request is
  * bounded by the declared length, never by what arrives. The deadline covers the whole body, not
  * the gap between chunks, so a client trickling a byte at a time (slow loris) is cut off like one
- * that sends nothing. Bytes arriving after the outcome is settled are dropped.
+ * that sends nothing. Bytes arriving after the outcome is settled are dropped. `done` is called
+ * once, with the outcome (a callback, not a Promise: on the accepted path the Promise and the
+ * turn its await took were a measurable share of a request).
  */
-export function readBody(req: IncomingMessage, length: number, deadlines: Deadlines): Promise<BodyResult> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const finish = (result: BodyResult) => {
-      if (settled) return;
-      settled = true;
-      deadlines.delete(deadline);
-      resolve(result);
-    };
-    const deadline = deadlines.add(() => finish({ kind: 'timeout' }));
+export function readBody(req: IncomingMessage, length: number, deadlines: Deadlines, done: (result: BodyResult) => void): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let settled = false;
+  const finish = (result: BodyResult) => {
+    if (settled) return;
+    settled = true;
+    deadlines.delete(deadline);
+    done(result);
+  };
+  const deadline = deadlines.add(() => finish({ kind: 'timeout' }));
 
-    req.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      received += chunk.length;
-      if (received > length) return finish({ kind: 'overflow' });
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (received !== length) return finish({ kind: 'aborted' });
-      // A small body usually arrives as one chunk: hand it over without a copy.
-      finish({ kind: 'body', bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length) });
-    });
-    req.on('close', () => finish({ kind: 'aborted' }));
+  req.on('data', (chunk: Buffer) => {
+    if (settled) return;
+    received += chunk.length;
+    if (received > length) return finish({ kind: 'overflow' });
+    chunks.push(chunk);
   });
+  req.on('end', () => {
+    if (received !== length) return finish({ kind: 'aborted' });
+    // A small body usually arrives as one chunk: hand it over without a copy.
+    finish({ kind: 'body', bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length) });
+  });
+  req.on('close', () => finish({ kind: 'aborted' }));
 }

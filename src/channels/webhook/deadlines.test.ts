@@ -34,6 +34,26 @@ describe('Deadlines', () => {
     expect(fired).toBe(false);
   });
 
+  it('deletes from the middle, the front and the back, and a second delete of one entry changes nothing', () => {
+    let clock = 0;
+    const deadlines = new Deadlines(10, () => clock);
+    const fired: string[] = [];
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => deadlines.add(() => fired.push(name)));
+    deadlines.delete(b!);
+    deadlines.delete(b!);
+    expect(deadlines.size).toBe(2);
+    deadlines.delete(c!);
+    deadlines.delete(a!);
+    expect(deadlines.size).toBe(0);
+    // The emptied list takes new entries in order again.
+    deadlines.add(() => fired.push('d'));
+    deadlines.add(() => fired.push('e'));
+    clock = 100;
+    deadlines.sweep();
+    expect(fired).toEqual(['d', 'e']);
+    expect(deadlines.size).toBe(0);
+  });
+
   it('lets an expiring entry delete itself or others during a sweep', () => {
     let clock = 0;
     const deadlines = new Deadlines(10, () => clock);

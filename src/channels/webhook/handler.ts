@@ -4,10 +4,10 @@ import { ApiError, coordinationUnavailable, internalError, payloadTooLarge, rate
 import type { Logger } from '../../log.js';
 import type { ServiceMetrics } from '../../metrics/index.js';
 import { StorageFullError, StorageUnavailableError } from '../../storage/ports/errors.js';
-import { clientIp } from '../../listener/client-ip.js';
+import { requestClientIp } from '../../listener/client-ip.js';
 import type { RateLimiter } from '../../security/rate-limit/rate-limiter.js';
 import type { WebhookAudit } from './audit.js';
-import { readBody } from './body.js';
+import { readBody, type BodyResult } from './body.js';
 import type { ByteBudget } from './byte-budget.js';
 import type { Deadlines } from './deadlines.js';
 import { MAX_BODY_BYTES, RETRY_AFTER_SECONDS } from './limits.js';
@@ -63,19 +63,64 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
     res.on('error', noop);
     closeAfterUpgradeRequest(req, res);
     deps.inflight.set(req.socket, res);
-    const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.trustProxy);
-    handle(deps, req, res, ip, expectContinue).catch((error: unknown) => {
-      // A full disk or an unreachable database under the durable intake is the operator's to fix,
-      // not a fault of ours.
-      const known = error instanceof StorageFullError ? new ApiError('AGENTD_STORAGE_FULL')
-        : error instanceof StorageUnavailableError ? new ApiError('AGENTD_STORAGE_UNAVAILABLE') : null;
-      const answer = known ?? internalError();
-      if (known === null) deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
-      deps.audit.rejected(ip, answer);
-      if (!res.headersSent) sendError(res, answer, true);
-      else req.socket.destroy();
-    });
+    const ip = requestClientIp(req.socket, req.headers['x-forwarded-for'], deps.trustProxy);
+    new Exchange(deps, req, res, ip, expectContinue).step(checkHeaders);
   };
+}
+
+/**
+ * One request on its way through the checks. A step runs synchronously and returns a Promise only
+ * when it waits for something other than the body (a shared rate-limit window, a durable intake):
+ * on the accepted in-memory path an async function per request, and the body read as a Promise,
+ * were a measurable share of the cost.
+ */
+class Exchange {
+  /** The whole body was read: a refusal can leave the connection open. */
+  bodyRead = false;
+  /** The body is being read (and timed): a refusal need not wait for it. */
+  bodyStarted = false;
+
+  constructor(
+    readonly deps: HandlerDeps,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly ip: string,
+    readonly expectContinue: boolean,
+  ) {}
+
+  /** Runs `run`; whatever it throws, or its Promise rejects with, is answered (`fail`). */
+  step(run: (exchange: Exchange) => void | Promise<void>): void {
+    try {
+      const pending = run(this);
+      if (pending !== undefined) pending.catch((error: unknown) => this.fail(error));
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  refuse(error: ApiError): void {
+    const { req, res } = this;
+    // Keeping the connection would mean reading and discarding a body we just refused (up to any
+    // size for a 413): close it after the answer instead.
+    const close = !this.bodyRead && hasRequestBody(req.headers);
+    // A client told to wait (Expect: 100-continue, never continued) sends no body: answer at once.
+    if (close && !this.expectContinue && !this.bodyStarted) afterBodyDrained(req, () => sendError(res, error, true));
+    else sendError(res, error, close);
+    this.deps.audit.rejected(this.ip, error);
+  }
+
+  private fail(error: unknown): void {
+    const { deps, req, res } = this;
+    // A full disk or an unreachable database under the durable intake is the operator's to fix,
+    // not a fault of ours.
+    const known = error instanceof StorageFullError ? new ApiError('AGENTD_STORAGE_FULL')
+      : error instanceof StorageUnavailableError ? new ApiError('AGENTD_STORAGE_UNAVAILABLE') : null;
+    const answer = known ?? internalError();
+    if (known === null) deps.log.error(`webhook: unexpected error while handling a request: ${describe(error)}`);
+    deps.audit.rejected(this.ip, answer);
+    if (!res.headersSent) sendError(res, answer, true);
+    else req.socket.destroy();
+  }
 }
 
 /**
@@ -96,54 +141,48 @@ export function createRequestHandler(deps: HandlerDeps): RequestHandler {
  * budget of body bytes held by all requests together (503 otherwise), so memory stays bounded
  * however many clients upload at once.
  */
-async function handle(
-  deps: HandlerDeps,
-  req: IncomingMessage,
-  res: ServerResponse,
-  ip: string,
-  expectContinue: boolean,
-): Promise<void> {
-  let bodyRead = false;
-  let bodyStarted = false;
-  const refuse = (error: ApiError) => {
-    // Keeping the connection would mean reading and discarding a body we just refused (up to any
-    // size for a 413): close it after the answer instead.
-    const close = !bodyRead && hasRequestBody(req.headers);
-    // A client told to wait (Expect: 100-continue, never continued) sends no body: answer at once.
-    if (close && !expectContinue && !bodyStarted) afterBodyDrained(req, () => sendError(res, error, true));
-    else sendError(res, error, close);
-    deps.audit.rejected(ip, error);
-  };
-
-  if (deps.stopping()) return refuse(shuttingDown());
-  if (req.method !== 'POST') return refuse(new ApiError('AGENTD_METHOD_NOT_ALLOWED', undefined, { allow: 'POST' }));
-  const decision = deps.limiter.hit(ip);
+function checkHeaders(x: Exchange): void | Promise<void> {
+  const { deps, req } = x;
+  if (deps.stopping()) return x.refuse(shuttingDown());
+  if (req.method !== 'POST') return x.refuse(new ApiError('AGENTD_METHOD_NOT_ALLOWED', undefined, { allow: 'POST' }));
+  const decision = deps.limiter.hit(x.ip);
   // Shared windows answer later, and fail closed: a window that cannot be read is no room to spare.
-  const allowed = decision instanceof Promise ? await decision.then((shared) => shared.allowed, () => null) : decision.allowed;
-  if (allowed === null) return refuse(coordinationUnavailable());
+  if (decision instanceof Promise) return decision.then((shared) => shared.allowed, () => null).then((allowed) => startBody(x, allowed));
+  return startBody(x, decision.allowed);
+}
+
+function startBody(x: Exchange, allowed: boolean | null): void {
+  const { deps, req, res } = x;
+  if (allowed === null) return x.refuse(coordinationUnavailable());
   if (!allowed) {
     deps.metrics?.rateLimited('webhook');
-    return refuse(rateLimited(RETRY_AFTER_SECONDS));
+    return x.refuse(rateLimited(RETRY_AFTER_SECONDS));
   }
-  if (!isJsonContentType(req.headers['content-type'])) return refuse(unsupportedMediaType());
+  if (!isJsonContentType(req.headers['content-type'])) return x.refuse(unsupportedMediaType());
   const declared = parseContentLength(req.headers, MAX_BODY_BYTES);
   switch (declared.kind) {
     case 'missing':
-      return refuse(new ApiError('AGENTD_BAD_REQUEST', 'Content-Length is required (chunked bodies are not accepted)'));
+      return x.refuse(new ApiError('AGENTD_BAD_REQUEST', 'Content-Length is required (chunked bodies are not accepted)'));
     case 'invalid':
-      return refuse(new ApiError('AGENTD_BAD_REQUEST', 'Content-Length must be a non-negative integer'));
+      return x.refuse(new ApiError('AGENTD_BAD_REQUEST', 'Content-Length must be a non-negative integer'));
     case 'too-large':
-      return refuse(payloadTooLarge('Request body too large (limit 1 MiB)'));
+      return x.refuse(payloadTooLarge('Request body too large (limit 1 MiB)'));
   }
 
   if (!deps.bodyBytes.tryReserve(declared.bytes)) {
-    return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Too many request bodies in flight, retry later', { 'retry-after': '1' }));
+    return x.refuse(new ApiError('AGENTD_AT_CAPACITY', 'Too many request bodies in flight, retry later', { 'retry-after': '1' }));
   }
-  if (expectContinue) res.writeContinue();
+  if (x.expectContinue) res.writeContinue();
   // From here a refusal does not wait for the body: it was being read (and timed) already.
-  bodyStarted = true;
-  const body = await readBody(req, declared.bytes, deps.deadlines);
-  deps.bodyBytes.release(declared.bytes);
+  x.bodyStarted = true;
+  readBody(req, declared.bytes, deps.deadlines, (body) => {
+    deps.bodyBytes.release(declared.bytes);
+    x.step((exchange) => checkBody(exchange, body));
+  });
+}
+
+function checkBody(x: Exchange, body: BodyResult): void | Promise<void> {
+  const { deps, req, res, ip } = x;
   if (body.kind === 'aborted') {
     // The client is gone, or the client-error handler is answering the truncated request and
     // closes the socket itself once the answer is out.
@@ -155,12 +194,12 @@ async function handle(
       ? new ApiError('AGENTD_REQUEST_TIMEOUT', 'Request body not received in time')
       : new ApiError('AGENTD_BAD_REQUEST', 'Request body longer than Content-Length');
     // The rest of the body may still trickle in: answer if the socket can take it, never reuse it.
-    if (req.socket.writable) refuse(error);
+    if (req.socket.writable) x.refuse(error);
     else deps.audit.rejected(ip, error);
     destroyAfterAnswer(req, res);
     return;
   }
-  bodyRead = true;
+  x.bodyRead = true;
   // Everything from here on is synchronous: no other request can slip in between a replay or
   // idempotency check and the matching remember. (A durable intake checks and records in one
   // commit of its own.)
@@ -171,20 +210,20 @@ async function handle(
   if (deps.secret !== '') {
     if (deps.replay !== null) {
       const check = deps.replay.checkTimestamp(headerValue(req, 'x-service-timestamp'), now);
-      if (!check.ok) return refuse(unauthorized(check.error));
+      if (!check.ok) return x.refuse(unauthorized(check.error));
       freshness = check;
     }
-    if (signature === undefined) return refuse(unauthorized('Missing X-Service-Signature'));
+    if (signature === undefined) return x.refuse(unauthorized('Missing X-Service-Signature'));
     if (!signatureMatches(deps.secret, body.bytes, signature, freshness?.timestamp)) {
-      return refuse(unauthorized('Invalid X-Service-Signature'));
+      return x.refuse(unauthorized('Invalid X-Service-Signature'));
     }
     // With a durable intake the intake checks (and records) the signature, where every process
     // sharing its store sees it; the memory here would forget it at the next restart.
-    if (deps.intake === null && deps.replay !== null && deps.replay.isReplay(signature, now)) return refuse(replayed());
+    if (deps.intake === null && deps.replay !== null && deps.replay.isReplay(signature, now)) return x.refuse(replayed());
   }
 
   const payload = parsePayload(body.bytes);
-  if (!payload.ok) return refuse(payload.error);
+  if (!payload.ok) return x.refuse(payload.error);
 
   const requestId = headerValue(req, 'x-request-id');
   const message: WebhookMessage = {
@@ -200,15 +239,15 @@ async function handle(
 
   if (deps.requestIds !== null && requestId !== undefined) {
     const repeat = deps.requestIds.check(payload.sender, requestId, payload.prompt, now);
-    if (repeat === 'conflict') return refuse(idempotencyConflict());
+    if (repeat === 'conflict') return x.refuse(idempotencyConflict());
     if (repeat === 'duplicate') {
       deps.audit.accepted(ip, payload.sender, payload.prompt, true);
       return sendQueued(res);
     }
   }
-  if (deps.queue.isFull) return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
+  if (deps.queue.isFull) return x.refuse(new ApiError('AGENTD_AT_CAPACITY', 'Queue full, retry later'));
   if (freshness !== undefined && signature !== undefined && !deps.replay?.remember(signature, freshness.seconds, now)) {
-    return refuse(new ApiError('AGENTD_AT_CAPACITY', 'Replay protection memory full, retry later'));
+    return x.refuse(new ApiError('AGENTD_AT_CAPACITY', 'Replay protection memory full, retry later'));
   }
   deps.queue.push(message);
   if (deps.requestIds !== null && requestId !== undefined) deps.requestIds.remember(payload.sender, requestId, payload.prompt, now);

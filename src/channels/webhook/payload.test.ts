@@ -43,6 +43,22 @@ describe('parsePayload', () => {
     expect(refusal(parsePayload(bytes))).toEqual({ status: 400, code: 'AGENTD_BAD_REQUEST', error: 'Request body is not valid UTF-8' });
   });
 
+  it.each([
+    ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+    ['an overlong encoding', [0xc0, 0xaf]],
+    ['a sequence cut short at the end', [0xe2, 0x82]],
+  ])('400 for %s', (_name, invalid) => {
+    const bytes = Buffer.concat([Buffer.from('{"prompt":"x'), Buffer.from(invalid)]);
+    expect(refusal(parsePayload(bytes))).toMatchObject({ status: 400, error: 'Request body is not valid UTF-8' });
+  });
+
+  it('drops a leading byte order mark, as a UTF-8 decoder does, and keeps one inside the prompt', () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    expect(parsePayload(Buffer.concat([bom, Buffer.from('{"prompt":"hi"}')]))).toMatchObject({ ok: true, prompt: 'hi' });
+    expect(parsePayload(Buffer.from('{"prompt":"\uFEFFhi"}'))).toMatchObject({ ok: true, prompt: '\uFEFFhi' });
+    expect(refusal(parsePayload(Buffer.concat([bom, bom, Buffer.from('{"prompt":"hi"}')])))).toMatchObject({ status: 400 });
+  });
+
   it('accepts a prompt of exactly 32,000 characters and refuses 32,001 with 413', () => {
     expect(parse(JSON.stringify({ prompt: 'a'.repeat(32_000) })).ok).toBe(true);
     expect(refusal(parse(JSON.stringify({ prompt: 'a'.repeat(32_001) })))).toMatchObject({ status: 413, code: 'AGENTD_PAYLOAD_TOO_LARGE' });

@@ -24,6 +24,9 @@ describe('signatureMatches', () => {
     ['one byte short', `sha256=${hex.slice(0, 62)}`],
     ['one byte long', `sha256=${hex}00`],
     ['non-hex characters', `sha256=${'z'.repeat(64)}`],
+    ['a non-hex last character', `sha256=${hex.slice(0, 63)}g`],
+    ['a non-hex character in the middle', `sha256=${hex.slice(0, 31)}x${hex.slice(32)}`],
+    ['a space in place of a digit', `sha256=${hex.slice(0, 63)} `],
     ['two signatures joined', `sha256=${hex}, sha256=${hex}`],
     ['last digit changed', `sha256=${hex.slice(0, 63)}${hex.endsWith('0') ? '1' : '0'}`],
   ])('refuses %s', (_name, header) => {
