@@ -103,12 +103,13 @@ export class CostMeter {
 
   /**
    * Stores one call's usage and resolves with what it cost (0 when the model has no known price)
-   * once it is committed, so the next `check` counts it. Without a cap nothing checks the spend, so
-   * a run's call may be kept for the commit of its end (`atEnd`): it resolves at once then.
+   * once it is committed, so the next `check` counts it. Called without a cap only (with one, each
+   * call settles its hold, `HeldCall.settle`): nothing checks the spend then, so a run's call may be
+   * kept for the commit of its end (`atEnd`), and this resolves at once.
    */
   async record(sessionId: string, runId: string | null, provider: Provider, result: CompletionResult, atEnd: RunEndWrites | null = null): Promise<RunCost> {
     const { entry, cost } = this.entry(sessionId, runId, provider, result);
-    if (atEnd && runId !== null && !(this.options.maxSpendUsd > 0)) {
+    if (atEnd && runId !== null) {
       atEnd.cost(runId, entry).then(() => this.recorded(provider, cost), (error: unknown) => {
         this.options.log?.error(`could not store the cost of a call of run ${runId}: ${(error as Error)?.message ?? String(error)}`);
       });
