@@ -56,6 +56,31 @@ describe.skipIf(postgresTestUrl === null)('agentd on PostgreSQL', () => {
     });
   });
 
+  it('stores a run\'s turns and costs with its end: the next run on the session, on the other replica, starts at once and sees them', async () => {
+    const [a, b] = await Promise.all([replica(database.url), replica(database.url)]);
+    const session = (await json(await a.request('/api/v1/sessions', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({}),
+    }))).body.data;
+    const run = async (app: TestApp, message: string) => {
+      const created = await json(await app.request('/api/v1/runs', {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: session.id, message }),
+      }));
+      expect(created.status).toBe(202);
+      expect(await (await app.request(`/api/v1/runs/${created.body.data.run_id}/events`)).text()).toContain('event: run.complete');
+    };
+    await run(a, 'what is 17*23?');
+    // Acknowledged by run.complete: the turns, their count and the calls' costs are stored, and the session is free.
+    expect((await json(await b.request(`/api/v1/sessions/${session.id}`))).body.data.turn_count).toBe(2);
+    await run(b, 'remember the word airship');
+    expect((await json(await a.request(`/api/v1/sessions/${session.id}`))).body.data.turn_count).toBe(4);
+    const memory = await json(await a.request(`/api/v1/sessions/${session.id}/history`));
+    expect(memory.body.data.turns.map((t: { content: string }) => t.content)).toEqual([
+      'what is 17*23?', expect.stringContaining('391'), 'remember the word airship', expect.any(String),
+    ]);
+    const costs = await json(await b.request('/api/v1/costs/summary?limit=100'));
+    expect(costs.body.data.sessions.find((s: { session_id: string }) => s.session_id === session.id)).toMatchObject({ calls: 3 });
+  });
+
   it('keeps a console login valid on every replica, and a logout ends it on all of them', async () => {
     const key = `shared-${Date.now()}`;
     const [a, b] = await Promise.all([replica(database.url, key), replica(database.url, key)]);

@@ -77,6 +77,20 @@ describe('AgentLoop', () => {
     ]);
   });
 
+  it('sends the turns read with the run\'s creation as its context, without reading memory again', async () => {
+    const { memory, loop, input } = setup();
+    await memory.addMany([{ session_id: 'ses_1', role: 'user', content: 'stored later', provider: 'x' }]);
+    const read = [
+      { id: 'turn_a', session_id: 'ses_1', role: 'user' as const, content: 'u0', provider: 'x', timestamp: '2026-01-01T00:00:00.000Z', pinned: false },
+      { id: 'turn_b', session_id: 'ses_1', role: 'assistant' as const, content: 'a0', provider: 'x', timestamp: '2026-01-01T00:00:01.000Z', pinned: false },
+    ];
+    const provider = new ScriptedProvider([() => ({ text: 'answer' })]);
+    await loop.run(input(provider, { history: read }));
+    expect(provider.requests[0]!.messages).toEqual([
+      { role: 'user', content: 'u0' }, { role: 'assistant', content: 'a0' }, { role: 'user', content: 'hello' },
+    ]);
+  });
+
   it('feeds tool results and tool errors back to the model, and reports each call', async () => {
     const { loop, input } = setup();
     const provider = new ScriptedProvider([

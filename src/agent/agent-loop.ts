@@ -1,6 +1,6 @@
 import type { AuditSink } from '../storage/ports/audit.js';
 import type { Logger } from '../log.js';
-import type { NewTurn, TurnStore } from '../storage/ports/turns.js';
+import type { NewTurn, Turn, TurnStore } from '../storage/ports/turns.js';
 import type { AgentTurnInput, AgentTurnResult, TurnRunner } from '../contracts/agent-turn.js';
 import type { ChatMessage, CompletionResult, ToolCall } from '../providers/types.js';
 import { withoutNul } from '../security/input/nul.js';
@@ -56,7 +56,7 @@ export interface AgentLoopOptions {
  */
 export class AgentLoop implements TurnRunner {
   private readonly maxIterations: number;
-  private readonly contextTurns: number;
+  readonly contextTurns: number;
   private readonly now: () => number;
 
   constructor(private readonly options: AgentLoopOptions) {
@@ -92,7 +92,7 @@ export class AgentLoop implements TurnRunner {
   private async converse(input: AgentTurnInput): Promise<AgentTurnResult> {
     const { provider, signal, sessionId, runId, requestId } = input;
     const { tools, costs } = this.options;
-    const messages: ChatMessage[] = [...(await this.context(sessionId)), { role: 'user', content: input.message }];
+    const messages: ChatMessage[] = [...(await this.context(sessionId, input.history)), { role: 'user', content: input.message }];
     const toolSpecs = tools.listForProviders();
     const used: string[] = [];
     const total: RunCost = { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
@@ -118,7 +118,7 @@ export class AgentLoop implements TurnRunner {
         await held.release().catch(() => undefined);
         throw err;
       }
-      const cost = await held.settle(runId, result);
+      const cost = await held.settle(runId, result, input.endWrites?.() ?? null);
       input.onUsage?.(cost, result.model);
       if (step === 0) input.onFirstToken?.();
       total.prompt_tokens += cost.prompt_tokens;
@@ -191,9 +191,9 @@ export class AgentLoop implements TurnRunner {
     return new Date(this.now()).toISOString();
   }
 
-  /** The session's last turns, as a conversation a provider accepts (it starts with the user). */
-  private async context(sessionId: string): Promise<ChatMessage[]> {
-    const turns = await this.options.memory.history(sessionId, this.contextTurns);
+  /** The session's last turns (read unless `read` has them), as a conversation a provider accepts (it starts with the user). */
+  private async context(sessionId: string, read: readonly Turn[] | undefined): Promise<ChatMessage[]> {
+    const turns = read ?? await this.options.memory.history(sessionId, this.contextTurns);
     const messages: ChatMessage[] = [];
     for (const turn of turns) {
       if (turn.role !== 'user' && turn.role !== 'assistant') continue;
@@ -204,8 +204,9 @@ export class AgentLoop implements TurnRunner {
   }
 
   /**
-   * Stores the user turn and, when there is one, the answer — in one transaction. What the user
-   * wrote is censored like the answer: a key pasted into a chat must not be kept, searched or shown.
+   * Stores the user turn and, when there is one, the answer — in one transaction, or in the commit
+   * of the run's end (`AgentTurnInput.endWrites`). What the user wrote is censored like the
+   * answer: a key pasted into a chat must not be kept, searched or shown.
    */
   private async store(input: AgentTurnInput, askedAt: string, answer: string | null): Promise<void> {
     const provider = input.provider.name;
@@ -213,6 +214,12 @@ export class AgentLoop implements TurnRunner {
     const turns: NewTurn[] = [{ session_id: input.sessionId, role: 'user', content: censor(input.message), provider, run_id: runId, timestamp: askedAt }];
     if (answer !== null) {
       turns.push({ session_id: input.sessionId, role: 'assistant', content: answer, provider, run_id: runId, timestamp: this.isoNow() });
+    }
+    const atEnd = input.endWrites?.() ?? null;
+    if (atEnd && runId !== null) {
+      // Committed with the run's end, which acknowledges the answer; a failure fails that end.
+      atEnd.turns(runId, turns).catch((error: unknown) => this.logStoreFailure(input, error));
+      return;
     }
     const { memory, onTurnsStored } = this.options;
     // Where the store keeps the API sessions too, their count goes with the turns: one commit.

@@ -3,7 +3,8 @@ import { costUsd, priceFor, unknownPriceMessage, type ModelPrice } from '../prov
 import type { CompletionResult, Provider, Usage } from '../providers/types.js';
 import type { CostEntry, CostStore } from '../storage/ports/costs.js';
 import { AgentError } from '../contracts/agent-errors.js';
-import { isoNow, type RunCost } from '../storage/ports/runs.js';
+import { isoNow, type RunCost, type RunEndWrites } from '../storage/ports/runs.js';
+import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 
 export interface CostMeterOptions {
@@ -15,6 +16,8 @@ export interface CostMeterOptions {
   now?: () => number;
   /** Counts the tokens and cost of each recorded call, once it is committed. */
   metrics?: Pick<ServiceMetrics, 'providerUsage'>;
+  /** Where a cost kept for its run's end fails to be written. */
+  log?: Pick<Logger, 'error'>;
 }
 
 /**
@@ -100,10 +103,18 @@ export class CostMeter {
 
   /**
    * Stores one call's usage and resolves with what it cost (0 when the model has no known price)
-   * once it is committed, so the next `check` counts it.
+   * once it is committed, so the next `check` counts it. Called without a cap only (with one, each
+   * call settles its hold, `HeldCall.settle`): nothing checks the spend then, so a run's call may be
+   * kept for the commit of its end (`atEnd`), and this resolves at once.
    */
-  async record(sessionId: string, runId: string | null, provider: Provider, result: CompletionResult): Promise<RunCost> {
+  async record(sessionId: string, runId: string | null, provider: Provider, result: CompletionResult, atEnd: RunEndWrites | null = null): Promise<RunCost> {
     const { entry, cost } = this.entry(sessionId, runId, provider, result);
+    if (atEnd && runId !== null) {
+      atEnd.cost(runId, entry).then(() => this.recorded(provider, cost), (error: unknown) => {
+        this.options.log?.error(`could not store the cost of a call of run ${runId}: ${(error as Error)?.message ?? String(error)}`);
+      });
+      return cost;
+    }
     await this.options.costs.record(entry);
     this.recorded(provider, cost);
     return cost;
@@ -146,9 +157,12 @@ export class HeldCall {
     private readonly holdId: string | null,
   ) {}
 
-  /** Records the call's cost and drops the hold in one commit; resolves with the cost. */
-  async settle(runId: string | null, result: CompletionResult): Promise<RunCost> {
-    if (this.holdId === null) return this.meter.record(this.sessionId, runId, this.provider, result);
+  /**
+   * Records the call's cost and drops the hold in one commit; resolves with the cost. Without a
+   * hold (no cap), a run's cost may go with its end (`CostMeter.record`).
+   */
+  async settle(runId: string | null, result: CompletionResult, atEnd: RunEndWrites | null = null): Promise<RunCost> {
+    if (this.holdId === null) return this.meter.record(this.sessionId, runId, this.provider, result, atEnd);
     const { entry, cost } = this.meter.entry(this.sessionId, runId, this.provider, result);
     await this.costs.settle(this.holdId, entry);
     this.meter.recorded(this.provider, cost);

@@ -124,6 +124,7 @@ export class AgentRuntime {
       providerConfig: (name) => (name === 'anthropic' || name === 'openai' ? config.providers[name] : null),
       now: options.now,
       metrics: options.metrics,
+      log: options.log,
     });
     this.sessions = options.sessions;
     this.loop = new AgentLoop({

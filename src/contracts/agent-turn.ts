@@ -1,6 +1,7 @@
 import type { Provider } from '../providers/types.js';
-import type { RunCost } from '../storage/ports/runs.js';
+import type { RunCost, RunEndWrites } from '../storage/ports/runs.js';
 import type { TurnOrigin } from '../tools/types.js';
+import type { Turn } from '../storage/ports/turns.js';
 
 /*
  * One turn of the agent as its callers see it: a synchronous chat (agent/) and a background run
@@ -65,6 +66,14 @@ export interface AgentTurnInput {
   onDelta?(text: string): void;
   onToolRequest?(info: ToolRequestInfo): void;
   onToolResult?(info: ToolResultInfo): void;
+  /**
+   * Where the run's store keeps a run's costs and turns for the commit of its end: the sink while
+   * that end is still to come, null once it has been written (a cancelled run's loop unwinding
+   * after it writes its own). Absent: each is committed on its own before the loop goes on.
+   */
+  endWrites?(): RunEndWrites | null;
+  /** The session's last turns, read with the run's creation (`TurnRunner.contextTurns` of them): not read again. */
+  history?: readonly Turn[];
 }
 
 export interface AgentTurnResult {
@@ -75,7 +84,12 @@ export interface AgentTurnResult {
   cost: RunCost;
 }
 
-/** Executes one turn of the agent (`AgentLoop`); resolves once its turns are committed. */
+/**
+ * Executes one turn of the agent (`AgentLoop`); resolves once its turns are committed, or handed
+ * to the run's end (`AgentTurnInput.endWrites`).
+ */
 export interface TurnRunner {
+  /** How many of the session's last turns a turn sends as its context. */
+  readonly contextTurns?: number;
   run(input: AgentTurnInput): Promise<AgentTurnResult>;
 }

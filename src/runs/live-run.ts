@@ -2,6 +2,7 @@ import type { RunOutcome, RunStore } from '../storage/ports/runs.js';
 import type { AuditSink } from '../storage/ports/audit.js';
 import { AgentError, claimLost, failureMessage, notStored } from '../contracts/agent-errors.js';
 import type { TurnRunner } from '../contracts/agent-turn.js';
+import type { Turn } from '../storage/ports/turns.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import type { Provider } from '../providers/types.js';
@@ -89,6 +90,8 @@ export class LiveRun {
     readonly record: RunRecord,
     private readonly input: StartRunInput,
     readonly controller: AbortController,
+    /** The session's last turns, read with the run's creation; absent: the agent reads them. */
+    private readonly history?: readonly Turn[],
   ) {
     this.done = new Promise<RunRecord>((resolve) => (this.resolveDone = resolve));
     this.fanOut = new FanOut((_viewer, err) => {
@@ -124,6 +127,7 @@ export class LiveRun {
         provider: this.input.provider,
         signal: this.controller.signal,
         requestId: this.input.requestId,
+        history: this.history,
         onUsage: (call, model) => {
           cost.prompt_tokens += call.prompt_tokens;
           cost.completion_tokens += call.completion_tokens;
@@ -142,6 +146,8 @@ export class LiveRun {
           this.append('tool.request', { run_id: record.run_id, call_id: info.call_id, tool: info.tool, arguments: redact(info.arguments) });
         },
         onToolResult: (info) => this.append('tool.result', { run_id: record.run_id, ...info }),
+        // Until the end is taken (`finish`, in the turn it is called): later writes go on their own.
+        endWrites: () => (this.terminated ? null : this.context.store.endWrites ?? null),
       });
       this.finish({ status: 'complete', response: result.response }, { unwound: true });
     } catch (err) {
@@ -293,6 +299,8 @@ export class LiveRun {
       (err: unknown) => {
         if (releaseClaim) leases.forget(record.run_id);
         if (err instanceof RunClosedError) return this.storedEnd(final);
+        // Given up: the costs and turns kept for the end are written without it.
+        store.endWrites?.flush(record.run_id).catch(() => undefined);
         log.error(
           `could not store the end of run ${record.run_id} (another replica, or the next start, marks it interrupted): ${(err as Error)?.message ?? String(err)}`,
           { request_id: this.input.requestId },

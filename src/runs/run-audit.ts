@@ -16,6 +16,8 @@ export async function auditRunEnd(audit: AuditSink, log: Logger, record: RunReco
             result: 'error', severity: record.status === 'cancelled' ? 'info' : 'error',
             detail: { ...summary, status: record.status, error: record.error },
           },
+      // Nothing waits on it: on PostgreSQL it shares the audit chain's next commit.
+      { batched: true },
     );
   } catch (err) {
     log.error(`could not audit the end of run ${record.run_id}: ${(err as Error)?.message ?? String(err)}`, { request_id: requestId });

@@ -2,6 +2,7 @@ import type { RunStore } from '../storage/ports/runs.js';
 import type { AuditSink } from '../storage/ports/audit.js';
 import { AgentError, runFinished, runNotFound, shuttingDown } from '../contracts/agent-errors.js';
 import type { TurnRunner } from '../contracts/agent-turn.js';
+import type { Turn } from '../storage/ports/turns.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import { censor } from '../security/secrets/secrets.js';
@@ -125,10 +126,13 @@ export class RunRegistry {
       first_token_at: null,
     };
     const { store } = this.options;
+    const { contextTurns } = this.options.loop;
+    let history: Turn[] | undefined;
     try {
       if (leases && store.createClaimed) {
-        // The claim and the run in one statement, where the store keeps both.
-        await leases.acquireWith(input.sessionId, runId, (lease) => store.createClaimed!(record, lease));
+        // The claim and the run in one statement, where the store keeps both; the turn's context in their commit.
+        const read = contextTurns === undefined ? undefined : { limit: contextTurns, read: (turns: Turn[]) => (history = turns) };
+        await leases.acquireWith(input.sessionId, runId, (lease) => store.createClaimed!(record, lease, { history: read }));
       } else {
         await leases?.acquire(input.sessionId, 'run', runId);
         await store.create(record);
@@ -138,7 +142,7 @@ export class RunRegistry {
       slots.release(input.sessionId, runId);
       throw err;
     }
-    const live = new LiveRun(this.context, record, input, controller);
+    const live = new LiveRun(this.context, record, input, controller, history);
     this.live.set(runId, live);
     const snapshot = live.snapshot();
     // The agent starts after the caller has answered 202 with the pending record.

@@ -1,4 +1,6 @@
 import type { ClaimLease } from './sessions.js';
+import type { CostEntry } from './costs.js';
+import type { NewTurn, Turn } from './turns.js';
 
 /** Runs, their event logs and the API sessions they run on, as every backend stores them. */
 
@@ -165,7 +167,12 @@ export interface RunStore {
    * holder = the run's id, kind `run`, this store's owner) and creates the run, in one commit. False,
    * and nothing created, when a claim that has not expired at `lease.now` holds the session.
    */
-  createClaimed?(run: RunRecord, lease: ClaimLease): Promise<boolean>;
+  createClaimed?(run: RunRecord, lease: ClaimLease, options?: CreateOptions): Promise<boolean>;
+  /**
+   * Where present, a run's call costs and turns are written in the commit of its end (`finish`)
+   * instead of one commit each (`RunEndWrites`).
+   */
+  readonly endWrites?: RunEndWrites;
   get(runId: string): Promise<RunRecord | null>;
   /** Newest first. */
   listBySession(sessionId: string, limit: number): Promise<RunRecord[]>;
@@ -182,4 +189,30 @@ export interface RunStore {
   recoverInterrupted(finishedAt: string, message: string): Promise<string[]>;
   /** Deletes finished runs (and their logs) that finished before `cutoff` (ISO 8601), in slices. */
   pruneFinishedBefore(cutoff: string, options?: { signal?: AbortSignal }): Promise<number>;
+}
+
+/**
+ * Writes of a run's agent turn kept for the commit of its end (`RunStore.finish`): nobody reads
+ * them before it, as the run's answer and summary are acknowledged only by that commit and the
+ * session's next turn starts only once the run has ended. Each promise settles once its write is
+ * committed (or failed to be): when the end is refused (another replica ended the run) or given
+ * up, they are written on their own; a failed end carries them again when it is tried again. A
+ * process that dies before the end loses them with the run's end.
+ */
+export interface RunEndWrites {
+  /** One provider call's cost (`CostStore.record`), kept for the end of run `runId`. */
+  cost(runId: string, entry: CostEntry): Promise<void>;
+  /** The run's turns (`TurnStore.addMany`, the session's turn count with them), kept for its end. */
+  turns(runId: string, turns: readonly NewTurn[]): Promise<void>;
+  /** Writes what is kept for run `runId` on its own: its end was given up (it is left to another replica or the next start). */
+  flush(runId: string): Promise<void>;
+}
+
+export interface CreateOptions {
+  /**
+   * Reads the session's last `limit` turns (`TurnStore.history`) in the commit that creates the
+   * run, after it, and hands them to `read` when it was created: the run's agent turn needs no
+   * read of its own for its context.
+   */
+  history?: { limit: number; read(turns: Turn[]): void };
 }

@@ -1,6 +1,6 @@
 import { eventHash, GENESIS_HASH } from '../ports/audit-chain.js';
 import type {
-  AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
+  AppendOptions, AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
 } from '../ports/audit.js';
 import { rowToChained, verifyStoredChain, type StoredAuditRow } from '../shared/audit-rows.js';
 import { StorageUnavailableError } from '../ports/errors.js';
@@ -13,6 +13,12 @@ import { CHAIN_LOCK } from './locks.js';
 const APPEND_BATCH = 500;
 /** Events that may wait for their transaction before new ones are refused (the database is not keeping up). */
 const MAX_WAITING = 20_000;
+/**
+ * How long an event nothing waits on (`AppendOptions.batched`) waits for the chain's next
+ * transaction before it starts one itself: a run's end and a proxied request's record then share
+ * a commit with other events instead of costing one each.
+ */
+export const BATCHED_WAIT_MS = 50;
 /** Rows read per statement when walking the chain (verify, export). */
 const CHAIN_BATCH = 1_000;
 
@@ -56,20 +62,31 @@ async function chainedInsert(tx: Queryable, events: readonly AuditEvent[]): Prom
 /**
  * The audit log on PostgreSQL: one hash chain for every replica. Events emitted while a
  * transaction is in flight wait and go together in the next one (in emit order), which keeps the
- * chain's throughput up when the lock is contended by several replicas.
+ * chain's throughput up when the lock is contended by several replicas. A batched event
+ * (`AppendOptions.batched`) waits up to `BATCHED_WAIT_MS` for another to start that transaction.
  */
 export class PgAuditStore implements AuditStore {
   private waiting: Waiting[] = [];
   private flushing: Promise<void> | null = null;
+  /** Starts the transaction of batched events when nothing else has (`BATCHED_WAIT_MS`). */
+  private lingering: NodeJS.Timeout | null = null;
 
   constructor(private readonly db: PgDatabase) {}
 
-  append(event: AuditEvent): Promise<void> {
+  append(event: AuditEvent, options: AppendOptions = {}): Promise<void> {
     if (this.waiting.length >= MAX_WAITING) return Promise.reject(new StorageUnavailableError());
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ event, resolve, reject });
-      this.flushing ??= this.flush();
+      if (options.batched !== true) this.startFlush();
+      // A transaction in flight takes it next; otherwise it waits for an event that cannot wait.
+      else if (!this.flushing) this.lingering ??= setTimeout(() => this.startFlush(), BATCHED_WAIT_MS).unref();
     });
+  }
+
+  private startFlush(): void {
+    if (this.lingering) clearTimeout(this.lingering);
+    this.lingering = null;
+    this.flushing ??= this.flush();
   }
 
   async count(): Promise<number> {
@@ -135,6 +152,7 @@ export class PgAuditStore implements AuditStore {
 
   /** Resolves once every event appended so far is stored (or has failed): the storage is closing. */
   async drain(): Promise<void> {
+    if (this.lingering) this.startFlush();
     while (this.flushing) await this.flushing;
   }
 

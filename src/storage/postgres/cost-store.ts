@@ -3,7 +3,7 @@ import { hourRow, spendByHourSql } from '../shared/hourly.js';
 import { newId } from '../../security/ids/tokens.js';
 import { removeInSlices } from '../shared/slices.js';
 import { COST_HOLD_LOCK_CLASS } from './locks.js';
-import type { PgDatabase } from './database.js';
+import type { PgDatabase, Queryable } from './database.js';
 
 /**
  * The call row and the session's sum in one statement: they commit together or not at all,
@@ -29,8 +29,8 @@ const RECORD = `
 export class PgCostStore implements CostStore {
   constructor(private readonly db: PgDatabase) {}
 
-  async record(entry: CostEntry): Promise<void> {
-    await this.db.query(RECORD, recordValues(entry));
+  record(entry: CostEntry): Promise<void> {
+    return recordCost(this.db, entry);
   }
 
   async reserve(request: SpendRequest): Promise<SpendAnswer> {
@@ -52,7 +52,7 @@ export class PgCostStore implements CostStore {
 
   async settle(holdId: string, entry: CostEntry | null): Promise<void> {
     await this.db.transaction(async (tx) => {
-      if (entry) await tx.query(RECORD, recordValues(entry));
+      if (entry) await recordCost(tx, entry);
       await tx.query('DELETE FROM cost_holds WHERE id = $1', [holdId]);
     });
   }
@@ -88,6 +88,11 @@ export class PgCostStore implements CostStore {
         SELECT session_id FROM cost_sessions WHERE last_call_at < $1 ORDER BY last_call_at LIMIT $2)`, [cutoff, limit])).rowCount ?? 0, slices);
     return removed;
   }
+}
+
+/** The call's row and its session's sums (`RECORD`), on `db` (in a transaction: as part of its commit). */
+export async function recordCost(db: Queryable, entry: CostEntry): Promise<void> {
+  await db.query(RECORD, recordValues(entry));
 }
 
 const recordValues = (entry: CostEntry) => [

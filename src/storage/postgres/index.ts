@@ -46,7 +46,7 @@ export class PostgresStorage implements Storage {
     this.database = new PgDatabase(url, options);
     this.owner = options.replicaId ?? 'local';
     this.turns = new PgTurnStore(this.database, { now: options.now });
-    this.runs = new PgRunStore(this.database, this.owner);
+    this.runs = new PgRunStore(this.database, this.owner, options.now);
     this.costs = new PgCostStore(this.database);
     this.audit = new PgAuditStore(this.database);
     this.inbox = new PgInboxStore(this.database, this.audit);

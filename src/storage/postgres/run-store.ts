@@ -1,5 +1,7 @@
 import type { ClaimLease } from '../ports/sessions.js';
-import type { RunOutcome, RunStore } from '../ports/runs.js';
+import type { CreateOptions, RunEndWrites, RunOutcome, RunStore } from '../ports/runs.js';
+import type { CostEntry } from '../ports/costs.js';
+import { turnFields, type TurnFields } from '../shared/turn-input.js';
 import type { RunEvent, RunEventName, RunHourCount, RunListQuery, RunPage, RunRecord } from '../ports/runs.js';
 import { RunClosedError } from '../ports/errors.js';
 import { RUN_COLUMNS, toRecord, type RunRow } from '../shared/run-rows.js';
@@ -8,6 +10,8 @@ import { hourRow, runsByHourSql } from '../shared/hourly.js';
 import { removeInSlices } from '../shared/slices.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { TAKE_CLAIM } from './take-claim.js';
+import { recordCost } from './cost-store.js';
+import { insertTurns, readHistory } from './turn-store.js';
 import { WriteQueue } from './write-queue.js';
 
 /**
@@ -48,6 +52,19 @@ interface HeldWrites {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * A run's call costs and turns kept for the commit of its end (`RunEndWrites`); an entry lives
+ * from its first write until that commit, bounded by the run's model calls (the loop's iteration
+ * cap) and its two turns.
+ */
+interface EndingWrites {
+  costs: CostEntry[];
+  turns: TurnFields[];
+  /** Settles once they are committed (or failed to be). */
+  stored: Promise<void>;
+  settle(outcome: Promise<void>): void;
+}
+
 /** The write queue's key of start-up recovery (a run or session id equal to it would only share its queue). */
 const RECOVERY = 'recover interrupted';
 
@@ -62,8 +79,32 @@ const RECOVERY = 'recover interrupted';
 export class PgRunStore implements RunStore {
   private readonly writes = new WriteQueue();
   private readonly held = new Map<string, HeldWrites>();
+  private readonly ending = new Map<string, EndingWrites>();
 
-  constructor(private readonly db: PgDatabase, private readonly owner: string) {}
+  constructor(private readonly db: PgDatabase, private readonly owner: string, private readonly now: () => number = Date.now) {}
+
+  /** A run's costs and turns go in the commit of its end (`EndingWrites`). */
+  readonly endWrites: RunEndWrites = {
+    cost: (runId, entry) => {
+      const ending = this.endingOf(runId);
+      ending.costs.push(entry);
+      return ending.stored;
+    },
+    turns: (runId, turns) => {
+      // Checked now, so a bad turn fails its caller rather than the run's end.
+      const rows = turns.map((turn) => turnFields(turn, this.now));
+      const ending = this.endingOf(runId);
+      ending.turns.push(...rows);
+      return ending.stored;
+    },
+    flush: (runId) => {
+      const ending = this.ending.get(runId);
+      if (!ending) return Promise.resolve();
+      this.ending.delete(runId);
+      ending.settle(this.writeEnding(runId, ending));
+      return ending.stored;
+    },
+  };
 
   /** Creating a run marks its API session used in the same statement (`SESSION_USED`). */
   readonly touchesSessions = true;
@@ -84,15 +125,29 @@ export class PgRunStore implements RunStore {
    * which frees the budget holds earlier holders left on the session (`TAKE_CLAIM`), and the run
    * inserted from its result, so only when the claim was taken.
    */
-  async createClaimed(run: RunRecord, lease: ClaimLease): Promise<boolean> {
-    const { rowCount } = await this.writes.run(run.session_id, () => this.db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$20', '$21', '$22')},
+  async createClaimed(run: RunRecord, lease: ClaimLease, options: CreateOptions = {}): Promise<boolean> {
+    const { history } = options;
+    if (history) {
+      // The history after the creation, in its commit: a statement of its own, so it sees the turns
+      // of the run whose end freed the claim (committed while the creation waited for that row).
+      return this.writes.run(run.session_id, () => this.db.transaction(async (tx) => {
+        const [created, turns] = await Promise.all([this.insertClaimed(tx, run, lease), readHistory(tx, run.session_id, history.limit)]);
+        if (created) history.read(turns);
+        return created;
+      }));
+    }
+    return this.writes.run(run.session_id, () => this.insertClaimed(this.db, run, lease));
+  }
+
+  private async insertClaimed(db: Queryable, run: RunRecord, lease: ClaimLease): Promise<boolean> {
+    const { rowCount } = await db.query(`WITH ${TAKE_CLAIM('$2', '$1', "'run'", '$20', '$21', '$22')},
       ${INBOX_STARTED}
         AND EXISTS (SELECT 1 FROM claim)),
       ${SESSION_USED}
         AND EXISTS (SELECT 1 FROM claim))
       INSERT INTO runs (owner, ${RUN_COLUMNS})
       SELECT $20::text, $1::text, session_id, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text,
-        $12::text, $13::bigint, $14::bigint, $15::double precision, $16::text, $17::text, $18::text, $19::text FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]));
+        $12::text, $13::bigint, $14::bigint, $15::double precision, $16::text, $17::text, $18::text, $19::text FROM claim`, [...runValues(run, this.owner), lease.expires_at, lease.now]);
     return rowCount === 1;
   }
 
@@ -113,15 +168,30 @@ export class PgRunStore implements RunStore {
   /** `session_claims` is in this database (`PgSessionClaimStore`). */
   readonly claimsWithRuns = true;
 
-  /** With the start and events still held, in one transaction: one commit for the run's whole log. */
+  /**
+   * With the start and events still held and the run's costs and turns, in one transaction: one
+   * commit for the run's whole log and what its turn wrote. Refused (the run ended elsewhere), the
+   * costs and turns are written on their own; failed, they wait for the next try of the end.
+   */
   finish(runId: string, outcome: RunOutcome, event: RunEvent, options: { releaseClaim?: boolean } = {}): Promise<void> {
     const held = this.take(runId);
+    const ending = this.ending.get(runId);
+    this.ending.delete(runId);
     const releaseClaim = options.releaseClaim ?? false;
-    const written = this.writes.run(runId, () => held
+    const written = this.writes.run(runId, () => held || ending
       ? this.db.transaction(async (tx) => {
-        await Promise.all([...heldStatements(tx, runId, held), finishRun(tx, runId, outcome, event, releaseClaim)]);
+        await Promise.all([
+          ...(held ? heldStatements(tx, runId, held) : []), ...(ending ? endingStatements(tx, ending) : []),
+          finishRun(tx, runId, outcome, event, releaseClaim),
+        ]);
       })
       : finishRun(this.db, runId, outcome, event, releaseClaim));
+    if (ending) {
+      written.then(() => ending.settle(written), (error: unknown) => {
+        if (error instanceof RunClosedError) ending.settle(this.writeEnding(runId, ending));
+        else this.ending.set(runId, ending);
+      });
+    }
     if (!held) return written;
     held.settle(written);
     // Acknowledged after the held events it carries (their promise adopts `written` a few ticks
@@ -140,6 +210,24 @@ export class PgRunStore implements RunStore {
     };
     this.held.set(runId, held);
     return held;
+  }
+
+  /** The run's open `EndingWrites`, opened when there is none. */
+  private endingOf(runId: string): EndingWrites {
+    const open = this.ending.get(runId);
+    if (open) return open;
+    let settle!: (outcome: Promise<void>) => void;
+    const stored = new Promise<void>((resolve) => (settle = resolve));
+    const ending: EndingWrites = { costs: [], turns: [], stored, settle };
+    this.ending.set(runId, ending);
+    return ending;
+  }
+
+  /** The run's costs and turns on their own (its end was refused or given up), in one transaction. */
+  private writeEnding(runId: string, ending: EndingWrites): Promise<void> {
+    return this.writes.run(runId, () => this.db.transaction(async (tx) => {
+      await Promise.all(endingStatements(tx, ending));
+    }));
   }
 
   /** Removes the run's held writes from waiting (later events start a new batch). */
@@ -223,6 +311,7 @@ export class PgRunStore implements RunStore {
   /** Resolves once the writes queued so far have settled (the storage is closing): held ones are written now. */
   drain(): Promise<void> {
     for (const runId of [...this.held.keys()]) this.release(runId);
+    for (const runId of [...this.ending.keys()]) void this.endWrites.flush(runId);
     return this.writes.drain();
   }
 }
@@ -244,6 +333,14 @@ function heldStatements(db: Queryable, runId: string, held: HeldWrites): Promise
   const statements: Promise<void>[] = [];
   if (held.start) statements.push(startRun(db, runId, held.start.startedAt, held.start.event));
   if (held.events.length > 0) statements.push(appendEvents(db, runId, held.events));
+  return statements;
+}
+
+/** The statements of a run's costs and turns, sent at once on a transaction's connection. */
+function endingStatements(tx: Queryable, ending: EndingWrites): Promise<void>[] {
+  const statements = ending.costs.map((entry) => recordCost(tx, entry));
+  // Each API session's turn count grows with its turns, as `TurnStore.addMany` with `countOnSession`.
+  if (ending.turns.length > 0) statements.push(insertTurns(tx, ending.turns, true));
   return statements;
 }
 

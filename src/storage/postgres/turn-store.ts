@@ -3,7 +3,7 @@ import { foldedWords, foldWord, MAX_QUERY_WORDS, queryWords } from '../ports/tur
 import type { NewTurn, SearchOptions, SearchResult, Turn, TurnStore } from '../ports/turns.js';
 import { ERASED_TEXT, eraseFromEvent, jsonFragment } from '../shared/erased-text.js';
 import { removeInSlices } from '../shared/slices.js';
-import { turnFields } from '../shared/turn-input.js';
+import { turnFields, type TurnFields } from '../shared/turn-input.js';
 import type { PgDatabase, Queryable } from './database.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -22,6 +22,24 @@ const INSERT_MANY = `WITH counted AS (
   SELECT id, session_id, role, content, provider, timestamp, run_id, to_tsvector('simple', words)
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
     WITH ORDINALITY AS t(id, session_id, role, content, provider, timestamp, run_id, words, n) ORDER BY n`;
+
+/**
+ * Turns in one statement (a user turn and its answer: one round trip), on `db` (in a transaction:
+ * as part of its commit); with `countOnSession` each API session's turn count grows by its turns.
+ */
+export async function insertTurns(db: Queryable, rows: readonly TurnFields[], countOnSession: boolean): Promise<void> {
+  const columns = [rows.map((r) => r.id), rows.map((r) => r.session_id), rows.map((r) => r.role), rows.map((r) => r.content),
+    rows.map((r) => r.provider), rows.map((r) => r.timestamp), rows.map((r) => r.run_id), rows.map((r) => foldedWords(r.content))];
+  await db.query(INSERT_MANY, [...columns, countOnSession]);
+}
+
+/** The session's last `limit` turns, oldest first (`TurnStore.history`), on `db` (in a transaction: in its commit). */
+export async function readHistory(db: Queryable, sessionId: string, limit: number): Promise<Turn[]> {
+  const { rows } = await db.query<TurnRow>(`SELECT ${TURN_COLUMNS} FROM (
+      SELECT seq, ${TURN_COLUMNS} FROM turns WHERE session_id = $1 ORDER BY seq DESC LIMIT $2
+    ) recent ORDER BY seq`, [sessionId, limit]);
+  return rows.map(toTurn);
+}
 
 /** A row of `turns` as read back: the turn's own fields (the search vector and run id stay in the table). */
 type TurnRow = Turn;
@@ -51,11 +69,8 @@ export class PgTurnStore implements TurnStore {
   async addMany(turns: readonly NewTurn[], options: { countOnSession?: boolean } = {}): Promise<Turn[]> {
     const rows = turns.map((turn) => turnFields(turn, this.now));
     if (rows.length === 0) return [];
-    // One statement for all of them (a user turn and its answer: one round trip, one commit).
-    const columns = [rows.map((r) => r.id), rows.map((r) => r.session_id), rows.map((r) => r.role), rows.map((r) => r.content),
-      rows.map((r) => r.provider), rows.map((r) => r.timestamp), rows.map((r) => r.run_id), rows.map((r) => foldedWords(r.content))];
     // Keyed by the session: its turns are numbered (history, search order) in the order they were added.
-    await this.writes.run(rows[0]!.session_id, () => this.db.query(INSERT_MANY, [...columns, options.countOnSession ?? false]));
+    await this.writes.run(rows[0]!.session_id, () => insertTurns(this.db, rows, options.countOnSession ?? false));
     return rows.map(({ run_id: _run, ...row }) => ({ ...row, pinned: false }));
   }
 
@@ -66,10 +81,7 @@ export class PgTurnStore implements TurnStore {
 
   async history(sessionId: string, limit: number): Promise<Turn[]> {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
-    const { rows } = await this.db.query<TurnRow>(`SELECT ${TURN_COLUMNS} FROM (
-        SELECT seq, ${TURN_COLUMNS} FROM turns WHERE session_id = $1 ORDER BY seq DESC LIMIT $2
-      ) recent ORDER BY seq`, [sessionId, limit]);
-    return rows.map(toTurn);
+    return readHistory(this.db, sessionId, limit);
   }
 
   async search(query: string, options: SearchOptions): Promise<SearchResult[]> {
