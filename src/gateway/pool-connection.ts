@@ -1,6 +1,9 @@
 import { Client } from 'undici';
 import { pinnedConnector } from './connector.js';
-import { KEEP_ALIVE_MAX_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS } from './pool.js';
+
+/** An idle connection is closed after this long unused, or sooner if the server says so. */
+export const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+export const KEEP_ALIVE_MAX_TIMEOUT_MS = 60_000;
 
 /**
  * One connection of the gateway's pool (pool.ts): an undici `Client` with pipelining 1, so one

@@ -18,9 +18,6 @@ import type { Connection } from './pool-connection.js';
 
 export const MAX_CONNECTIONS = 20;
 export const MAX_IDLE_CONNECTIONS = 10;
-/** An idle connection is closed after this long unused, or sooner if the server says so. */
-export const KEEP_ALIVE_TIMEOUT_MS = 10_000;
-export const KEEP_ALIVE_MAX_TIMEOUT_MS = 60_000;
 /** Requests allowed to queue for a connection; each also leaves the queue at its own deadline. */
 const MAX_WAITING = 1000;
 
