@@ -11,7 +11,7 @@ export interface CappedStatements {
   tail: Statement;
   /** The index's candidates (`seq <= @indexed`), newest first, as `Candidate`s. */
   indexed: Statement;
-  /** How many candidates there are in all (both of the above). */
+  /** How many candidates each of the above has in all: `[tail, indexed]`. */
   candidates: Statement;
   /** Whether an event older in the chain than `@below` is newer in time than `@timestamp`. */
   overtaken: Statement;
@@ -36,15 +36,17 @@ export interface CappedMatches {
 export function readCapped(statements: CappedStatements, params: Record<string, string | number>, offset: number, limit: number): CappedMatches | null {
   const counts = new Map<number, number>();
   const newest = new Newest(offset + limit);
+  // Per source (not indexed yet, then indexed): candidates read and how many of them matched.
+  const seen = [{ read: 0, hits: 0 }, { read: 0, hits: 0 }];
   let hits = 0;
-  let read = 0;
   let below = 0;
   // The statements are left before the others run: the connection runs one at a time.
-  reading: for (const statement of [statements.tail, statements.indexed]) {
+  reading: for (const [i, statement] of [statements.tail, statements.indexed].entries()) {
     for (const [seq, timestamp, kind, hit] of statement.raw().iterate(params) as Iterable<Candidate>) {
-      read++;
+      seen[i]!.read++;
       below = seq;
       if (hit === 0) continue;
+      seen[i]!.hits++;
       if (++hits > AUDIT_EXACT_TOTAL) break reading;
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
       newest.offer({ seq, timestamp });
@@ -54,8 +56,10 @@ export function readCapped(statements: CappedStatements, params: Record<string, 
   if (hits <= AUDIT_EXACT_TOTAL) return { counts, page, estimate: null };
   const oldest = newest.oldestKept;
   if (oldest !== null && statements.overtaken.pluck().get({ timestamp: oldest.timestamp, below }) === 1) return null;
-  const candidates = statements.candidates.pluck().get(params) as number;
-  const estimate = Math.max(hits, Math.round((hits / read) * candidates));
+  const candidates = statements.candidates.raw().get(params) as [number, number];
+  // Each source at the share of its candidates read that matched: the events not indexed yet are
+  // all candidates, the index's mostly match. An index not reached is taken to match throughout.
+  const estimate = Math.max(hits, Math.round(candidates.reduce((sum, n, i) => sum + n * (seen[i]!.read === 0 ? 1 : seen[i]!.hits / seen[i]!.read), 0)));
   return { counts: scaled(counts, estimate / AUDIT_EXACT_TOTAL), page, estimate };
 }
 

@@ -254,8 +254,8 @@ export class AuditQueryEngine {
       indexed: this.prepare(`SELECT ${columns} FROM (SELECT rowid AS candidate FROM audit_search
         WHERE audit_search MATCH @match AND rowid <= @indexed) JOIN audit_events NOT INDEXED ON seq = candidate
         ORDER BY candidate DESC`),
-      candidates: this.prepare(`SELECT (SELECT count(*) FROM audit_events WHERE seq > @indexed)
-        + (SELECT count(*) FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed)`),
+      candidates: this.prepare(`SELECT (SELECT count(*) FROM audit_events WHERE seq > @indexed),
+        (SELECT count(*) FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed)`),
       overtaken: this.prepare(`SELECT EXISTS (SELECT 1 FROM audit_events INDEXED BY audit_events_time
         WHERE timestamp > @timestamp AND seq < @below)`),
     };
