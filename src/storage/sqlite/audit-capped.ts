@@ -2,8 +2,8 @@ import type { Statement } from 'better-sqlite3';
 import { AUDIT_EXACT_TOTAL } from '../ports/audit.js';
 import { Newest } from './audit-newest.js';
 
-/** A candidate as the capped read sees it: `hit` is 1 when it matches every condition. */
-type Candidate = [seq: number, timestamp: string, kind: number, hit: number];
+/** A candidate as the capped read sees it: `hit` is 1 when it matches every condition (0 or NULL when not: a filter on a NULL field). */
+type Candidate = [seq: number, timestamp: string, kind: number, hit: number | null];
 
 /** The statements a capped read runs, prepared by the engine for the query's shape. */
 export interface CappedStatements {
@@ -45,7 +45,7 @@ export function readCapped(statements: CappedStatements, params: Record<string, 
     for (const [seq, timestamp, kind, hit] of statement.raw().iterate(params) as Iterable<Candidate>) {
       seen[i]!.read++;
       below = seq;
-      if (hit === 0) continue;
+      if (hit !== 1) continue;
       seen[i]!.hits++;
       if (++hits > AUDIT_EXACT_TOTAL) break reading;
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
