@@ -1,17 +1,18 @@
 import type { Statement } from 'better-sqlite3';
 import { AUDIT_EXACT_TOTAL } from '../ports/audit.js';
-import { Newest } from './audit-newest.js';
+import type { Ordered } from './audit-newest.js';
 
-/** A candidate as the capped read sees it: `hit` is 1 when it matches every condition (0 or NULL when not: a filter on a NULL field). */
-type Candidate = [seq: number, timestamp: string, kind: number, hit: number | null];
-
-/** The statements a capped read runs, prepared by the engine for the query's shape. */
+/**
+ * The statements a capped read runs, prepared by the engine for the query's shape, each in two
+ * forms: for the events the search index does not hold yet (`seq > @indexed`), then for those it
+ * proposes (`seq <= @indexed`). Both read the matches newest first in the chain, `@limit` at most.
+ */
 export interface CappedStatements {
-  /** Events the search index does not hold yet (`seq > @indexed`), newest first, as `Candidate`s. */
-  tail: Statement;
-  /** The index's candidates (`seq <= @indexed`), newest first, as `Candidate`s. */
-  indexed: Statement;
-  /** How many candidates each of the above has in all: `[tail, indexed]`. */
+  /** Matches per kind: `{kind, n, low}`, `low` the oldest `seq` among them. */
+  counts: [Statement, Statement];
+  /** Matches as `Ordered` rows. */
+  page: [Statement, Statement];
+  /** Candidates from `@low` on, matching or not: `[not indexed, indexed]`. */
   candidates: Statement;
   /** Whether an event older in the chain than `@below` is newer in time than `@timestamp`. */
   overtaken: Statement;
@@ -24,43 +25,65 @@ export interface CappedMatches {
   estimate: number | null;
 }
 
+type Params = Record<string, string | number>;
+
 /**
  * The matches of a `q` query read newest first in the chain, stopping after `AUDIT_EXACT_TOTAL`
  * of them: each match is a row read (and its text checked), so a common substring cost a read of
  * every one of tens of thousands of rows for its total. Below the cap everything is exact. Past it
  * the counts are those of the newest matches, scaled by how many candidates there are in all (the
- * index counts those without reading rows), and the page still is exact: it is taken from the
- * newest matches, unless the clock stepped back so that an unread older event is newer in time;
- * then the answer is null and the caller reads everything.
+ * index counts those without reading rows). The counting runs inside SQLite: handing each of
+ * 10,000 rows to JavaScript took 37 ms against 20 at a million events. The page is the newest `offset + limit` matches, read once more,
+ * which is exact unless the clock stepped back so that an unread older event is newer in time:
+ * then the answer is null and the caller reads every match.
  */
-export function readCapped(statements: CappedStatements, params: Record<string, string | number>, offset: number, limit: number): CappedMatches | null {
+export function readCapped(statements: CappedStatements, params: Params, offset: number, limit: number): CappedMatches | null {
+  const page = newestPage(statements, params, offset + limit);
+  if (page === null) return null;
   const counts = new Map<number, number>();
-  const newest = new Newest(offset + limit);
-  // Per source (not indexed yet, then indexed): candidates read and how many of them matched.
-  const seen = [{ read: 0, hits: 0 }, { read: 0, hits: 0 }];
-  let hits = 0;
-  let below = 0;
-  // The statements are left before the others run: the connection runs one at a time.
-  reading: for (const [i, statement] of [statements.tail, statements.indexed].entries()) {
-    for (const [seq, timestamp, kind, hit] of statement.raw().iterate(params) as Iterable<Candidate>) {
-      seen[i]!.read++;
-      below = seq;
-      if (hit !== 1) continue;
-      seen[i]!.hits++;
-      if (++hits > AUDIT_EXACT_TOTAL) break reading;
-      counts.set(kind, (counts.get(kind) ?? 0) + 1);
-      newest.offer({ seq, timestamp });
+  const hits = [0, 0];
+  let low = 0;
+  let part = 0;
+  for (let total = 0; part < 2; part++) {
+    const rows = statements.counts[part]!.all({ ...params, limit: AUDIT_EXACT_TOTAL + 1 - total }) as { kind: number; n: number; low: number }[];
+    for (const row of rows) {
+      counts.set(row.kind, (counts.get(row.kind) ?? 0) + row.n);
+      hits[part]! += row.n;
+      low = low === 0 ? row.low : Math.min(low, row.low);
     }
+    total += hits[part]!;
+    if (total > AUDIT_EXACT_TOTAL) break;
   }
-  const page = newest.take().slice(offset);
-  if (hits <= AUDIT_EXACT_TOTAL) return { counts, page, estimate: null };
-  const oldest = newest.oldestKept;
-  if (oldest !== null && statements.overtaken.pluck().get({ timestamp: oldest.timestamp, below }) === 1) return null;
-  const candidates = statements.candidates.raw().get(params) as [number, number];
-  // Each source at the share of its candidates read that matched: the events not indexed yet are
-  // all candidates, the index's mostly match. An index not reached is taken to match throughout.
-  const estimate = Math.max(hits, Math.round(candidates.reduce((sum, n, i) => sum + n * (seen[i]!.read === 0 ? 1 : seen[i]!.hits / seen[i]!.read), 0)));
-  return { counts: scaled(counts, estimate / AUDIT_EXACT_TOTAL), page, estimate };
+  const seqs = page.slice(offset).map((row) => row.seq);
+  if (part === 2) return { counts, page: seqs, estimate: null };
+  // The part it stopped in at the share of its candidates read that matched (the events not
+  // indexed yet are all candidates, the index's mostly match); a part read whole as it is; an index
+  // not reached taken to match throughout.
+  const all = statements.candidates.raw().get({ ...params, low: 0 }) as [number, number];
+  const read = statements.candidates.raw().get({ ...params, low }) as [number, number];
+  const estimate = part === 0
+    ? Math.round(all[0] * (hits[0]! / read[0])) + all[1]
+    : hits[0]! + Math.round(all[1] * (hits[1]! / read[1]));
+  const matched = hits[0]! + hits[1]!;
+  return { counts: scaled(counts, Math.max(estimate, matched) / matched), page: seqs, estimate: Math.max(estimate, matched) };
+}
+
+/**
+ * The newest `wanted` matches in the chain, in the API's order: exact when no event older in the
+ * chain than the oldest of them is newer in time than the oldest of them (null otherwise).
+ */
+function newestPage(statements: CappedStatements, params: Params, wanted: number): Ordered[] | null {
+  const rows: Ordered[] = [];
+  for (const statement of statements.page) {
+    if (rows.length === wanted) break;
+    rows.push(...(statement.all({ ...params, limit: wanted - rows.length }) as Ordered[]));
+  }
+  rows.sort((a, b) => (a.timestamp === b.timestamp ? b.seq - a.seq : a.timestamp < b.timestamp ? 1 : -1));
+  if (rows.length === wanted) {
+    const below = Math.min(...rows.map((row) => row.seq));
+    if (statements.overtaken.pluck().get({ timestamp: rows.at(-1)!.timestamp, below }) === 1) return null;
+  }
+  return rows;
 }
 
 /** Counts of a sample scaled to the whole; a kind seen keeps at least one. */

@@ -245,17 +245,20 @@ export class AuditQueryEngine {
     return kinds === null ? 'INDEXED BY audit_events_time' : 'INDEXED BY audit_events_kind';
   }
 
-  /** A `q` query's candidates newest first in the chain, each with whether it matches `condition`. */
+  /** A `q` query's matches newest first in the chain, counted and listed (see `readCapped`). */
   private cappedStatements(condition: string): CappedStatements {
-    const columns = `seq, timestamp, kind, (${condition}) AS hit`;
-    return {
-      tail: this.prepare(`SELECT ${columns} FROM audit_events WHERE seq > @indexed ORDER BY seq DESC`),
+    const sources = [
+      `audit_events WHERE seq > @indexed AND ${condition} ORDER BY seq DESC LIMIT @limit`,
       // The index hands its rowids out newest first; each event is then read by its seq.
-      indexed: this.prepare(`SELECT ${columns} FROM (SELECT rowid AS candidate FROM audit_search
-        WHERE audit_search MATCH @match AND rowid <= @indexed) JOIN audit_events NOT INDEXED ON seq = candidate
-        ORDER BY candidate DESC`),
-      candidates: this.prepare(`SELECT (SELECT count(*) FROM audit_events WHERE seq > @indexed),
-        (SELECT count(*) FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed)`),
+      `(SELECT rowid AS candidate FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed)
+        JOIN audit_events NOT INDEXED ON seq = candidate WHERE ${condition} ORDER BY candidate DESC LIMIT @limit`,
+    ] as const;
+    const each = (sql: (source: string) => string) => sources.map((source) => this.prepare(sql(source))) as [Statement, Statement];
+    return {
+      counts: each((source) => `SELECT kind, count(*) AS n, min(seq) AS low FROM (SELECT seq, kind FROM ${source}) GROUP BY kind`),
+      page: each((source) => `SELECT seq, timestamp FROM ${source}`),
+      candidates: this.prepare(`SELECT (SELECT count(*) FROM audit_events WHERE seq > @indexed AND seq >= @low),
+        (SELECT count(*) FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed AND rowid >= @low)`),
       overtaken: this.prepare(`SELECT EXISTS (SELECT 1 FROM audit_events INDEXED BY audit_events_time
         WHERE timestamp > @timestamp AND seq < @below)`),
     };
