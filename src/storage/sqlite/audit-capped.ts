@@ -33,9 +33,9 @@ type Params = Record<string, string | number>;
  * every one of tens of thousands of rows for its total. Below the cap everything is exact. Past it
  * the counts are those of the newest matches, scaled by how many candidates there are in all (the
  * index counts those without reading rows). The counting runs inside SQLite: handing each of
- * 10,000 rows to JavaScript took 37 ms against 20 at a million events. The page is the newest `offset + limit` matches, read once more,
- * which is exact unless the clock stepped back so that an unread older event is newer in time:
- * then the answer is null and the caller reads every match.
+ * 10,000 rows to JavaScript took 37 ms against 20 at a million events. The page is the newest
+ * `offset + limit` matches, read once more, which is exact unless the clock stepped back so that
+ * an unread older event is newer in time: then the answer is null and the caller reads every match.
  */
 export function readCapped(statements: CappedStatements, params: Params, offset: number, limit: number): CappedMatches | null {
   const page = newestPage(statements, params, offset + limit);

@@ -39,11 +39,6 @@ export class Newest {
     }
   }
 
-  /** The oldest row kept once `size` are: every row it keeps is at least this new. */
-  get oldestKept(): Ordered | null {
-    return this.heap.length === this.size ? this.heap[0]! : null;
-  }
-
   /** The kept rows' `seq`s, newest first. */
   take(): number[] {
     return [...this.heap].sort((a, b) => (newer(a, b) ? -1 : 1)).map((row) => row.seq);
