@@ -10,7 +10,7 @@ import type { Ordered } from './audit-newest.js';
 export interface CappedStatements {
   /** Matches per kind: `{kind, n, low}`, `low` the oldest `seq` among them. */
   counts: [Statement, Statement];
-  /** Matches as `Ordered` rows. */
+  /** Matches as `Ordered` rows with their kind. */
   page: [Statement, Statement];
   /** Candidates from `@low` on, matching or not: `[not indexed, indexed]`. */
   candidates: Statement;
@@ -26,6 +26,7 @@ export interface CappedMatches {
 }
 
 type Params = Record<string, string | number>;
+type Match = Ordered & { kind: number };
 
 /**
  * The matches of a `q` query read newest first in the chain, stopping after `AUDIT_EXACT_TOTAL`
@@ -38,9 +39,16 @@ type Params = Record<string, string | number>;
  * an unread older event is newer in time: then the answer is null and the caller reads every match.
  */
 export function readCapped(statements: CappedStatements, params: Params, offset: number, limit: number): CappedMatches | null {
-  const page = newestPage(statements, params, offset + limit);
+  const wanted = offset + limit;
+  const page = newestPage(statements, params, wanted);
   if (page === null) return null;
   const counts = new Map<number, number>();
+  const seqs = page.slice(offset).map((row) => row.seq);
+  if (page.length < wanted) {
+    // The page holds every match (a rare `q`): they are counted from it.
+    for (const { kind } of page) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    return { counts, page: seqs, estimate: null };
+  }
   const hits = [0, 0];
   let low = 0;
   let part = 0;
@@ -54,7 +62,6 @@ export function readCapped(statements: CappedStatements, params: Params, offset:
     total += hits[part]!;
     if (total > AUDIT_EXACT_TOTAL) break;
   }
-  const seqs = page.slice(offset).map((row) => row.seq);
   if (part === 2) return { counts, page: seqs, estimate: null };
   // The part it stopped in at the share of its candidates read that matched (the events not
   // indexed yet are all candidates, the index's mostly match); a part read whole as it is; an index
@@ -72,11 +79,11 @@ export function readCapped(statements: CappedStatements, params: Params, offset:
  * The newest `wanted` matches in the chain, in the API's order: exact when no event older in the
  * chain than the oldest of them is newer in time than the oldest of them (null otherwise).
  */
-function newestPage(statements: CappedStatements, params: Params, wanted: number): Ordered[] | null {
-  const rows: Ordered[] = [];
+function newestPage(statements: CappedStatements, params: Params, wanted: number): Match[] | null {
+  const rows: Match[] = [];
   for (const statement of statements.page) {
     if (rows.length === wanted) break;
-    rows.push(...(statement.all({ ...params, limit: wanted - rows.length }) as Ordered[]));
+    rows.push(...(statement.all({ ...params, limit: wanted - rows.length }) as Match[]));
   }
   rows.sort((a, b) => (a.timestamp === b.timestamp ? b.seq - a.seq : a.timestamp < b.timestamp ? 1 : -1));
   if (rows.length === wanted) {

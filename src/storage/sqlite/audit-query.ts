@@ -256,7 +256,7 @@ export class AuditQueryEngine {
     const each = (sql: (source: string) => string) => sources.map((source) => this.prepare(sql(source))) as [Statement, Statement];
     return {
       counts: each((source) => `SELECT kind, count(*) AS n, min(seq) AS low FROM (SELECT seq, kind FROM ${source}) GROUP BY kind`),
-      page: each((source) => `SELECT seq, timestamp FROM ${source}`),
+      page: each((source) => `SELECT seq, timestamp, kind FROM ${source}`),
       candidates: this.prepare(`SELECT (SELECT count(*) FROM audit_events WHERE seq > @indexed AND seq >= @low),
         (SELECT count(*) FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed AND rowid >= @low)`),
       overtaken: this.prepare(`SELECT EXISTS (SELECT 1 FROM audit_events INDEXED BY audit_events_time
