@@ -4,6 +4,8 @@ import type { FakeLlmServer } from './fakes/fake-llm-server.js';
 import { startFakeOpenAI } from './fakes/openai-server.js';
 import { postJson } from './helpers/agent.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { AUDIT_EXACT_TOTAL, type AuditEvent } from '../src/storage/ports/audit.js';
+import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { DESKTOP, inPage, launchChromium, openPanel, PHONE, screenshot, seriousAxeViolations, signedInPage, signIn, untilLoaded, type AxeViolation } from './helpers/browser.js';
 
 /**
@@ -334,6 +336,24 @@ describe('audit trail', () => {
     expect(await detail.textContent()).toContain(newest.hash);
     expect(await detail.textContent()).toContain(newest.prev_hash);
     expect(await detail.textContent()).toContain(newest.id);
+  });
+
+  it('says "about" for a total and facet counts the API estimated past its count cap', async () => {
+    if (!(t.app.storage instanceof SqliteStorage)) throw new Error('the app does not run on SQLite');
+    const count = AUDIT_EXACT_TOTAL + 100;
+    // Stamped up to now, after every event so far: chain order and time agree.
+    const first = Date.now() - count;
+    t.app.storage.audit.appendMany(Array.from({ length: count }, (_, n): AuditEvent => ({
+      id: `evt_bulk_${n}`, timestamp: new Date(first + n).toISOString(), event_type: 'bulk.upload', category: 'network', result: 'allow',
+      severity: 'info', subsystem: 'gateway', actor: null, source: null, action: null, session_id: null, task_id: null, detail: { n },
+    })));
+    const answer = await apiData<{ total: number; total_is_estimate: boolean }>('/api/v1/audit?q=bulk.upload');
+    expect(answer.total_is_estimate).toBe(true);
+    const about = `about ${answer.total.toLocaleString('en')}`;
+    const p = await page();
+    await p.goto(`${t.url}/#/audit?q=bulk.upload`);
+    await p.getByText(`Events 1–20 of ${about}`).waitFor();
+    await p.getByRole('button', { name: `Filter subsystem gateway: ${about} events` }).waitFor();
   });
 });
 

@@ -640,7 +640,7 @@ export interface paths {
         };
         /**
          * Browse the audit log
-         * @description Newest first. Every filter given must match exactly; an empty value is no filter. q is a case-insensitive substring (3 to 200 characters) of the event type or of the detail as JSON. since (inclusive) and until (exclusive) are ISO 8601 date-times with Z or an offset. total is exact; facets count category, result, severity and subsystem over every matching event.
+         * @description Newest first. Every filter given must match exactly; an empty value is no filter. q is a case-insensitive substring (3 to 200 characters) of the event type or of the detail as JSON. since (inclusive) and until (exclusive) are ISO 8601 date-times with Z or an offset. total is exact up to 10000 matches; past that the backend may estimate it (total_is_estimate). Facets count category, result, severity and subsystem over every matching event, estimated along with the total.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -3278,26 +3278,28 @@ export interface operations {
                                 /** @description SHA-256 (hex) linking this event to prev_hash (README: verifying a page) */
                                 hash: string;
                             }[];
-                            /** @description every matching event */
+                            /** @description every matching event; exact unless total_is_estimate */
                             total: number;
+                            /** @description true: more than 10000 events match and total and the facet counts are estimated from the newest of them (the page itself is exact) */
+                            total_is_estimate: boolean;
                             has_more: boolean;
                             facets: {
-                                /** @description values and their counts over every matching event, most first; value null = events without one */
+                                /** @description values and their counts over every matching event, most first; value null = events without one; estimates when total_is_estimate */
                                 category: {
                                     value: string | null;
                                     count: number;
                                 }[];
-                                /** @description values and their counts over every matching event, most first; value null = events without one */
+                                /** @description values and their counts over every matching event, most first; value null = events without one; estimates when total_is_estimate */
                                 result: {
                                     value: string | null;
                                     count: number;
                                 }[];
-                                /** @description values and their counts over every matching event, most first; value null = events without one */
+                                /** @description values and their counts over every matching event, most first; value null = events without one; estimates when total_is_estimate */
                                 severity: {
                                     value: string | null;
                                     count: number;
                                 }[];
-                                /** @description values and their counts over every matching event, most first; value null = events without one */
+                                /** @description values and their counts over every matching event, most first; value null = events without one; estimates when total_is_estimate */
                                 subsystem: {
                                     value: string | null;
                                     count: number;

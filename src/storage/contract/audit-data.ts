@@ -101,7 +101,7 @@ export function expectedPage(events: readonly ChainedAuditEvent[], query: AuditQ
     return [field, list];
   })) as AuditFacets;
   const page = matching.slice(query.offset, query.offset + query.limit);
-  return { events: page, total: matching.length, has_more: query.offset + page.length < matching.length, facets };
+  return { events: page, total: matching.length, total_is_estimate: false, has_more: query.offset + page.length < matching.length, facets };
 }
 
 /**

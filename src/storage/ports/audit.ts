@@ -119,10 +119,19 @@ export interface FacetCount {
 }
 export type AuditFacets = Record<AuditFacetField, FacetCount[]>;
 
-/** One page of a query: newest first in chain order (SQLite: by timestamp, then chain order, the same while its one writer's clock runs forward), with the exact total. */
+/**
+ * Matches a query counts exactly. A backend may stop counting past this many (SQLite does for `q`,
+ * whose every match is a row read): the total and facets are then estimates, the page stays exact.
+ */
+export const AUDIT_EXACT_TOTAL = 10_000;
+
+/** One page of a query: newest first in chain order (SQLite: by timestamp, then chain order, the same while its one writer's clock runs forward), with the total. */
 export interface AuditPage {
   events: ChainedAuditEvent[];
+  /** Every matching event; exact unless `total_is_estimate`. */
   total: number;
+  /** More than `AUDIT_EXACT_TOTAL` events match and `total` and the facet counts are estimated from the newest of them. */
+  total_is_estimate: boolean;
   has_more: boolean;
   facets: AuditFacets;
 }
@@ -153,7 +162,7 @@ export interface AuditStore {
    * the process stops. Returns how many events went.
    */
   pruneBefore(cutoff: string, record: (range: PrunedRange) => AuditEvent, options?: { signal?: AbortSignal }): Promise<number>;
-  /** One page of the events that match, the exact total and the facets of all of them. */
+  /** One page of the events that match, the total and the facets of all of them (estimated past `AUDIT_EXACT_TOTAL` where the backend says so). */
   query(query: AuditQuery): Promise<AuditPage>;
   stats(): Promise<AuditStats>;
   /**

@@ -60,6 +60,8 @@ export async function runAuditQuery(db: PgDatabase, query: AuditQuery): Promise<
     return {
       events: page.map(rowToChained),
       total,
+      // Every match is counted here, however many: the total is always exact.
+      total_is_estimate: false,
       has_more: query.offset + page.length < total,
       facets: facetsFrom(groups.map(({ n, ...fields }) => ({ fields, n }))),
     };

@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { auditText, matchesQuery } from '../ports/audit-query.js';
 import type { AuditPage, AuditQuery } from '../ports/audit.js';
 import { countingPlan, keySpan, locate, type Bucket, type Span } from './audit-buckets.js';
+import { readCapped, type CappedStatements } from './audit-capped.js';
 import type { AuditKinds } from './audit-kinds.js';
 import { Newest, type Ordered } from './audit-newest.js';
 import type { AuditSearchIndex } from './audit-search.js';
@@ -23,10 +24,14 @@ const FILTER_INDEXES: Partial<Record<(typeof EVENT_FILTERS)[number], string>> = 
 /** Newest first; the tie-break is chain order. Every index of migration 010 ends in these two. */
 const NEWEST_FIRST = 'ORDER BY timestamp DESC, seq DESC';
 
-/** Matches of one query: how many of each kind, and the `seq`s of the requested page, in order. */
+/**
+ * Matches of one query: how many of each kind, and the `seq`s of the requested page, in order;
+ * `estimate` when the counts are scaled from the newest matches (see `readCapped`).
+ */
 interface Matches {
   counts: Map<number, number>;
   page: number[];
+  estimate?: number | null;
 }
 
 type Params = Record<string, string | number>;
@@ -73,11 +78,12 @@ export class AuditQueryEngine {
     const matches: Matches = kinds !== null && kinds.length === 0
       ? { counts: new Map(), page: [] }
       : selective ? this.readMatches(query, kinds) : this.countMatches(query, kinds);
-    let total = 0;
-    for (const n of matches.counts.values()) total += n;
+    let total = matches.estimate ?? 0;
+    if (matches.estimate == null) for (const n of matches.counts.values()) total += n;
     return {
       events: this.load(matches.page),
       total,
+      total_is_estimate: matches.estimate != null,
       has_more: query.offset + matches.page.length < total,
       facets: this.kinds.facets(matches.counts),
     };
@@ -183,23 +189,27 @@ export class AuditQueryEngine {
       where.push('kind IN (SELECT value FROM json_each(@kinds))');
       params.kinds = JSON.stringify(kinds);
     }
+    const driver = this.driver(query, kinds);
+    const wanted = query.offset + query.limit;
     if (query.q !== undefined) {
       // Candidates: what the trigram index proposes, and every event it has not indexed yet; each
       // is then checked against its stored text.
       const needle = auditText(query.q);
       const match = this.search.matchFor(needle);
-      if (match !== null) {
-        where.push(`seq IN (SELECT rowid FROM audit_search WHERE audit_search MATCH @match
-          UNION ALL SELECT seq FROM audit_events WHERE seq > @indexed)`);
-        Object.assign(params, { match, indexed: this.search.indexedThrough });
-      }
       where.push('audit_matches(event_type, detail, @needle)');
       params.needle = needle;
+      if (match !== null) {
+        Object.assign(params, { match, indexed: this.search.indexedThrough });
+        if (driver === 'NOT INDEXED' && wanted <= MAX_KEPT) {
+          const capped = readCapped(this.cappedStatements(where.join(' AND ')), params, query.offset, query.limit);
+          if (capped !== null) return capped;
+        }
+        where.push(`seq IN (SELECT rowid FROM audit_search WHERE audit_search MATCH @match
+          UNION ALL SELECT seq FROM audit_events WHERE seq > @indexed)`);
+      }
     }
-    const driver = this.driver(query, kinds);
     const source = `audit_events ${driver}`;
     const condition = where.join(' AND ');
-    const wanted = query.offset + query.limit;
     if (driver === 'NOT INDEXED' && wanted <= MAX_KEPT) {
       // The candidates come in no useful order and checking each is the cost: one pass counts
       // them and keeps the newest `wanted`.
@@ -233,6 +243,25 @@ export class AuditQueryEngine {
     if (indexed) return `INDEXED BY ${FILTER_INDEXES[indexed]}`;
     if (query.q !== undefined) return 'NOT INDEXED';
     return kinds === null ? 'INDEXED BY audit_events_time' : 'INDEXED BY audit_events_kind';
+  }
+
+  /** A `q` query's matches newest first in the chain, counted and listed (see `readCapped`). */
+  private cappedStatements(condition: string): CappedStatements {
+    const sources = [
+      `audit_events WHERE seq > @indexed AND ${condition} ORDER BY seq DESC LIMIT @limit`,
+      // The index hands its rowids out newest first; each event is then read by its seq.
+      `(SELECT rowid AS candidate FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed)
+        JOIN audit_events NOT INDEXED ON seq = candidate WHERE ${condition} ORDER BY candidate DESC LIMIT @limit`,
+    ] as const;
+    const each = (sql: (source: string) => string) => sources.map((source) => this.prepare(sql(source))) as [Statement, Statement];
+    return {
+      counts: each((source) => `SELECT kind, count(*) AS n, min(seq) AS low FROM (SELECT seq, kind FROM ${source}) GROUP BY kind`),
+      page: each((source) => `SELECT seq, timestamp, kind FROM ${source}`),
+      candidates: this.prepare(`SELECT (SELECT count(*) FROM audit_events WHERE seq > @indexed AND seq >= @low),
+        (SELECT count(*) FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed AND rowid >= @low)`),
+      overtaken: this.prepare(`SELECT EXISTS (SELECT 1 FROM audit_events INDEXED BY audit_events_time
+        WHERE timestamp > @timestamp AND seq < @below)`),
+    };
   }
 
   /** The page's events, in the order of `seqs`. */

@@ -35,7 +35,7 @@ const QUERY: AuditQuery = { result: 'deny', limit: 4, offset: 2 };
 /** A reader whose in-thread fallback answers an empty page and counts its calls. */
 function reader(path: string, log?: Logger) {
   const fallback = { calls: 0 };
-  const empty: AuditPage = { events: [], total: -1, has_more: false, facets: { category: [], result: [], severity: [], subsystem: [] } };
+  const empty: AuditPage = { events: [], total: -1, total_is_estimate: false, has_more: false, facets: { category: [], result: [], severity: [], subsystem: [] } };
   const made = new AuditReader(path, () => {
     fallback.calls++;
     return empty;

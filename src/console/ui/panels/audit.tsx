@@ -37,7 +37,7 @@ export function AuditPanel({ params }: { params: URLSearchParams }) {
             <div>
               <Facets page={p} filters={filters} choose={(field, value) => show({ ...filters, [field]: value })} />
               <p aria-live="polite">
-                {p.total === 0 ? 'No events match.' : `Events ${offset + 1}–${offset + p.events.length} of ${p.total}`}
+                {p.total === 0 ? 'No events match.' : `Events ${offset + 1}–${offset + p.events.length} of ${counted(p, p.total)}`}
               </p>
               {p.events.length > 0 && (
                 <TableWrap label="Audit events">
@@ -93,8 +93,8 @@ function Facets({ page, filters, choose }: { page: AuditPage; filters: AuditFilt
             {page.facets[field].filter((f) => f.value !== null).map((f) => (
               <li key={f.value}>
                 <button type="button" class="chip" aria-pressed={filters[field] === f.value}
-                  onClick={() => choose(field, f.value ?? '')} aria-label={`Filter ${field} ${f.value}: ${f.count} events`}>
-                  {f.value} <span class="count">{f.count}</span>
+                  onClick={() => choose(field, f.value ?? '')} aria-label={`Filter ${field} ${f.value}: ${counted(page, f.count)} events`}>
+                  {f.value} <span class="count">{counted(page, f.count)}</span>
                 </button>
               </li>
             ))}
@@ -103,4 +103,9 @@ function Facets({ page, filters, choose }: { page: AuditPage; filters: AuditFilt
       ))}
     </div>
   );
+}
+
+/** A total or facet count as shown: past the API's count cap it is an estimate (`total_is_estimate`), said so. */
+function counted(page: AuditPage, n: number): string {
+  return page.total_is_estimate ? `about ${n.toLocaleString('en')}` : String(n);
 }

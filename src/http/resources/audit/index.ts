@@ -1,5 +1,5 @@
 import { MAX_QUERY_CHARS, MIN_QUERY_CHARS, parseAuditTimestamp, queryLength } from '../../../storage/ports/audit-query.js';
-import { AUDIT_FACET_FIELDS, AUDIT_FILTER_FIELDS, type AuditQuery } from '../../../storage/ports/audit.js';
+import { AUDIT_EXACT_TOTAL, AUDIT_FACET_FIELDS, AUDIT_FILTER_FIELDS, type AuditQuery } from '../../../storage/ports/audit.js';
 import { ok, okSchema } from '../../../listener/envelope.js';
 import { invalidField } from '../../../listener/errors.js';
 import { limitParam, parseLimit, parseOffset } from '../../query.js';
@@ -39,7 +39,7 @@ const eventSchema = {
 
 const facetSchema = {
   type: 'array',
-  description: 'values and their counts over every matching event, most first; value null = events without one',
+  description: 'values and their counts over every matching event, most first; value null = events without one; estimates when total_is_estimate',
   items: { type: 'object', required: ['value', 'count'], properties: { value: nullableString, count: { type: 'integer' } } },
 } as const;
 
@@ -58,8 +58,9 @@ export const auditPlugin: ResourcePlugin<'auditTrail'> = async (app, ctx) => {
       description:
         'Newest first. Every filter given must match exactly; an empty value is no filter. q is a case-insensitive ' +
         `substring (${MIN_QUERY_CHARS} to ${MAX_QUERY_CHARS} characters) of the event type or of the detail as JSON. ` +
-        'since (inclusive) and until (exclusive) are ISO 8601 date-times with Z or an offset. total is exact; facets ' +
-        'count category, result, severity and subsystem over every matching event.',
+        'since (inclusive) and until (exclusive) are ISO 8601 date-times with Z or an offset. total is exact up to ' +
+        `${AUDIT_EXACT_TOTAL} matches; past that the backend may estimate it (total_is_estimate). Facets count category, ` +
+        'result, severity and subsystem over every matching event, estimated along with the total.',
       tags: ['audit'],
       querystring: {
         type: 'object',
@@ -76,10 +77,15 @@ export const auditPlugin: ResourcePlugin<'auditTrail'> = async (app, ctx) => {
       response: {
         200: okSchema({
           type: 'object',
-          required: ['events', 'total', 'has_more', 'facets'],
+          required: ['events', 'total', 'total_is_estimate', 'has_more', 'facets'],
           properties: {
             events: { type: 'array', items: eventSchema },
-            total: { type: 'integer', description: 'every matching event' },
+            total: { type: 'integer', description: 'every matching event; exact unless total_is_estimate' },
+            total_is_estimate: {
+              type: 'boolean',
+              description: `true: more than ${AUDIT_EXACT_TOTAL} events match and total and the facet counts are estimated ` +
+                'from the newest of them (the page itself is exact)',
+            },
             has_more: { type: 'boolean' },
             facets: {
               type: 'object',
