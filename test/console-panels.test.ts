@@ -149,11 +149,14 @@ describe('costs', () => {
     const byModel = await models.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent)));
     // openai: 0.012 + the sum of 0.0001..0.0023 = 0.0396; anthropic 0.012.
     expect(byModel.slice(0, 2)).toEqual([['openai / gpt-4.1-mini', '$0.04', '24'], ['anthropic / claude-haiku', '$0.012', '1']]);
-    // The day chart's table: today in the browser's zone carries all of it.
+    // The day chart's table: the day (in the browser's zone) of the UTC hour the calls fell in
+    // carries all of it. Spend is kept per UTC hour and an hour goes to the day it starts in, so in
+    // a half-hour zone like this one the calls of 18:30–19:00 UTC land on the day before "today".
     const chart = p.locator('figure.chart table');
-    const today = inZone(now).slice(5, 10);
-    const todayRow = await chart.locator('tbody tr', { has: p.locator('th', { hasText: today }) }).locator('td').allTextContents();
-    expect(todayRow.at(-1)).toBe('$0.052');
+    const hourStart = new Date(Math.floor(Date.parse(now) / 3_600_000) * 3_600_000).toISOString();
+    const day = inZone(hourStart).slice(5, 10);
+    const dayRow = await chart.locator('tbody tr', { has: p.locator('th', { hasText: day }) }).locator('td').allTextContents();
+    expect(dayRow.at(-1)).toBe('$0.052');
     expect(await p.locator('figure.chart svg rect').count()).toBeGreaterThanOrEqual(2);
     expect(await seriousAxeViolations(p)).toEqual([]);
     await screenshot(p, 'costs-charts-1280px');

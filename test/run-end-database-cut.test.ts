@@ -10,7 +10,8 @@ const ENV = { OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij' };
 
 /**
  * A replica whose connection to PostgreSQL is cut while a run or chat is in flight, then comes
- * back: the run's end is stored once the database is back (its one terminal event), and a chat
+ * back: the run's end is stored once the database is back (its one terminal event, with the
+ * turns and costs that wait for it), and a chat
  * that failed with 503 leaves its session free for the next chat, not busy for a lease.
  */
 describe.skipIf(postgresTestUrl === null)('runs and chats whose database connection is cut while they run', () => {
@@ -42,7 +43,7 @@ describe.skipIf(postgresTestUrl === null)('runs and chats whose database connect
     await database?.drop();
   }, 60_000);
 
-  it('stores the end of a run that could not be stored while the database was unreachable, once it is back, saying why it failed', async () => {
+  it('stores the end of a run that could not be stored while the database was unreachable, with its answer, turns and cost, once it is back', async () => {
     const calls = server.requests.length;
     const run = await startRun(app, { message: 'a question answered while the database is away' });
     await eventually(() => server.requests.length > calls);
@@ -56,10 +57,15 @@ describe.skipIf(postgresTestUrl === null)('runs and chats whose database connect
       const record = await direct.runs.get(run.run_id);
       return record?.finished_at ? record : undefined;
     }, 10_000);
-    // It failed on the database (its turns could not be stored) and says so; its end is its one terminal event.
-    expect(stored).toMatchObject({ status: 'error', error: 'the database is unavailable: nothing was read or written' });
+    // Its answer, turns and call cost wait for its end, which commits them together once the
+    // database is back: nothing the provider answered is lost, and its end is its one terminal event.
+    expect(stored).toMatchObject({ status: 'complete', error: null });
     const events = await direct.runs.events(run.run_id, 0);
-    expect(events.map((event) => event.name)).toEqual(['run.start', 'run.error']);
+    expect(events.map((event) => event.name)).toEqual(['run.start', 'run.complete']);
+    const turns = await direct.database.query('SELECT role FROM turns WHERE run_id = $1 ORDER BY role', [run.run_id]);
+    expect(turns.rows.map((row) => row.role)).toEqual(['assistant', 'user']);
+    const costs = await direct.database.query('SELECT model FROM costs WHERE run_id = $1', [run.run_id]);
+    expect(costs.rows).toEqual([{ model: 'gpt-4.1-mini' }]);
     // Its session is free again: no claim is left behind.
     const { rows } = await direct.database.query('SELECT holder_id FROM session_claims WHERE session_id = $1', [run.session_id]);
     expect(rows).toEqual([]);
