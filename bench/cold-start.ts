@@ -9,7 +9,8 @@ import type { ScenarioResult } from './types.js';
 
 /**
  * Cold start: from spawning `agentd serve` (the installed entry point, a new Node process) to its
- * "listening" log line, on a home that already holds its config and migrated database, as every
+ * "agentd listening on" line (printed once the whole service is ready, after the REST API's own
+ * "listening" log line), on a home that already holds its config and migrated database, as every
  * start after the first does. The baseline is a new Node process starting a bare node:http
  * server, so the figure minus the baseline is agentd's own start-up work. Medians of several starts.
  */
@@ -23,8 +24,8 @@ const BARE_SERVER = `require('node:http').createServer((q, s) => s.end()).listen
 export async function coldStartScenario(): Promise<ScenarioResult> {
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-cold-'));
   const env = { ...process.env, AGENTD_HOME: home };
-  const agentd = ['node', [AGENTD_BIN, 'serve', '--port', '0']] as const;
-  const bare = ['node', ['-e', BARE_SERVER]] as const;
+  const agentd = ['node', [AGENTD_BIN, 'serve', '--port', '0'], /^agentd listening on /m] as const;
+  const bare = ['node', ['-e', BARE_SERVER], /^listening on /m] as const;
   try {
     await timeToListening(...agentd, env); // the first start writes the config and migrates the database
     const agentdStarts: Start[] = [];
@@ -57,10 +58,10 @@ interface Start {
 }
 
 /**
- * Spawns the command, resolves with the wall time until it printed a line saying it listens and
- * the CPU time it had used by then, then stops it.
+ * Spawns the command, resolves with the wall time until it printed its ready line and the CPU time
+ * it had used by then, then stops it.
  */
-function timeToListening(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Start> {
+function timeToListening(command: string, args: readonly string[], ready: RegExp, env: NodeJS.ProcessEnv): Promise<Start> {
   const started = performance.now();
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise<Start>((resolve, reject) => {
@@ -68,7 +69,7 @@ function timeToListening(command: string, args: readonly string[], env: NodeJS.P
     const early = (code: number | null) => reject(new Error(`${args[0]} exited with ${code} before listening: ${output.slice(0, 500)}`));
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
-      if (!/listening on/i.test(output)) return;
+      if (!ready.test(output)) return;
       const elapsed = { wallMs: performance.now() - started, cpuMs: processCpuMs(child.pid!) };
       child.stdout.off('data', onData);
       child.stderr.off('data', onData);

@@ -12,7 +12,12 @@ await build({
   absWorkingDir: root,
   // The audit query worker is an entry of its own, written beside the chunks: the code that starts
   // it resolves `./audit-query-worker.js` next to itself, in dist/src and here alike.
-  entryPoints: { cli: 'src/cli.ts', 'audit-query-worker': 'src/storage/sqlite/audit-query-worker.ts' },
+  // The stack-trace mapper is one too: bin/agentd.js loads it before the service.
+  entryPoints: {
+    cli: 'src/cli.ts',
+    'audit-query-worker': 'src/storage/sqlite/audit-query-worker.ts',
+    'stack-traces': 'src/stack-traces/source-mapped.ts',
+  },
   outdir: 'dist/server',
   bundle: true,
   platform: 'node',
@@ -28,11 +33,13 @@ await build({
   external: ['better-sqlite3', 'pino', 'pino-pretty', 'pg', 'ioredis'],
   // Bundled CommonJS packages call require() for Node's own modules.
   banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
-  // Stack traces name the TypeScript sources (bin/agentd.js turns source maps on).
+  // Stack traces name the TypeScript sources (bin/agentd.js reads a map when a stack first needs it).
   sourcemap: 'linked',
   sourcesContent: false,
   legalComments: 'none',
   minifyWhitespace: true,
+  // Lines stay short: Node prints the source line of an uncaught exception above its stack.
+  lineLimit: 200,
   minifySyntax: true,
   logLevel: 'warning',
 });

@@ -40,11 +40,17 @@ describe('the bundled service', () => {
     const config = join(dir, 'config.yaml');
     writeFileSync(config, 'api: [\n');
     // What bin/agentd.js does, with the error's stack printed instead of its message alone.
-    const script = `process.setSourceMapsEnabled(true);
-      const { main } = await import(${JSON.stringify(pathToFileURL('dist/server/cli.js').href)});
+    const bundle = pathToFileURL('dist/server/').href;
+    const script = `const { mapStackTracesToSources } = await import(${JSON.stringify(`${bundle}stack-traces.js`)});
+      mapStackTracesToSources(${JSON.stringify(bundle)});
+      const { main } = await import(${JSON.stringify(`${bundle}cli.js`)});
       await main(['node', 'agentd', 'migrate', '--config', ${JSON.stringify(config)}]).catch((error) => console.log(error.stack));`;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: env(), encoding: 'utf8' });
     expect(run.stdout).toContain('not valid YAML');
     expect(run.stdout).toMatch(/at loadConfig \(.*src\/config\/load\.ts:\d+:\d+\)/);
+    // Every frame in the bundle is mapped, those of the packages bundled with it too.
+    expect(run.stdout).toMatch(/at _Command\.migrateCommand \(.*src\/cli\.ts:\d+:\d+\)/);
+    expect(run.stdout).toMatch(/\(.*node_modules\/commander\/lib\/command\.js:\d+:\d+\)/);
+    expect(run.stdout).not.toContain('dist/server/');
   });
 });
