@@ -193,4 +193,18 @@ describe.each(makers)('hostile responses through %s', (_name, make) => {
     await stillServing();
     expect(hostile.dripped() - before).toBeLessThan(DRIP_BYTES / 2);
   });
+
+  it("slow body: the caller's signal ends get() mid-body with the caller's reason", async () => {
+    const before = hostile.dripped();
+    const controller = new AbortController();
+    const reason = new Error('the caller gave up');
+    // After the headers and a byte or two, well before the 500 ms deadline.
+    setTimeout(() => controller.abort(reason), 250);
+    const started = Date.now();
+    const error = await client().get(url('/drip'), { signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).toBe(reason);
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
+    await stillServing();
+    expect(hostile.dripped() - before).toBeLessThan(DRIP_BYTES / 2);
+  });
 });

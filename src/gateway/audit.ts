@@ -133,8 +133,13 @@ export class GatewayAudit {
     const sink = this.parts.audit;
     if (!sink) return;
     try {
+      // Every field named, no `...event`: V8 (Node 20) defines each property written after a
+      // spread through a slow runtime call, about 1 µs apiece, on every request.
       await sink.emit({
-        ...event,
+        event_type: event.event_type,
+        result: event.result,
+        action: event.action,
+        detail: event.detail,
         category: 'network',
         subsystem: 'gateway',
         source: this.scope.category,

@@ -250,7 +250,7 @@ export class Client implements GatewayClient {
         headers: request.headers,
         body: request.body as string | Uint8Array | Readable | null,
         timeoutMs: request.timeout,
-        signal: deadline.signal,
+        deadline,
       });
     } catch (error) {
       await this.audit.failed(request.method, request.url, error);

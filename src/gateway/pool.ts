@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { Deadline } from './deadline.js';
 import { GatewayError } from './errors.js';
 import type { Connection } from './pool-connection.js';
 
@@ -34,9 +35,10 @@ export interface PooledRequest {
   method: Dispatcher.HttpMethod;
   headers: Record<string, string | string[]>;
   body: string | Uint8Array | Readable | null;
-  /** Connect timeout for a new connection (the deadline, through `signal`, bounds the rest). */
+  /** Connect timeout for a new connection (the deadline bounds the rest). */
   timeoutMs: number;
-  signal: AbortSignal;
+  /** Aborts the wait for a connection, the request and its body. */
+  deadline: Deadline;
 }
 
 export interface PoolStats {
@@ -98,9 +100,9 @@ export class ConnectionPool {
    * destroyed by the deadline).
    */
   async request(request: PooledRequest): Promise<Dispatcher.ResponseData> {
-    const { url, timeoutMs, signal } = request;
+    const { url, timeoutMs, deadline } = request;
     this.Connection ??= await loadConnectionClass();
-    const connection = await this.acquire(url.origin, request.addresses, timeoutMs, signal);
+    const connection = await this.acquire(url.origin, request.addresses, timeoutMs, deadline);
     let response: Dispatcher.ResponseData;
     try {
       response = await connection.client.request({
@@ -108,7 +110,7 @@ export class ConnectionPool {
         method: request.method,
         headers: request.headers,
         body: request.body,
-        signal,
+        signal: deadline,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
@@ -137,34 +139,33 @@ export class ConnectionPool {
     this.connections.clear();
   }
 
-  private acquire(origin: string, addresses: readonly string[], connectTimeoutMs: number, signal: AbortSignal): Promise<Connection> {
+  private acquire(origin: string, addresses: readonly string[], connectTimeoutMs: number, deadline: Deadline): Promise<Connection> {
     if (this.closed) return Promise.reject(new GatewayError('the gateway is closed'));
-    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    if (deadline.aborted) return Promise.reject(deadline.reason as Error);
     const ready = this.takeIdle(origin, addresses) ?? this.openIfRoom(origin, addresses, connectTimeoutMs);
     if (ready) return Promise.resolve(ready);
     if (this.waiting.length >= this.maxWaiting) {
       return Promise.reject(new GatewayError(`${this.maxWaiting} requests are already waiting for a connection`));
     }
     return new Promise<Connection>((resolve, reject) => {
-      const onAbort = (): void => {
+      const stopListening = deadline.onAbort(() => {
         const at = this.waiting.indexOf(waiter);
         if (at >= 0) this.waiting.splice(at, 1);
-        reject(signal.reason as Error);
-      };
+        reject(deadline.reason as Error);
+      });
       const waiter: Waiter = {
         origin,
         addresses,
         connectTimeoutMs,
         grant: (connection) => {
-          signal.removeEventListener('abort', onAbort);
+          stopListening();
           resolve(connection);
         },
         fail: (error) => {
-          signal.removeEventListener('abort', onAbort);
+          stopListening();
           reject(error as Error);
         },
       };
-      signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);
       this.makeRoom();
     });

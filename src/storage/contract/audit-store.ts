@@ -78,6 +78,19 @@ export function describeAuditStore(backend: string, open: OpenAuditStore): void 
       expect(await audit.verify()).toEqual({ ok: true, count: 21 });
     });
 
+    it('links each event with the hash eventHash gives, for text JSON escapes and text beyond ASCII', async () => {
+      const awkward = ['Grüße, 東京 🚀', 'quote " backslash \\ slash /', 'line\nbreak\ttab\r', 'bell \u0007', 'separators \u2028 \u2029', ''];
+      const events = await Promise.all(awkward.map((text, i) => audit.emit({
+        event_type: `text.${i}`, category: 'test', result: 'allow', actor: text, action: text,
+        // The detail is stored as JSON, which spells out what a text column may not hold.
+        detail: { text, nested: { list: [text, i, null, true] }, escaped: 'nul \u0000 lone surrogate \ud800' },
+      })));
+      const stored: string[] = [];
+      for await (const event of store.exportChain({})) stored.push(event.hash);
+      expect(stored).toEqual(chainHashes(events));
+      expect(await audit.verify()).toEqual({ ok: true, count: awkward.length });
+    });
+
     it('rejects an event it cannot store and keeps the chain intact', async () => {
       await emitMany(2);
       const [good] = await emitMany(1);

@@ -4,16 +4,25 @@ import { PRUNED_EVENT_TYPE, type AuditEvent, type ChainedAuditEvent } from './au
 export const GENESIS_HASH = '0'.repeat(64);
 
 /**
- * Hash of one event linked to its predecessor. The field order is fixed here, not taken from
+ * Hash of one event linked to its predecessor: SHA-256 of the JSON array
+ * `[prevHash, id, timestamp, …, JSON of detail]`. The field order is fixed here, not taken from
  * object iteration, so the same event always hashes the same way.
  */
 export function eventHash(prevHash: string, event: AuditEvent): string {
-  const canonical = JSON.stringify([
-    prevHash, event.id, event.timestamp, event.event_type, event.category, event.result, event.severity,
+  return createHash('sha256').update(`[${JSON.stringify(prevHash)},${eventHashBody(event)}`).digest('hex');
+}
+
+/**
+ * The hashed text of an event without its link: everything after `[prevHash,`. It does not depend
+ * on the predecessor, so a store may build it before it knows the chain's head and link and hash
+ * it where the head is read: the PostgreSQL store does that in the database, under the chain lock.
+ */
+export function eventHashBody(event: AuditEvent): string {
+  return JSON.stringify([
+    event.id, event.timestamp, event.event_type, event.category, event.result, event.severity,
     event.actor, event.source, event.subsystem, event.action, event.session_id, event.task_id,
     JSON.stringify(event.detail),
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  ]).slice(1);
 }
 
 /**

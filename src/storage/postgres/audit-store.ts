@@ -1,4 +1,4 @@
-import { eventHash, GENESIS_HASH } from '../ports/audit-chain.js';
+import { eventHashBody, GENESIS_HASH } from '../ports/audit-chain.js';
 import type {
   AppendOptions, AuditEvent, AuditPage, AuditQuery, AuditStats, AuditStore, AuditTimeRange, ChainedAuditEvent, ChainVerdict, PrunedRange,
 } from '../ports/audit.js';
@@ -9,7 +9,7 @@ import { AUDIT_COLUMNS, runAuditQuery } from './audit-query.js';
 import type { PgDatabase, Queryable, Statement } from './database.js';
 import { CHAIN_LOCK } from './locks.js';
 
-/** Events written in one transaction at most: one lock, one head read and one INSERT for all of them. */
+/** Events written in one transaction at most: one lock and one INSERT (that reads the head) for all of them. */
 const APPEND_BATCH = 500;
 /** Events that may wait for their transaction before new ones are refused (the database is not keeping up). */
 const MAX_WAITING = 20_000;
@@ -22,12 +22,30 @@ export const BATCHED_WAIT_MS = 50;
 /** Rows read per statement when walking the chain (verify, export). */
 const CHAIN_BATCH = 1_000;
 
+/** Columns sent as they are; `prev_hash` and `hash` are computed in the database (`chainedInsert`). */
 const FIELDS = ['id', 'timestamp', 'event_type', 'category', 'result', 'severity', 'actor', 'source', 'subsystem', 'action',
-  'session_id', 'task_id', 'detail', 'prev_hash', 'hash'] as const;
-/** Many events in one statement: one array per column, unnested in order (`seq` follows that order). */
-const INSERT_MANY = `INSERT INTO audit_events (${FIELDS.join(', ')})
-  SELECT ${FIELDS.join(', ')} FROM unnest(${FIELDS.map((_, i) => `$${i + 1}::text[]`).join(', ')})
-    WITH ORDINALITY AS e(${FIELDS.join(', ')}, n) ORDER BY n`;
+  'session_id', 'task_id', 'detail'] as const;
+const BODIES = `$${FIELDS.length + 1}::text[]`;
+/**
+ * Many events in one statement, linked to the chain's head: one array per column, unnested in order
+ * (`seq` follows that order), and the hashes chained by a recursive query over each event's
+ * `eventHashBody` — SHA-256 of `["<prev>",` followed by it is exactly `eventHash(prev, event)`.
+ */
+const INSERT_CHAINED = `WITH RECURSIVE
+  head AS (SELECT coalesce((SELECT hash FROM audit_events ORDER BY seq DESC LIMIT 1), '${GENESIS_HASH}') AS hash),
+  chain (n, prev_hash, hash) AS (
+    SELECT 0::bigint, NULL::text, hash FROM head
+    UNION ALL
+    SELECT n + 1, hash, encode(sha256(convert_to('["' || hash || '",' || (${BODIES})[n + 1], 'UTF8')), 'hex')
+      FROM chain WHERE n < cardinality(${BODIES})
+  )
+  INSERT INTO audit_events (${FIELDS.join(', ')}, prev_hash, hash)
+  SELECT ${FIELDS.map((f) => `e.${f}`).join(', ')}, chain.prev_hash, chain.hash
+    FROM unnest(${FIELDS.map((_, i) => `$${i + 1}::text[]`).join(', ')}) WITH ORDINALITY AS e(${FIELDS.join(', ')}, n)
+    JOIN chain ON chain.n = e.n
+    ORDER BY e.n`;
+
+const TAKE_CHAIN_LOCK: Statement = { text: 'SELECT pg_advisory_xact_lock($1)', values: [CHAIN_LOCK] };
 
 interface Waiting {
   event: AuditEvent;
@@ -36,27 +54,21 @@ interface Waiting {
 }
 
 /**
- * Inside a transaction: takes the chain lock, reads the newest stored event and returns the INSERT
- * that links `events` to it. The head is read from the database under the lock, never kept in
- * memory, because other replicas append to the same chain; the lock is held to the commit, so no
- * other writer can link to the same head, and `seq`s are drawn in chain order. The lock and the
- * read are pipelined (one round trip; the server runs the read once it holds the lock), and the
- * caller may send the INSERT with its COMMIT: the chain lock is held for two round trips.
+ * The INSERT that links `events` to the newest stored event, to run under the chain lock. The head
+ * is read by the INSERT itself, never kept in memory, because other replicas append to the same
+ * chain; the lock is held to the commit, so no other writer can link to the same head, and `seq`s
+ * are drawn in chain order. It must be a statement of its own after the one that takes the lock:
+ * a statement reads what was committed when it started, so only one that starts once the lock is
+ * held sees the head the previous holder committed.
  */
-async function chainedInsert(tx: Queryable, events: readonly AuditEvent[]): Promise<Statement> {
-  const [, { rows }] = await Promise.all([
-    tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]),
-    tx.query<{ hash: string }>('SELECT hash FROM audit_events ORDER BY seq DESC LIMIT 1'),
-  ]);
-  let prev = rows[0]?.hash ?? GENESIS_HASH;
+function chainedInsert(events: readonly AuditEvent[]): Statement {
   const columns: (string | null)[][] = FIELDS.map(() => []);
+  const bodies: string[] = [];
   for (const event of events) {
-    const hash = eventHash(prev, event);
-    const row: Record<(typeof FIELDS)[number], string | null> = { ...event, detail: JSON.stringify(event.detail), prev_hash: prev, hash };
-    FIELDS.forEach((field, i) => columns[i]!.push(row[field]));
-    prev = hash;
+    FIELDS.forEach((field, i) => columns[i]!.push(field === 'detail' ? JSON.stringify(event.detail) : event[field]));
+    bodies.push(eventHashBody(event));
   }
-  return { text: INSERT_MANY, values: columns };
+  return { text: INSERT_CHAINED, values: [...columns, bodies] };
 }
 
 /**
@@ -133,7 +145,7 @@ export class PgAuditStore implements AuditStore {
    */
   pruneBefore(cutoff: string, record: (range: PrunedRange) => AuditEvent, options: { signal?: AbortSignal } = {}): Promise<number> {
     return removeInSlices((limit) => this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
+      await tx.query(TAKE_CHAIN_LOCK.text, TAKE_CHAIN_LOCK.values);
       const { rows: oldest } = await tx.query<{ seq: number; timestamp: string; hash: string }>(
         'SELECT seq, timestamp, hash FROM audit_events ORDER BY seq LIMIT $1', [limit]);
       const newer = oldest.findIndex((row) => row.timestamp >= cutoff);
@@ -141,7 +153,7 @@ export class PgAuditStore implements AuditStore {
       const last = rows.at(-1);
       if (!last) return 0;
       await tx.query('DELETE FROM audit_events WHERE seq <= $1', [last.seq]);
-      const insert = await chainedInsert(tx, [record({
+      const insert = chainedInsert([record({
         removed: rows.length, last_hash: last.hash, first_timestamp: rows[0]!.timestamp, last_timestamp: last.timestamp,
       })]);
       await tx.query(insert.text, insert.values);
@@ -174,7 +186,7 @@ export class PgAuditStore implements AuditStore {
    */
   private async write(batch: Waiting[]): Promise<void> {
     try {
-      await this.db.transaction(async (tx) => ({ result: undefined, closing: await chainedInsert(tx, batch.map((w) => w.event)) }), { closing: true });
+      await this.db.pipelinedTransaction([TAKE_CHAIN_LOCK, chainedInsert(batch.map((w) => w.event))]);
       for (const w of batch) w.resolve();
       return;
     } catch (error) {

@@ -8,7 +8,7 @@ export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
-/** A statement and its parameters, to be sent later (`PgDatabase.transaction`'s closing statement). */
+/** A statement and its parameters, to be sent later (`PgDatabase.pipelinedTransaction`). */
 export interface Statement {
   text: string;
   values?: readonly unknown[];
@@ -117,14 +117,24 @@ export class PgDatabase implements Queryable {
 
   /**
    * Runs `work` in a transaction on one connection: committed when it resolves, rolled back when it
-   * throws. BEGIN is not awaited on its own: it is pipelined with `work`'s first statement. When
-   * `work` resolves with `{ result, closing }`, the closing statement is pipelined with the COMMIT
-   * (one round trip for both; a failing closing statement leaves the transaction aborted, so the
-   * COMMIT rolls it back, and its error is thrown).
+   * throws. BEGIN is not awaited on its own: it is pipelined with `work`'s first statement.
    */
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  async transaction<T>(work: (tx: Queryable) => Promise<{ result: T; closing: Statement }>, options: { closing: true }): Promise<T>;
-  async transaction<T>(work: (tx: Queryable) => Promise<T | { result: T; closing: Statement }>, options?: { closing: true }): Promise<T> {
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.inTransaction(async (tx) => ({ result: await work(tx), closing: [] }));
+  }
+
+  /**
+   * Runs `statements` in one transaction sent at once: BEGIN, the statements and COMMIT are
+   * pipelined, one round trip for all of them. Each statement starts once the one before it has
+   * finished (a lock it took is held, what it wrote is seen). The first that fails leaves the
+   * transaction aborted, so the COMMIT rolls it back, and its error is thrown.
+   */
+  async pipelinedTransaction(statements: readonly Statement[]): Promise<void> {
+    await this.inTransaction(async () => ({ result: undefined, closing: statements }));
+  }
+
+  /** A transaction whose `closing` statements are pipelined with its COMMIT. */
+  private async inTransaction<T>(work: (tx: Queryable) => Promise<{ result: T; closing: readonly Statement[] }>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -144,14 +154,9 @@ export class PgDatabase implements Queryable {
     const begun = client.query('BEGIN');
     begun.catch(() => undefined);
     try {
-      const done = await work(client);
-      if (options?.closing) {
-        const { result, closing } = done as { result: T; closing: Statement };
-        await Promise.all([begun, client.query(closing.text, closing.values as unknown[]), client.query('COMMIT')]);
-        return result;
-      }
-      await Promise.all([begun, client.query('COMMIT')]);
-      return done as T;
+      const { result, closing } = await work(client);
+      await Promise.all([begun, ...closing.map((s) => client.query(s.text, s.values as unknown[])), client.query('COMMIT')]);
+      return result;
     } catch (error) {
       broken = error;
       await client.query('ROLLBACK').catch(() => undefined);
