@@ -26,7 +26,7 @@ const event = (delta: unknown) =>
 const usage = `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1-mini-2025-04-14', choices: [], usage: { prompt_tokens: 12, completion_tokens: 34, total_tokens: 46 } })}\n\n`;
 
 /** A provider whose upstream answers each streamed request with `answer(res)`. */
-async function providerOn(answer: (res: ServerResponse) => unknown): Promise<Provider> {
+async function providerOn(answer: (res: ServerResponse) => unknown, maxResponseBytes?: number): Promise<Provider> {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -41,7 +41,7 @@ async function providerOn(answer: (res: ServerResponse) => unknown): Promise<Pro
   const registry = createProviderRegistry({
     config: configSchema.parse({ providers: { openai: { api_key_env: 'KEY', model: 'gpt-4.1-mini', base_url: `http://${host}/v1` } } }),
     env: { KEY: 'sk-test-0123456789abcdefghij' },
-    gatewayClientFactory: (o) => createClient({ ...o, policy, log: quietLogger }),
+    gatewayClientFactory: (o) => createClient({ ...o, policy, log: quietLogger, ...(maxResponseBytes ? { maxResponseBytes } : {}) }),
   });
   return registry.resolve('openai');
 }
@@ -59,7 +59,7 @@ describe('OpenAI-compatible provider stream', () => {
     const result = await ask(provider, (delta) => deltas.push(delta.length));
     // About a second on a busy machine; the SDK's decoder, which searches everything buffered again
     // on each network chunk, takes 10 s on an idle one and more than 30 s on a busy one.
-    expect(performance.now() - started).toBeLessThan(6000);
+    expect(performance.now() - started).toBeLessThan(8000);
     expect(result.text.length).toBe(16 * MiB);
     expect(result.text).toBe(text);
     expect(deltas).toEqual([16 * MiB]);
@@ -97,6 +97,13 @@ describe('OpenAI-compatible provider stream', () => {
   it('fails the call, naming the cause, when an event is not JSON', async () => {
     const provider = await providerOn((res) => res.end(`${event({ role: 'assistant', content: '' })}data: {"choices": [\n\n`));
     await expect(ask(provider)).rejects.toMatchObject({ kind: 'upstream', message: expect.stringContaining('a streamed event is not JSON') });
+  });
+
+  it('fails the call when one event passes the response cap, as any stream that does', async () => {
+    const provider = await providerOn((res) => res.end(`${event({ content: 'c'.repeat(2 * MiB) })}data: [DONE]\n\n`), MiB);
+    const attempt = ask(provider);
+    await expect(attempt).rejects.toBeInstanceOf(ProviderRequestError);
+    await expect(attempt).rejects.toMatchObject({ kind: 'invalid_response' });
   });
 
   it('ignores what follows [DONE]', async () => {
