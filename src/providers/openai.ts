@@ -8,8 +8,8 @@ import { isSelfHosted } from './endpoints.js';
 import { estimateCompletionTokens, estimatePromptTokens } from './estimate.js';
 import { parseToolArguments } from './tool-arguments.js';
 import { HostedProvider, type HostedProviderOptions, type SendContext } from './hosted.js';
-import { readServerSentEvents } from './server-sent-events.js';
 import type { ChatMessage, CompletionRequest, CompletionResult, ToolCall, ToolSpec } from './types.js';
+import { readEventStream } from '../util/event-stream.js';
 
 /**
  * Our conversation in the Chat Completions shape. The `tool` role has no error flag, so a failed
@@ -101,13 +101,13 @@ export async function fromOpenAIStream(
 /**
  * The chunks of a Chat Completions stream, read with our own event parser: the SDK's decoder
  * searches everything buffered again on each network chunk, which takes seconds for an answer a
- * compatible server sends as one event of a few MiB (docs/gateway.md, "Provider streams"). As with
+ * compatible server sends as one event of a few MiB (docs/gateway.md#provider-streams). As with
  * the SDK, an `error` object in the stream fails the call, and what follows `[DONE]` is read but not used.
  */
 export async function* chatCompletionChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<ChatCompletionChunk> {
   if (!body) throw new Error('the streamed answer has no body');
   let done = false;
-  for await (const { data } of readServerSentEvents(body)) {
+  for await (const { data } of readEventStream(body)) {
     if (done) continue;
     if (data.startsWith('[DONE]')) {
       done = true;
