@@ -117,6 +117,7 @@ export async function* chatCompletionChunks(body: ReadableStream<Uint8Array> | n
     try {
       chunk = JSON.parse(data);
     } catch {
+      // The event's text is not repeated: it may hold anything.
       throw new Error(`a streamed event is not JSON (${data.length} characters)`);
     }
     if (chunk.error) throw new Error(typeof chunk.error.message === 'string' ? chunk.error.message : 'the stream reported an error');

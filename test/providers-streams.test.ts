@@ -8,9 +8,9 @@ import { ProviderRequestError, createProviderRegistry, type Provider } from '../
 import { quietLogger } from './helpers/log.js';
 
 /**
- * The OpenAI-compatible provider reading Chat Completions streams from a server on 127.0.0.1 that
- * writes the wire format by hand: one very long event, many small ones, and errors in the stream;
- * through the real gateway client.
+ * The hosted providers reading their streams from a server on 127.0.0.1 that writes the wire
+ * formats by hand: one very long event, many small ones, and errors in the stream; through the
+ * real gateway client.
  */
 const MiB = 1024 * 1024;
 const servers: Server[] = [];
@@ -25,8 +25,19 @@ const event = (delta: unknown) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1-mini-2025-04-14', choices: [{ index: 0, delta, logprobs: null, finish_reason: null }] })}\n\n`;
 const usage = `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1-mini-2025-04-14', choices: [], usage: { prompt_tokens: 12, completion_tokens: 34, total_tokens: 46 } })}\n\n`;
 
+/** The Messages API's stream of `text` in one delta, with a ping, and its usage. */
+const messageStream = (text: string) => [
+  ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-haiku-4-5-20251001', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } }],
+  ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+  ['ping', { type: 'ping' }],
+  ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }],
+  ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+  ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 34 } }],
+  ['message_stop', { type: 'message_stop' }],
+].map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+
 /** A provider whose upstream answers each streamed request with `answer(res)`. */
-async function providerOn(answer: (res: ServerResponse) => unknown, maxResponseBytes?: number): Promise<Provider> {
+async function providerOn(answer: (res: ServerResponse) => unknown, maxResponseBytes?: number, vendor: 'openai' | 'anthropic' = 'openai'): Promise<Provider> {
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -39,11 +50,11 @@ async function providerOn(answer: (res: ServerResponse) => unknown, maxResponseB
   const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   const policy = NetworkPolicy.fromConfig({ provider_allowed_hosts: [host] });
   const registry = createProviderRegistry({
-    config: configSchema.parse({ providers: { openai: { api_key_env: 'KEY', model: 'gpt-4.1-mini', base_url: `http://${host}/v1` } } }),
+    config: configSchema.parse({ providers: { [vendor]: { api_key_env: 'KEY', model: vendor === 'openai' ? 'gpt-4.1-mini' : 'claude-haiku-4-5', base_url: `http://${host}${vendor === 'openai' ? '/v1' : ''}` } } }),
     env: { KEY: 'sk-test-0123456789abcdefghij' },
     gatewayClientFactory: (o) => createClient({ ...o, policy, log: quietLogger, ...(maxResponseBytes ? { maxResponseBytes } : {}) }),
   });
-  return registry.resolve('openai');
+  return registry.resolve(vendor);
 }
 
 const ask = (provider: Provider, onText?: (delta: string) => void) =>
@@ -109,5 +120,27 @@ describe('OpenAI-compatible provider stream', () => {
   it('ignores what follows [DONE]', async () => {
     const provider = await providerOn((res) => res.end(`${event({ content: 'kept' })}data: [DONE]\n\n${event({ content: ' ignored' })}`));
     expect((await ask(provider)).text).toBe('kept');
+  });
+});
+
+describe('Anthropic provider stream', () => {
+  // Read by the SDK's own decoder, which is linear too: the same bound as the OpenAI-compatible one.
+  it('reads a 16 MiB answer sent as one event, skipping pings, with the usage', async () => {
+    const text = 'a'.repeat(16 * MiB);
+    const stream = Buffer.from(messageStream(text));
+    const provider = await providerOn((res) => res.end(stream), undefined, 'anthropic');
+    const started = performance.now();
+    const result = await ask(provider);
+    expect(performance.now() - started).toBeLessThan(8000);
+    expect(result.text).toBe(text);
+    expect(result.usage).toEqual({ prompt_tokens: 12, completion_tokens: 34 });
+    expect(result.model).toBe('claude-haiku-4-5-20251001');
+  });
+
+  it('fails the call with the upstream message on an error event', async () => {
+    const provider = await providerOn((res) => res.end(`${messageStream('').split('event: content_block_delta')[0]}event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`), undefined, 'anthropic');
+    const attempt = ask(provider);
+    await expect(attempt).rejects.toBeInstanceOf(ProviderRequestError);
+    await expect(attempt).rejects.toMatchObject({ kind: 'upstream', message: expect.stringContaining('Overloaded') });
   });
 });
