@@ -20,10 +20,10 @@ import type { ScenarioResult } from './types.js';
  *      pressure would be what is measured;
  *  (c) 40 viewers that never read it: the memory the server holds (after a full GC) while they hold
  *      it, against the same answer read by one viewer alone, and against a copy per viewer. Held is
- *      what the process's objects hold: the JavaScript heap in use plus the memory bound to it outside
- *      the heap (`external`, which includes every Buffer and a socket's queued writes). RSS is shown
- *      too, but not judged: memory the allocator freed without returning it to the system moves RSS
- *      by tens of MB either way between two identical measurements.
+ *      what the process's objects hold: the JavaScript heap in use plus the memory bound to it
+ *      outside the heap (`external`: every Buffer among it, so a frame copied per viewer would show
+ *      as 640 MB). RSS is shown too, but not judged: memory the allocator freed without returning
+ *      it to the system moves RSS by tens of MB either way between two identical measurements.
  */
 export interface LargeAnswerBenchOptions {
   handedViewers?: number;
