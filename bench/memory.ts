@@ -59,20 +59,16 @@ export async function memoryScenario(options: MemoryBenchOptions = {}): Promise<
       medium: corpus.wordsWithDf(2_000, 20_000, 10),
       common: corpus.mostCommon(3),
     };
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const viaHttp = (base: string) => (word: string) => getJson<{ results: unknown[] }>(agent, `${base}/api/v1/memory/search?q=${encodeURIComponent(word)}&limit=10`, API_KEY)
-      .then((data) => data.results.length);
     const direct = async (word: string) => (await store.search(word, { limit: 10 })).length;
     const measured: Record<string, { http: number[]; bare: number[]; direct: number[] }> = {};
     for (const [name, words] of Object.entries(classes)) {
       const list = words.map((w) => w.word);
       measured[name] = {
-        http: await sample(list, repeats, viaHttp(url)),
-        bare: await sample(list, repeats, viaHttp(bare.url)),
+        http: await sampleOverHttp(url, list, repeats),
+        bare: await sampleOverHttp(bare.url, list, repeats),
         direct: await sample(list, repeats, direct),
       };
     }
-    agent.destroy();
 
     const topWord = classes.common[0]!.word;
     const unbounded = await sample([topWord], 5, async (w) => unboundedRank(database, w));
@@ -157,6 +153,23 @@ async function startBareSearch(store: TurnStore): Promise<{ server: Server; url:
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/**
+ * `sample` of GET /api/v1/memory/search on `base`, on one kept-alive connection of its own, closed
+ * once the phase is done. A connection kept across phases would sit idle while the others run in
+ * this same process, whose direct searches hold the event loop for seconds at a time under load;
+ * a request written on it as the server closes it for idleness (keep-alive timeout, 5 s) fails
+ * with read ECONNRESET. Within a phase the requests follow each other with no idle time.
+ */
+async function sampleOverHttp(base: string, words: string[], repeats: number): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    return await sample(words, repeats, (word) =>
+      getJson<{ results: unknown[] }>(agent, `${base}/api/v1/memory/search?q=${encodeURIComponent(word)}&limit=10`, API_KEY).then((data) => data.results.length));
+  } finally {
+    agent.destroy();
+  }
 }
 
 /** Latency in ms of each call, words round-robin, after one unmeasured warm-up pass. */

@@ -1,7 +1,7 @@
 import createFetchClient, { type Client, type FetchOptions } from 'openapi-fetch';
 import { AgentdApiError, RunStreamInterruptedError } from './errors.js';
 import type { components, paths } from './openapi-types.js';
-import { sseMessages } from './sse.js';
+import { readEventStream } from '../util/event-stream.js';
 
 type Method = 'get' | 'post' | 'delete';
 
@@ -113,7 +113,7 @@ export class AgentdClient {
     if (response.status === 204 || !data) return;
     let lastEventId = options.lastEventId ?? 0;
     try {
-      for await (const message of sseMessages(data, MAX_EVENT_LINE_CHARS)) {
+      for await (const message of readEventStream(data, MAX_EVENT_LINE_CHARS)) {
         // Live events (run.delta, run.text) have no id of their own (SSE carries the last one
         // over): they are not what a resume names.
         const event = (LIVE_EVENTS.has(message.event)

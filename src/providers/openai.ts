@@ -9,6 +9,7 @@ import { estimateCompletionTokens, estimatePromptTokens } from './estimate.js';
 import { parseToolArguments } from './tool-arguments.js';
 import { HostedProvider, type HostedProviderOptions, type SendContext } from './hosted.js';
 import type { ChatMessage, CompletionRequest, CompletionResult, ToolCall, ToolSpec } from './types.js';
+import { readEventStream } from '../util/event-stream.js';
 
 /**
  * Our conversation in the Chat Completions shape. The `tool` role has no error flag, so a failed
@@ -98,6 +99,33 @@ export async function fromOpenAIStream(
 }
 
 /**
+ * The chunks of a Chat Completions stream, read with our own event parser: the SDK's decoder
+ * searches everything buffered again on each network chunk, which takes seconds for an answer a
+ * compatible server sends as one event of a few MiB (docs/gateway.md#provider-streams). As with
+ * the SDK, an `error` object in the stream fails the call, and what follows `[DONE]` is read but not used.
+ */
+export async function* chatCompletionChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<ChatCompletionChunk> {
+  if (!body) throw new Error('the streamed answer has no body');
+  let done = false;
+  for await (const { data } of readEventStream(body)) {
+    if (done) continue;
+    if (data.startsWith('[DONE]')) {
+      done = true;
+      continue;
+    }
+    let chunk: ChatCompletionChunk & { error?: { message?: unknown } };
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      // The event's text is not repeated: it may hold anything.
+      throw new Error(`a streamed event is not JSON (${data.length} characters)`);
+    }
+    if (chunk.error) throw new Error(typeof chunk.error.message === 'string' ? chunk.error.message : 'the stream reported an error');
+    yield chunk;
+  }
+}
+
+/**
  * OpenAI through the official SDK; with `base_url` also any OpenAI-compatible server (Ollama, vLLM,
  * llama.cpp). The gateway's fetch carries every request, so network policy governs them all.
  */
@@ -141,7 +169,8 @@ export class OpenAIProvider extends HostedProvider<ChatCompletionCreateParamsStr
       logLevel: 'warn',
       ...(context.logger ? { logger: context.logger } : {}),
     });
-    const stream = await client.chat.completions.create(body, { signal: request.signal });
-    return fromOpenAIStream(stream, request.messages, request.onText);
+    // The SDK posts the request and turns an error status into its error; the body is ours to read.
+    const response = await client.chat.completions.create(body, { signal: request.signal }).asResponse();
+    return fromOpenAIStream(chatCompletionChunks(response.body), request.messages, request.onText);
   }
 }

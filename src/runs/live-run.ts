@@ -94,9 +94,7 @@ export class LiveRun {
     private readonly history?: readonly Turn[],
   ) {
     this.done = new Promise<RunRecord>((resolve) => (this.resolveDone = resolve));
-    this.fanOut = new FanOut((_viewer, err) => {
-      context.log.warn(`dropped a viewer of run ${record.run_id}: ${(err as Error)?.message ?? String(err)}`);
-    });
+    this.fanOut = new FanOut(logDroppedViewer(context.log, record.run_id));
     this.text = new RunText((text, offset) => {
       this.fanOut.sendLive(liveEvent('run.delta', text));
       context.bus?.publishText(record.run_id, { offset, text });
@@ -332,4 +330,13 @@ export class LiveRun {
       return fallback;
     }
   }
+}
+
+/**
+ * The fan-out's report of a viewer it dropped. Made here, not in the constructor, so the fan-out
+ * holds only the log and the run id: a connection still writing a finished run's last frames to a
+ * slow client holds the fan-out, and must not hold the run's events and text with it.
+ */
+function logDroppedViewer(log: Logger, runId: string): (viewer: unknown, err: unknown) => void {
+  return (_viewer, err) => log.warn(`dropped a viewer of run ${runId}: ${(err as Error)?.message ?? String(err)}`);
 }

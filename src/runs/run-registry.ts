@@ -289,13 +289,16 @@ export class RunRegistry {
     }
     // Only committed events are in `events`: a viewer is never shown an event the store does not
     // have. The ones still being written reach it with everyone else's once they are committed.
-    live.fanOut.add(viewer);
+    const { fanOut } = live;
+    fanOut.add(viewer);
     return {
       found: true,
       replay: live.events.filter((event) => event.id > afterId),
       finished: false,
       text: viewer.sendLive ? live.text.soFar : '',
-      stop: () => live.fanOut.remove(viewer),
+      // The fan-out only: `stop` lives as long as the connection, which may outlast the run (a slow
+      // client still being written its last frames); the run's events and text must not.
+      stop: () => fanOut.remove(viewer),
     };
   }
 }
