@@ -61,12 +61,11 @@ describe('readEventStream', () => {
     await expect(all(stream(`data: ${'x'.repeat(5000)}`, 512), 1000)).rejects.toThrow('an event stream line is longer than 1000 characters');
   });
 
-  it('reads a 16 MiB line that arrives in 16 KiB chunks without searching it again per chunk', async () => {
+  // Re-searching everything buffered on each of these 1,024 chunks takes minutes: such a reader
+  // fails this test by its time-out; a linear one reads the line in well under a second.
+  it('reads a 16 MiB line that arrives in 16 KiB chunks without searching it again per chunk', { timeout: 20_000 }, async () => {
     const line = `data: ${'x'.repeat(16 * 1024 * 1024)}\n\n`;
-    const started = performance.now();
     const events = await all(stream(line, 16 * 1024));
-    // Re-searching everything buffered on each of these 1,024 chunks takes tens of seconds.
-    expect(performance.now() - started).toBeLessThan(3000);
     expect(events).toHaveLength(1);
     expect(events[0]!.data.length).toBe(16 * 1024 * 1024);
   });
