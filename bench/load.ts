@@ -1,9 +1,12 @@
 import autocannon from 'autocannon';
+import { processCpuMs } from './machine-cpu.js';
 import { median } from './stats.js';
 import type { ScenarioResult } from './types.js';
 
 export interface LoadResult {
   rps: number;
+  /** Requests answered in the run. */
+  requests: number;
   p99Ms: number;
   non2xx: number;
   errors: number;
@@ -18,10 +21,13 @@ export interface LoadOptions {
   requests?: { body: string; headers: Record<string, string> }[];
   connections?: number;
   durationSeconds?: number;
+  /** The server's process: its CPU time over the run is reported as `cpuMs`. */
+  pid?: number;
 }
 
 /** One autocannon run against `url`; reports requests/s (mean), p99 latency and failures. */
-export async function load(options: LoadOptions): Promise<LoadResult> {
+export async function load(options: LoadOptions): Promise<LoadResult & { cpuMs?: number }> {
+  const cpuBefore = options.pid === undefined ? 0 : processCpuMs(options.pid);
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -32,13 +38,15 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     duration: options.durationSeconds ?? 5,
   });
   // Counted over the whole run: autocannon's average is of whole-second samples, too few in a short round.
-  return { rps: result.requests.total / result.duration, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  const rps = result.requests.total / result.duration;
+  const measured = { rps, requests: result.requests.total, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return options.pid === undefined ? measured : { ...measured, cpuMs: processCpuMs(options.pid) - cpuBefore };
 }
 
 /** One round of the two sides, loaded one after the other under the same conditions. */
 export interface Round {
-  a: LoadResult;
-  b: LoadResult;
+  a: LoadResult & { cpuMs?: number };
+  b: LoadResult & { cpuMs?: number };
 }
 
 /**
@@ -70,6 +78,8 @@ const ROUND_SECONDS = 1.5;
 /** A server under load, started for one scenario and closed after it. */
 export interface Served {
   url: string;
+  /** Its process when it runs in a child: the scenario then reports its CPU time per request. */
+  pid?: number;
   close(): Promise<void>;
 }
 
@@ -96,7 +106,8 @@ export async function ratioScenario<S extends Served>(options: RatioScenarioOpti
   const subject = await options.subject();
   const bare = await options.baseline();
   try {
-    const rounds = await alternate(...options.requests(subject, bare));
+    const [subjectLoad, bareLoad] = options.requests(subject, bare);
+    const rounds = await alternate({ ...subjectLoad, pid: subject.pid }, { ...bareLoad, pid: bare.pid });
     const failed = rounds.reduce((n, r) => n + r.a.non2xx + r.a.errors, 0);
     if (failed > 0) throw new Error(`${label} answered ${failed} non-2xx or failed requests`);
     const ratios = rounds.map((r) => r.a.rps / r.b.rps);
@@ -110,6 +121,7 @@ export async function ratioScenario<S extends Served>(options: RatioScenarioOpti
         bare_rps: Math.round(b), bare_p99_ms: median(rounds.map((r) => r.b.p99Ms)),
         ratio: Number(ratio.toFixed(3)), ratio_min: Number(Math.min(...ratios).toFixed(3)), ratio_max: Number(Math.max(...ratios).toFixed(3)),
         rounds: rounds.length,
+        ...cpuFigures(label, rounds),
       },
       goal: `median ratio of ${rounds.length} rounds >= ${minRatio.toFixed(2)}`,
       met: ratio >= minRatio,
@@ -118,4 +130,18 @@ export async function ratioScenario<S extends Served>(options: RatioScenarioOpti
   } finally {
     await Promise.all([subject.close(), bare.close()]);
   }
+}
+
+/**
+ * CPU time per request of each side over all rounds, and bare's over the subject's: what each
+ * request cost its server, which the machine's other load moves much less than it moves requests/s.
+ */
+function cpuFigures(label: string, rounds: Round[]): Record<string, number> {
+  const perRequest = (side: 'a' | 'b') => {
+    const cpuMs = rounds.reduce((sum, r) => sum + (r[side].cpuMs ?? Number.NaN), 0);
+    return (cpuMs * 1000) / rounds.reduce((sum, r) => sum + r[side].requests, 0);
+  };
+  const [a, b] = [perRequest('a'), perRequest('b')];
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return {};
+  return { [`${label}_cpu_us_per_request`]: Number(a.toFixed(1)), bare_cpu_us_per_request: Number(b.toFixed(1)), cpu_ratio: Number((b / a).toFixed(3)) };
 }
