@@ -84,6 +84,9 @@ function wrap(instance: PinoLogger): Logger {
   };
 }
 
+/** Room for one line in the memory logger's block: a request line takes about 200 bytes. */
+const LINE_SLOT_BYTES = 512;
+
 /**
  * A logger that keeps the last `max` lines in memory (embedders and tests that want quiet output).
  * Lines read as `<time> <level> <message> key=value …`; they are rendered when read, so keeping
@@ -120,9 +123,6 @@ export function createMemoryLogger(max = 1000, level: LogLevel = 'info'): Logger
     },
   };
 }
-
-/** Room for one line in the memory logger's block: a request line takes about 200 bytes. */
-const LINE_SLOT_BYTES = 512;
 
 /** `<ISO time> <level> <message> key=value …` from one JSON log line. */
 export function renderLine(json: string): string {
