@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { processCpuMs } from './machine-cpu.js';
+import { median } from './stats.js';
 import type { ScenarioResult } from './types.js';
 
 /**
@@ -81,11 +82,6 @@ function timeToListening(command: string, args: readonly string[], ready: RegExp
     child.stderr.on('data', onData);
     child.once('exit', early);
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[sorted.length >> 1]!;
 }
 
 function round(n: number): number {

@@ -11,6 +11,7 @@ import { KEEP_ALIVE_TIMEOUT_MS } from '../src/gateway/pool-connection.js';
 import { NetworkPolicy } from '../src/policy/network-policy.js';
 import { SqliteStorage } from '../src/storage/sqlite/index.js';
 import { startChildServer } from './servers.js';
+import { median } from './stats.js';
 import type { AuditEvent, AuditInput, AuditSink } from '../src/storage/ports/audit.js';
 import type { ScenarioResult } from './types.js';
 
@@ -28,12 +29,6 @@ import type { ScenarioResult } from './types.js';
 const WARM_UP = 500;
 const MEASURED = 2000;
 const BLOCK = 100;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 async function timed(samples: number[], count: number, once: () => Promise<void>): Promise<void> {
   for (let i = 0; i < count; i++) {

@@ -9,6 +9,12 @@ export function pct(values: readonly number[], p: number): number {
 
 export const round = (n: number) => Math.round(n * 100) / 100;
 
+/** The middle value of `values` (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
 
 /** A seeded uniform random number generator in [0, 1): every run draws the same data. */
 export { mulberry32 as seededRandom } from '../src/storage/contract/audit-data.js';

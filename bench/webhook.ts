@@ -83,6 +83,7 @@ async function startWebhookChild(mode: string): Promise<Served> {
   });
   return {
     url,
+    pid: child.pid,
     close: () =>
       new Promise<void>((done) => {
         child.once('exit', () => done());

@@ -16,6 +16,18 @@ describe('createMemoryLogger', () => {
     for (const line of lines) expect(line.split(' ')[0]).toMatch(ISO);
   });
 
+  it('keeps a line longer than its slot whole, and the short lines around it', () => {
+    const log = createMemoryLogger(2);
+    const long = `long ${'ü'.repeat(400)} end`;
+    log.info('before');
+    log.info(long);
+    log.info('after');
+    log.info('last');
+    expect(log.lines.map((l) => l.slice(l.indexOf(' ') + 1))).toEqual(['info after', 'info last']);
+    log.info(long);
+    expect(log.lines.map((l) => l.slice(l.indexOf(' ') + 1))).toEqual(['info last', `info ${long}`]);
+  });
+
   it('censors secrets in messages before keeping them', () => {
     const log = createMemoryLogger();
     log.warn('upstream said: invalid key sk-ant-abcdefghijklmnopqrstuvwxyz');

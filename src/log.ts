@@ -84,6 +84,9 @@ function wrap(instance: PinoLogger): Logger {
   };
 }
 
+/** Room for one line in the memory logger's block: a request line takes about 200 bytes. */
+const LINE_SLOT_BYTES = 512;
+
 /**
  * A logger that keeps the last `max` lines in memory (embedders and tests that want quiet output).
  * Lines read as `<time> <level> <message> key=value …`; they are rendered when read, so keeping
@@ -91,23 +94,32 @@ function wrap(instance: PinoLogger): Logger {
  */
 export function createMemoryLogger(max = 1000, level: LogLevel = 'info'): Logger & { readonly lines: string[] } {
   // Kept as UTF-8 bytes, outside the JS heap: the strings pino builds are chains of small pieces,
-  // and a ring of them made every young-generation collection copy a thousand lines' worth.
-  const raw: Buffer[] = [];
-  let next = 0;
+  // and a ring of them made every young-generation collection copy a thousand lines' worth. Each
+  // line is copied into its slot of one block allocated up front, so keeping it allocates nothing
+  // (a buffer per line was a measurable share of a health request); a longer line gets its own.
+  const block = Buffer.allocUnsafeSlow(max * LINE_SLOT_BYTES);
+  const lengths = new Int32Array(max);
+  const longer: (Buffer | undefined)[] = [];
+  let written = 0;
   const destination: DestinationStream = {
     write(line: string) {
-      const bytes = Buffer.from(line);
-      if (raw.length < max) raw.push(bytes);
-      else raw[next] = bytes;
-      next = (next + 1) % max;
+      const slot = written++ % max;
+      const bytes = block.write(line, slot * LINE_SLOT_BYTES, LINE_SLOT_BYTES, 'utf8');
+      // `write` stops before a character that does not fit whole: only a line close to the slot's size may have been cut.
+      const cut = bytes > LINE_SLOT_BYTES - 4 && Buffer.byteLength(line, 'utf8') > bytes;
+      longer[slot] = cut ? Buffer.from(line, 'utf8') : undefined;
+      lengths[slot] = bytes;
     },
   };
   const logger = wrap(createPino(level, destination));
+  const lineAt = (slot: number) =>
+    longer[slot]?.toString('utf8') ?? block.toString('utf8', slot * LINE_SLOT_BYTES, slot * LINE_SLOT_BYTES + lengths[slot]!);
   return {
     ...logger,
     get lines() {
-      const ordered = raw.length < max ? raw : [...raw.slice(next), ...raw.slice(0, next)];
-      return ordered.map((bytes) => renderLine(bytes.toString()));
+      const kept = Math.min(written, max);
+      const oldest = written - kept;
+      return Array.from({ length: kept }, (_, i) => renderLine(lineAt((oldest + i) % max)));
     },
   };
 }

@@ -9,7 +9,8 @@ afterEach(async () => {
   t = undefined;
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A generated id: an RFC 9562 UUID (version 8, variant 10). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The one request line logged for `id`. */
 function requestLines(app: TestApp, id: string): string[] {

@@ -29,8 +29,9 @@ interface Fixed {
   /**
    * Its headers in writeHead's flat `[name, value, …]` form, the request id's value left empty:
    * a copy and one slot set per request, instead of an object spread from the security headers.
+   * All strings: Node validates every value as a string, and would convert a number each time.
    */
-  headers: readonly (string | number)[];
+  headers: readonly string[];
   /** The request line's method, route and status, serialised once (`requestLineFields`). */
   lineFields: string;
   method: 'GET' | 'HEAD';
@@ -62,7 +63,7 @@ export class FixedAnswers {
     const text = route.config?.fixedAnswer;
     if (typeof text !== 'string') return;
     const headers = [
-      ...Object.entries(SECURITY_HEADERS).flat(), REQUEST_ID_HEADER, '', 'content-type', JSON_TYPE, 'content-length', Buffer.byteLength(text),
+      ...Object.entries(SECURITY_HEADERS).flat(), REQUEST_ID_HEADER, '', 'content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(text)),
     ];
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of ['GET', 'HEAD'] as const) {
@@ -82,7 +83,7 @@ export class FixedAnswers {
     const id = requestIdOf(request);
     const headers = fixed.headers.slice();
     headers[ID_SLOT] = id;
-    response.writeHead(200, headers as string[]);
+    response.writeHead(200, headers);
     // Node sends no body in answer to a HEAD (`_hasBody` is false), whatever is passed here.
     response.end(fixed.body);
     const elapsedMs = performance.now() - started;
