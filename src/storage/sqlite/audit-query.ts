@@ -257,8 +257,9 @@ export class AuditQueryEngine {
     return {
       counts: each((source) => `SELECT kind, count(*) AS n, min(seq) AS low FROM (SELECT seq, kind FROM ${source}) GROUP BY kind`),
       page: each((source) => `SELECT seq, timestamp, kind FROM ${source}`),
-      candidates: this.prepare(`SELECT (SELECT count(*) FROM audit_events WHERE seq > @indexed AND seq >= @low),
-        (SELECT count(*) FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed AND rowid >= @low)`),
+      candidates: this.prepare(`SELECT * FROM
+        (SELECT count(*), count(*) FILTER (WHERE seq >= @low) FROM audit_events WHERE seq > @indexed),
+        (SELECT count(*), count(*) FILTER (WHERE rowid >= @low) FROM audit_search WHERE audit_search MATCH @match AND rowid <= @indexed)`),
       overtaken: this.prepare(`SELECT EXISTS (SELECT 1 FROM audit_events INDEXED BY audit_events_time
         WHERE timestamp > @timestamp AND seq < @below)`),
     };
