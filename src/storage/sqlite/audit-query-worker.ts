@@ -18,8 +18,8 @@ export interface QueryRequest {
 const port = parentPort!;
 const database = new Database((workerData as { path: string }).path, undefined, { readonly: true });
 /**
- * The file is read through a memory map (see docs/decisions.md, "Audit queries read a mapped
- * file"): SQLite drops a connection's page cache whenever the service has written since its last
+ * The file is read through a memory map (docs/decisions.md#audit-queries-read-a-mapped-file):
+ * SQLite drops a connection's page cache whenever the service has written since its last
  * read, which at a few writes a second is every query, so each row a `q` checks was a copy out of
  * the OS cache. SQLite maps read-only and caps the size at its build's maximum (2 GiB).
  */
