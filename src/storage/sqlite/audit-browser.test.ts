@@ -95,6 +95,22 @@ describe('the counts and the search index', () => {
     expect((await audit.query({ q: 'zq30x', limit: 10, offset: 0 })).total).toBe(1);
   });
 
+  it('find q as the full check does, whether the stored text holds it as it is or only lower-cased', async () => {
+    const audit = open();
+    await audit.emit({ event_type: 'Web.Login', category: 'test', result: 'allow', detail: { city: 'ÉCOLE Straße' } });
+    await audit.emit({ event_type: 'web.auth', category: 'test', result: 'allow', detail: { city: 'école', mark: '\uFFFDbc' } });
+    const total = async (q: string) => (await audit.query({ q, limit: 10, offset: 0 })).total;
+    for (const indexed of [false, true]) {
+      if (indexed) storage.audit.search.catchUp();
+      expect(await total('école')).toBe(2);
+      expect(await total('straße')).toBe(1);
+      expect(await total('web.log')).toBe(1);
+      expect(await total('\uFFFDbc')).toBe(1);
+      // A lone surrogate is a character no stored text holds, not the replacement character.
+      expect(await total('\uD800bc')).toBe(0);
+    }
+  });
+
   it('are filled in the background by the service', async () => {
     const audit = open({ auditIndexing: true });
     await Promise.all(Array.from({ length: 300 }, (_, i) => audit.emit({ event_type: 'bg', category: 'test', result: 'allow', detail: { marker: `kqz${i}` } })));

@@ -12,7 +12,11 @@ export interface CappedStatements {
   counts: [Statement, Statement];
   /** Matches as `Ordered` rows with their kind. */
   page: [Statement, Statement];
-  /** Candidates from `@low` on, matching or not: `[not indexed, indexed]`. */
+  /**
+   * Candidates, matching or not, in all and from `@low` on: `[not indexed, from low, indexed, from
+   * low]`. One pass over the index for both: a rowid bound does not spare FTS5 merging its
+   * trigrams' lists, so counting from `@low` apart cost as much as counting them all.
+   */
   candidates: Statement;
   /** Whether an event older in the chain than `@below` is newer in time than `@timestamp`. */
   overtaken: Statement;
@@ -66,11 +70,10 @@ export function readCapped(statements: CappedStatements, params: Params, offset:
   // The part it stopped in at the share of its candidates read that matched (the events not
   // indexed yet are all candidates, the index's mostly match); a part read whole as it is; an index
   // not reached taken to match throughout.
-  const all = statements.candidates.raw().get({ ...params, low: 0 }) as [number, number];
-  const read = statements.candidates.raw().get({ ...params, low }) as [number, number];
+  const [unindexed, unindexedRead, indexed, indexedRead] = statements.candidates.raw().get({ ...params, low }) as number[];
   const estimate = part === 0
-    ? Math.round(all[0] * (hits[0]! / read[0])) + all[1]
-    : hits[0]! + Math.round(all[1] * (hits[1]! / read[1]));
+    ? Math.round(unindexed! * (hits[0]! / unindexedRead!)) + indexed!
+    : hits[0]! + Math.round(indexed! * (hits[1]! / indexedRead!));
   const matched = hits[0]! + hits[1]!;
   return { counts: scaled(counts, Math.max(estimate, matched) / matched), page: seqs, estimate: Math.max(estimate, matched) };
 }
