@@ -51,13 +51,15 @@ describe('agentd/client', () => {
     expect(typeof calls).toBe('function');
   });
 
-  it('loads nothing of the service: its modules import only each other and openapi-fetch', () => {
+  // A helper of src/util/ that imports nothing itself (the event-stream reader) knows no domain and
+  // loads nothing else: the client may share it with the service.
+  it('loads nothing of the service: its modules import only each other, openapi-fetch and self-contained helpers', () => {
     const outside = sources(join(SRC, 'client')).flatMap((file) =>
-      [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)]
-        .map((m) => m[1]!)
-        .filter((specifier) => specifier !== 'openapi-fetch' && !/^\.\/[\w-]+\.js$/.test(specifier))
+      importsOf(file)
+        .filter((specifier) => specifier !== 'openapi-fetch' && !/^\.\/[\w-]+\.js$/.test(specifier) && !selfContainedUtil(specifier))
         .map((specifier) => `${file.slice(SRC.length + 1)}: ${specifier}`));
     expect(outside).toEqual([]);
+    expect(importsOf(join(SRC, 'client', 'client.ts'))).toContain('../util/event-stream.js');
   });
 
   it('is the package\'s ./client export (the build is what an installed package runs)', async () => {
@@ -67,3 +69,12 @@ describe('agentd/client', () => {
     expect(new entry.AgentdApiError(404, 'AGENTD_RUN_NOT_FOUND', 'Run not found', null)).toBeInstanceOf(Error);
   });
 });
+
+function importsOf(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+}
+
+function selfContainedUtil(specifier: string): boolean {
+  const name = /^\.\.\/util\/([\w-]+)\.js$/.exec(specifier)?.[1];
+  return name !== undefined && importsOf(join(SRC, 'util', `${name}.ts`)).length === 0;
+}
