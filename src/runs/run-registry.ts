@@ -6,7 +6,7 @@ import type { Turn } from '../storage/ports/turns.js';
 import type { Logger } from '../log.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import { censor } from '../security/secrets/secrets.js';
-import { newId } from '../security/ids/tokens.js';
+import { newTimeOrderedId } from '../security/ids/tokens.js';
 import { EndWriter } from './end-writer.js';
 import type { RunViewer, WatchResult } from './fan-out.js';
 import { LiveRun, type LiveRunContext, type StartRunInput } from './live-run.js';
@@ -103,7 +103,7 @@ export class RunRegistry {
    */
   async start(input: StartRunInput): Promise<RunRecord> {
     if (this.closing) throw shuttingDown();
-    const runId = input.runId ?? newId('run');
+    const runId = input.runId ?? newTimeOrderedId('run');
     const { slots, leases } = this.options;
     const controller = slots.acquire(input.sessionId, 'run', runId);
     const record: RunRecord = {

@@ -1,7 +1,7 @@
 import { AgentError, failureMessage } from '../contracts/agent-errors.js';
 import { isFinished, type RunRecord } from '../storage/ports/runs.js';
 import type { Logger } from '../log.js';
-import { newId } from '../security/ids/tokens.js';
+import { newTimeOrderedId } from '../security/ids/tokens.js';
 import { parseActiveHours, withinActiveHours } from './active-hours.js';
 import type { JobAudit } from './audit.js';
 import { planFire } from './plan.js';
@@ -191,7 +191,7 @@ export class JobRunner {
       if (error instanceof AgentError && error.code === 'budget_exceeded') return skip('budget', error.message);
       // Any other refusal (an unavailable provider) is the run's to report, as its error.
     }
-    return { fire: { at, status: 'starting', run_id: newId('run') }, note: null };
+    return { fire: { at, status: 'starting', run_id: newTimeOrderedId('run') }, note: null };
   }
 
   /** Whether the job's previous fire still has a run in flight (here or on another runner). */

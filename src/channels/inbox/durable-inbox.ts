@@ -1,7 +1,7 @@
 import type { ChannelInbox } from '../dispatcher.js';
 import type { Logger } from '../../log.js';
 import { RunAgain } from '../../util/run-again.js';
-import { newId } from '../../security/ids/tokens.js';
+import { newTimeOrderedId } from '../../security/ids/tokens.js';
 import { contentDigest, QUEUE_CAPACITY, requestIdKey, type IntakeOutcome, type SignatureToRecord, type WebhookIntake, type WebhookMessage } from '../webhook/index.js';
 import type { InboxClaim, InboxMessage, InboxStore } from '../../storage/ports/inbox.js';
 import type { AuditEvent } from '../../storage/ports/audit.js';
@@ -159,7 +159,7 @@ export class DurableInbox implements WebhookIntake, ChannelInbox<QueuedMessage> 
 
   /** Commits the message with its run's id, chosen now; a `queued` one is then claimed to run. */
   async store(message: MessageToStore): Promise<IntakeOutcome> {
-    const runId = newId('run');
+    const runId = newTimeOrderedId('run');
     const now = this.now();
     const { requestId, signature } = message;
     const stored = this.options.store.accept({

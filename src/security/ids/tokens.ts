@@ -25,7 +25,17 @@ export function randomIdBytes(count: number): Buffer {
   return bytes;
 }
 
-/** Short random id for resources (runs, sessions, turns, jobs). Opaque to clients. */
+/** Short random id for resources (sessions, jobs, events). Opaque to clients. */
 export function newId(prefix: string): string {
   return `${prefix}_${randomIdBytes(12).toString('base64url')}`;
+}
+
+/**
+ * An id that starts with its creation time (milliseconds, base 36, fixed width) followed by the
+ * same 12 random bytes as `newId`: for rows inserted by the thousand (runs, turns), new ids land at
+ * the end of the indexes keyed by them instead of at random places, which costs SQLite a fraction
+ * of the pages per insert; the random part keeps them unguessable. Still opaque to clients.
+ */
+export function newTimeOrderedId(prefix: string, now = Date.now()): string {
+  return `${prefix}_${now.toString(36).padStart(9, '0')}${randomIdBytes(12).toString('base64url')}`;
 }

@@ -253,6 +253,27 @@ export function describeInboxStore(backend: string, open: OpenInboxStore): void 
         expect(await claim(second, 'r2', 33)).toEqual(['run_2']);
       });
 
+      it('knows what a sender has waiting from the stored messages, also on another handle and after a failed acceptance', async () => {
+        const terms = (owner: string, at: number) => ({ owner, now: T(at), until: T(at + 30), limit: 10 });
+        const own = !inbox.sharedByReplicas;
+        const unbuildable = () => {
+          throw new Error('no event');
+        };
+        // Rolled back: nothing of the sender waits, so its next message may run at once.
+        await expect(inbox.accept(message(1), { ...RULES, claim: terms('r1', 0), audit: unbuildable })).rejects.toThrow('no event');
+        expect(await inbox.accept(message(2), { ...RULES, claim: terms('r1', 0) })).toBe(own ? 'claimed' : 'queued');
+        expect(await inbox.accept(message(3), { ...RULES, claim: terms('r1', 0) })).toBe('queued');
+        expect(await inbox.accept(message(4, { sender: 'other' }), { ...RULES, claim: terms('r1', 0) })).toBe(own ? 'claimed' : 'queued');
+        // A handle that did not store them finds them waiting: the sender's next one after run_2, none after run_4.
+        expect(await second.accept(message(5), { ...RULES, claim: terms('r1', 1) })).toBe('queued');
+        const next = await second.markStarted('run_2', terms('r1', 2));
+        if (own) expect(next && { ...next, id: 0 }).toEqual({ ...message(3), id: 0 });
+        else expect(next).toBeUndefined();
+        expect(await second.markStarted('run_4', terms('r1', 2))).toBeUndefined();
+        // A store shared by replicas commits a message before its event: the failed one stays.
+        expect((await second.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(own ? ['run_3', 'run_5'] : ['run_1', 'run_3', 'run_5']);
+      });
+
       it('respects the limit', async () => {
         for (let i = 1; i <= 5; i++) await inbox.accept(message(i, { sender: `s${i}` }), RULES);
         expect(await claim(inbox, 'r1', 0, 2)).toEqual(['run_1', 'run_2']);

@@ -1,5 +1,5 @@
 import type { NewTurn, Turn, TurnRole } from '../ports/turns.js';
-import { randomIdBytes } from '../../security/ids/tokens.js';
+import { newTimeOrderedId } from '../../security/ids/tokens.js';
 
 const ROLES: ReadonlySet<string> = new Set<TurnRole>(['user', 'assistant', 'system', 'tool']);
 const MAX_SESSION_ID_CHARS = 256;
@@ -18,7 +18,8 @@ export function turnFields(turn: NewTurn, now: () => number): TurnFields {
   if (typeof turn.content !== 'string') throw new TypeError('content must be a string');
   if (turn.provider !== null && typeof turn.provider !== 'string') throw new TypeError('provider must be a string or null');
   return {
-    id: turnId(),
+    // Time-ordered: a third less CPU when loading a million turns.
+    id: newTimeOrderedId('turn'),
     session_id: turn.session_id,
     role: turn.role,
     content: turn.content,
@@ -26,15 +27,6 @@ export function turnFields(turn: NewTurn, now: () => number): TurnFields {
     timestamp: normaliseTimestamp(turn.timestamp, now),
     run_id: turn.run_id ?? null,
   };
-}
-
-/**
- * Turn ids start with the creation time, so new ids land at the end of the id index instead of at
- * random places in it (a third less CPU when loading a million turns); the random part keeps them
- * unguessable. Still opaque to clients.
- */
-function turnId(): string {
-  return `turn_${Date.now().toString(36).padStart(9, '0')}${randomIdBytes(12).toString('base64url')}`;
 }
 
 /**

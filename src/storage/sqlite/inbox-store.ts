@@ -5,6 +5,10 @@ import { removeInSlices } from '../shared/slices.js';
 import type { SqliteAuditStore } from './audit-store.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
+interface WaitingCounts {
+  total: number;
+  bySender: Map<string, number>;
+}
 
 /**
  * Channel messages on the service's SQLite file. The replay check, the duplicate check, the
@@ -16,11 +20,13 @@ export class SqliteInboxStore implements InboxStore {
   readonly sharedByReplicas = false;
   private readonly stmt;
   /**
-   * Waiting messages per channel: counted once, then kept by this store's own writes (one process
-   * owns the file: the home lock), so the capacity check on the hot path costs no query. A rolled
-   * back batch makes it count again.
+   * Waiting messages per channel, and per sender within it: counted once, then kept by this store's
+   * own writes (one process owns the file: the home lock), so neither the capacity check nor the
+   * question whether a sender has a message waiting costs a query on the hot path. A rolled back
+   * batch makes them count again. Only senders with a waiting message are kept, so it is bounded
+   * by the capacity.
    */
-  private readonly waitingCounts = new Map<string, number>();
+  private readonly waitingCounts = new Map<string, WaitingCounts>();
 
   constructor(
     private readonly database: Database,
@@ -39,16 +45,17 @@ export class SqliteInboxStore implements InboxStore {
         ON CONFLICT (channel, signature) DO UPDATE SET expires_at = excluded.expires_at`),
       pruneSignatures: db.prepare(`DELETE FROM channel_signatures WHERE id IN (
           SELECT id FROM channel_signatures WHERE expires_at < ? ORDER BY expires_at LIMIT ?)`),
-      waitingCount: db.prepare('SELECT count(*) FROM channel_inbox WHERE channel = ? AND waiting = 1').pluck(),
+      waitingBySender: db.prepare('SELECT sender, count(*) AS n FROM channel_inbox WHERE channel = ? AND waiting = 1 GROUP BY sender'),
       // Positional: no object built and no name looked up per message on the webhook's hot path.
       insert: db.prepare(`INSERT INTO channel_inbox
         (channel, sender, content, metadata, received_at, request_id, run_id, body_digest, claimed_by, claimed_until)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      senderWaits: db.prepare('SELECT 1 FROM channel_inbox WHERE channel = ? AND sender = ? AND waiting = 1 LIMIT 1').pluck(),
       waiting: db.prepare(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id
         FROM channel_inbox WHERE channel = ? AND waiting = 1 ORDER BY id LIMIT ?`),
+      // This and `started` cost half of one UPDATE … RETURNING (measured), on the path of every message.
+      startable: db.prepare('SELECT id, channel, sender FROM channel_inbox WHERE run_id = ? AND waiting = 1'),
       // The run keeps its own (censored) copy of the text; this one is no longer needed.
-      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ? AND waiting = 1 RETURNING channel, sender`),
+      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE id = ?`),
       // The sender's oldest waiting message, when free (the same rule as `claim`, for one sender).
       claimNext: db.prepare(`UPDATE channel_inbox SET claimed_by = @owner, claimed_until = @until
         WHERE id = (SELECT min(id) FROM channel_inbox WHERE channel = @channel AND sender = @sender AND waiting = 1)
@@ -73,7 +80,7 @@ export class SqliteInboxStore implements InboxStore {
 
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
     const { signature, audit } = rules;
-    return this.uow.run((): InboxAcceptOutcome => {
+    return this.countedWrite((): InboxAcceptOutcome => {
       if (signature && this.stmt.signatureLive.get(message.channel, signature.signature, signature.now)) return 'replay';
       if (message.request_id !== null) {
         const earlier = this.stmt.earlier.get(message.channel, message.sender, message.request_id, rules.duplicatesSince) as { digest: string | null } | undefined;
@@ -83,10 +90,11 @@ export class SqliteInboxStore implements InboxStore {
           return 'duplicate';
         }
       }
-      const waiting = this.waitingCounts.get(message.channel) ?? (this.stmt.waitingCount.get(message.channel) as number);
-      if (waiting >= rules.capacity) return 'full';
+      const waiting = this.waitingOf(message.channel);
+      if (waiting.total >= rules.capacity) return 'full';
+      const before = waiting.bySender.get(message.sender) ?? 0;
       // Nothing of its sender waits before it: it may run at once, so it is claimed as it is stored.
-      const claim = rules.claim && !this.stmt.senderWaits.get(message.channel, message.sender) ? rules.claim : undefined;
+      const claim = before === 0 ? rules.claim : undefined;
       const m = message;
       this.stmt.insert.run(m.channel, m.sender, m.content, JSON.stringify(m.metadata), m.received_at, m.request_id, m.run_id,
         m.body_digest ?? null, claim?.owner ?? null, claim?.until ?? null);
@@ -96,9 +104,33 @@ export class SqliteInboxStore implements InboxStore {
         this.stmt.pruneSignatures.run(signature.pruneBefore, EXPIRED_PER_RECORD);
       }
       if (audit) this.audit.appendInWrite(audit(false));
-      this.waitingCounts.set(message.channel, waiting + 1);
+      waiting.total++;
+      waiting.bySender.set(message.sender, before + 1);
       return claim ? 'claimed' : 'queued';
     });
+  }
+
+  /** A write that keeps the counts: should it fail (its savepoint rolled back), they are counted again. */
+  private countedWrite<T>(write: () => T): Promise<T> {
+    return this.uow.run(() => {
+      try {
+        return write();
+      } catch (error) {
+        this.waitingCounts.clear();
+        throw error;
+      }
+    });
+  }
+
+  /** The channel's waiting counts, counted from the table the first time (or after a rollback). */
+  private waitingOf(channel: string): WaitingCounts {
+    let counts = this.waitingCounts.get(channel);
+    if (counts === undefined) {
+      const rows = this.stmt.waitingBySender.all(channel) as { sender: string; n: number }[];
+      counts = { total: rows.reduce((sum, row) => sum + row.n, 0), bySender: new Map(rows.map((row) => [row.sender, row.n])) };
+      this.waitingCounts.set(channel, counts);
+    }
+    return counts;
   }
 
   async waiting(channel: string, limit: number): Promise<InboxMessage[]> {
@@ -106,13 +138,17 @@ export class SqliteInboxStore implements InboxStore {
   }
 
   async markStarted(runId: string, next?: InboxClaim): Promise<InboxMessage | void> {
-    const row = await this.uow.run(() => {
-      const started = this.stmt.started.get(runId) as { channel: string; sender: string } | undefined;
+    const row = await this.countedWrite(() => {
+      const started = this.stmt.startable.get(runId) as { id: number; channel: string; sender: string } | undefined;
       if (started === undefined) return undefined;
-      const waiting = this.waitingCounts.get(started.channel);
-      if (waiting !== undefined) this.waitingCounts.set(started.channel, waiting - 1);
-      if (next === undefined) return undefined;
-      return this.stmt.claimNext.get({ ...started, owner: next.owner, now: next.now, until: next.until }) as InboxRow | undefined;
+      this.stmt.started.run(started.id);
+      const counted = this.waitingCounts.get(started.channel);
+      // Counted for the first time only now, the counts already leave this message out.
+      const left = counted ? leftAfterStart(counted, started.sender) : (this.waitingOf(started.channel).bySender.get(started.sender) ?? 0);
+      // The sender's next message, if one waits: most senders have none, and then no query asks.
+      if (next === undefined || left === 0) return undefined;
+      const { channel, sender } = started;
+      return this.stmt.claimNext.get({ channel, sender, owner: next.owner, now: next.now, until: next.until }) as InboxRow | undefined;
     });
     return row ? inboxMessageOf(row) : undefined;
   }
@@ -139,4 +175,13 @@ export class SqliteInboxStore implements InboxStore {
       { signal: options.signal, isOpen: () => this.database.open },
     );
   }
+}
+
+/** Takes a started message of `sender` off the counts; returns how many of the sender's still wait. */
+function leftAfterStart(counts: WaitingCounts, sender: string): number {
+  const left = (counts.bySender.get(sender) ?? 1) - 1;
+  counts.total--;
+  if (left > 0) counts.bySender.set(sender, left);
+  else counts.bySender.delete(sender);
+  return left;
 }
