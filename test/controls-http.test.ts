@@ -121,6 +121,28 @@ describe('POST /api/v1/controls/{id}', () => {
     ]);
   });
 
+  it('stores a lone surrogate a client put in the target as U+FFFD in the task id, and the audit chain still verifies', async () => {
+    const t = await app();
+    // JSON.stringify spells a lone surrogate as the escape \ud800, which the server's JSON.parse turns back into one.
+    const lone = 'job_\ud800x';
+    // 255 characters and an emoji: within the 256 the schema allows, but the task id keeps 256 UTF-16
+    // units, which cut the emoji's pair in half.
+    const cut = `${'a'.repeat(255)}\u{1F680}`;
+    for (const target of [lone, cut]) {
+      const response = await control(t, 'scheduler.pause_job', { target, confirm: `pause-job:${target}` });
+      expect(response.status).toBe(404);
+      expect((await json(response)).code).toBe('AGENTD_JOB_NOT_FOUND');
+    }
+    const expected = ['job_\uFFFDx', `${'a'.repeat(255)}\uFFFD`];
+    const stored = controlAudit(t);
+    expect(stored.map((event) => event.task_id)).toEqual(expected);
+    // The detail keeps what the client sent, through its JSON escapes.
+    expect(stored.map((event) => event.detail.target)).toEqual([lone, cut]);
+    const shown = (await json(await t.request('/api/v1/audit?event_type=web.control'))).data.events;
+    expect(shown.map((event: any) => event.task_id).reverse()).toEqual(expected);
+    expect(await t.app.audit.verify()).toMatchObject({ ok: true });
+  });
+
   it('sets the default provider, and the choice survives a restart', async () => {
     const dir = home('agentd-default-');
     const first = await startTestApp({ home: dir, env: OPENAI });

@@ -1,3 +1,4 @@
+import { withoutNul } from '../security/input/nul.js';
 import { redact } from '../security/secrets/redact.js';
 import { newId } from '../security/ids/tokens.js';
 import {
@@ -8,8 +9,19 @@ import {
 const DEFAULT_SEVERITY = { allow: 'info', deny: 'warning', error: 'error' } as const;
 const DAY_MS = 86_400_000;
 
+/**
+ * A top-level text field as both backends store it, byte for byte: a lone UTF-16 surrogate
+ * becomes U+FFFD (SQLite and PostgreSQL hold UTF-8, which cannot encode one) and so does NUL
+ * (PostgreSQL text cannot hold it). Done before the event is hashed, so the hash covers exactly
+ * the stored string and `verify` still finds the chain intact; U+FFFD stays visible to whoever
+ * reads the log (docs/resources.md#audit). `detail` needs nothing: its JSON escapes both.
+ */
+function storableText(value: string): string {
+  return withoutNul(value.toWellFormed());
+}
+
 function optionalText(value: string | null | undefined): string | null {
-  return value === undefined || value === null ? null : String(redact(value));
+  return value === undefined || value === null ? null : storableText(String(redact(value)));
 }
 
 /**
@@ -70,12 +82,15 @@ export class AuditLog implements AuditSink, AuditEventSource {
 
   /** The event as it is stored, for a store that commits it with writes of its own (see `AuditEventSource`). */
   prepare(input: AuditInput): AuditEvent {
-    const detail = input.request_id === undefined ? (input.detail ?? {}) : { ...input.detail, request_id: input.request_id };
+    // `redact` returns a copy, so the request id is set on it rather than spread into another one:
+    // the key keeps the place a spread gives it (last, or where `detail` already had it).
+    const detail = redact(input.detail ?? {}) as Record<string, unknown>;
+    if (input.request_id !== undefined) detail.request_id = redact(input.request_id);
     return {
       id: newId('evt'),
       timestamp: new Date(this.now()).toISOString(),
-      event_type: input.event_type,
-      category: input.category,
+      event_type: storableText(input.event_type),
+      category: storableText(input.category),
       result: input.result,
       severity: input.severity ?? DEFAULT_SEVERITY[input.result],
       actor: optionalText(input.actor),
@@ -84,7 +99,7 @@ export class AuditLog implements AuditSink, AuditEventSource {
       action: optionalText(input.action),
       session_id: optionalText(input.session_id),
       task_id: optionalText(input.task_id),
-      detail: redact(detail) as Record<string, unknown>,
+      detail,
     };
   }
 }

@@ -91,6 +91,49 @@ export function describeAuditStore(backend: string, open: OpenAuditStore): void 
       expect(await audit.verify()).toEqual({ ok: true, count: awkward.length });
     });
 
+    it('stores a lone surrogate or NUL in a text field as U+FFFD, hashed as stored; the detail keeps them byte for byte', async () => {
+      const odd = { high: 'a\ud800b', low: 'a\udc00b', pair: 'a\ud83d\ude80b', nul: 'a\u0000b' };
+      const storable = { high: 'a\uFFFDb', low: 'a\uFFFDb', pair: 'a\ud83d\ude80b', nul: 'a\uFFFDb' };
+      const events: AuditEvent[] = [];
+      for (const [name, text] of Object.entries(odd)) {
+        events.push(await audit.emit({
+          event_type: `text.${name}${text}`, category: `test${text}`, result: 'allow',
+          actor: text, source: text, subsystem: text, action: text, session_id: text, task_id: text,
+          detail: { text, [text]: 'as a key' }, request_id: text,
+        }));
+      }
+      const fields = ['actor', 'source', 'subsystem', 'action', 'session_id', 'task_id'] as const;
+      for (const [i, name] of (['high', 'low', 'pair', 'nul'] as const).entries()) {
+        const event = events[i]!;
+        expect(fields.map((field) => event[field])).toEqual(fields.map(() => storable[name]));
+        expect([event.event_type, event.category]).toEqual([`text.${name}${storable[name]}`, `test${storable[name]}`]);
+        expect(event.detail).toEqual({ text: odd[name], [odd[name]]: 'as a key', request_id: odd[name] });
+        expect(Object.keys(event.detail)).toEqual(['text', odd[name], 'request_id']);
+      }
+      // Read back: the same strings the hash covered, and the detail with its original characters.
+      const stored: AuditEvent[] = [];
+      const hashes: string[] = [];
+      for await (const { prev_hash: _prev, hash, ...event } of store.exportChain({})) {
+        stored.push(event);
+        hashes.push(hash);
+      }
+      expect(stored).toEqual(events);
+      expect(hashes).toEqual(chainHashes(events));
+      // The column holds U+FFFD: an exact filter on it finds the three events that had an odd character.
+      const page = await store.query({ actor: storable.high, limit: 10, offset: 0 });
+      expect(page.events.map((event) => event.event_type).sort()).toEqual(['high', 'low', 'nul'].map((name) => `text.${name}a\uFFFDb`));
+      expect(await audit.verify()).toEqual({ ok: true, count: 4 });
+    });
+
+    it('adds the request id to the detail last, or in the place the detail already gave it', async () => {
+      const appended = await audit.emit({ event_type: 't', category: 'test', result: 'allow', detail: { a: 1, b: 2 }, request_id: 'req_1' });
+      const replaced = await audit.emit({ event_type: 't', category: 'test', result: 'allow', detail: { request_id: 'old', b: 2 }, request_id: 'req_2' });
+      const alone = await audit.emit({ event_type: 't', category: 'test', result: 'allow', request_id: 'req_3' });
+      expect([JSON.stringify(appended.detail), JSON.stringify(replaced.detail), JSON.stringify(alone.detail)])
+        .toEqual(['{"a":1,"b":2,"request_id":"req_1"}', '{"request_id":"req_2","b":2}', '{"request_id":"req_3"}']);
+      expect(await audit.verify()).toEqual({ ok: true, count: 3 });
+    });
+
     it('rejects an event it cannot store and keeps the chain intact', async () => {
       await emitMany(2);
       const [good] = await emitMany(1);

@@ -21,7 +21,11 @@ export interface AuditInput {
   request_id?: string;
 }
 
-/** A stored event, as the audit endpoint returns it. */
+/**
+ * A stored event, as the audit endpoint returns it. Its text fields hold no lone surrogate and no
+ * NUL (`AuditLog.prepare` replaces them, docs/resources.md#audit): a store writes them as they are
+ * and reads back the very strings that were hashed.
+ */
 export interface AuditEvent {
   id: string;
   timestamp: string;
