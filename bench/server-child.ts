@@ -9,6 +9,9 @@ import { createApp } from '../src/app.js';
 import { createMemoryLogger } from '../src/log.js';
 import { Database } from '../src/storage/sqlite/database.js';
 import { homeFile } from '../src/config/home-layout.js';
+import { newId, newTimeOrderedId } from '../src/security/ids/tokens.js';
+import type { AuditEvent } from '../src/storage/ports/audit.js';
+import { eventHash, GENESIS_HASH } from '../src/storage/ports/audit-chain.js';
 
 /**
  * Child-process entry of bench servers: `bare` (node:http baseline), `bare-webhook` and
@@ -107,45 +110,65 @@ async function main(): Promise<void> {
 
 /**
  * The durable baseline: the same rows agentd stores for an accepted webhook message (the message
- * in `channel_inbox`, its `webhook.accept` event in `audit_events` with its counts, on the same schema and indexes,
- * WAL, synchronous=NORMAL), inserted in one transaction per event-loop turn and answered 202 once it
- * committed; every 5 ms the messages taken are marked started, as the dispatcher does. It also
- * does the rest of the required work (HMAC-SHA256 of the body compared in constant time, JSON
- * parse); what it skips is agentd's own: header checks, limits, redaction, the audit hash chain
- * (its hashes are a constant), the claim of a sender's next waiting message when one is started
- * (which keeps each sender's messages in order), and the row's real values (one constant sender,
- * sequential ids, no metadata, digest or claim bound). So the ratio counts some required work as
- * agentd's overhead: a profile of both sides at 0.63 put 12 µs of the gap in that claim, 8 µs in
- * the richer rows and 1–2 µs in the hashing.
+ * in `channel_inbox` with its real sender, a time-ordered run id and its claim when the sender had
+ * nothing waiting; its `webhook.accept` event in `audit_events`, linked into the hash chain, with its
+ * counts; the same schema and indexes, WAL, synchronous=NORMAL), inserted in one transaction per
+ * event-loop turn and answered 202 once it committed; every 5 ms the messages taken are marked
+ * started, as the dispatcher does, and a sender's next waiting message claimed (what keeps each
+ * sender's messages in order). It also does the rest of the required work (HMAC-SHA256 of the body
+ * compared in constant time, JSON parse); what it skips is agentd's own: header checks, limits,
+ * UTF-8 and payload validation, redaction, the replay and duplicate checks, the request log.
  */
 async function serveBareDurable(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-bare-'));
   const { db } = new Database(homeFile(home, 'database'));
-  const insertMessage = db.prepare(`INSERT INTO channel_inbox (channel, sender, content, metadata, received_at, request_id, run_id)
-    VALUES ('webhook', 'bench', ?, '{}', ?, NULL, ?)`);
+  const insertMessage = db.prepare(`INSERT INTO channel_inbox (channel, sender, content, metadata, received_at, request_id, run_id, claimed_by, claimed_until)
+    VALUES ('webhook', ?, ?, '{}', ?, NULL, ?, ?, ?)`);
   const kind = db.prepare(`INSERT INTO audit_kinds (event_type, category, result, severity, subsystem)
     VALUES ('webhook.accept', 'webhook', 'allow', 'info', 'webhook') RETURNING kind`).pluck().get() as number;
   const insertAudit = db.prepare(`INSERT INTO audit_events (id, timestamp, event_type, category, result, severity, subsystem, source, detail, prev_hash, hash, kind)
     VALUES (?, ?, 'webhook.accept', 'webhook', 'allow', 'info', 'webhook', '127.0.0.1', ?, ?, ?, ${kind})`);
   const countDay = db.prepare(`INSERT INTO audit_counts_days (day, kind, n) VALUES (?, ${kind}, 1) ON CONFLICT (day, kind) DO UPDATE SET n = n + 1`);
   const countHour = db.prepare(`INSERT INTO audit_counts_hours (hour, kind, n) VALUES (?, ${kind}, 1) ON CONFLICT (hour, kind) DO UPDATE SET n = n + 1`);
-  const markStarted = db.prepare("UPDATE channel_inbox SET waiting = 0, content = '' WHERE run_id = ?");
-  let batch: { body: string; done: () => void }[] = [];
-  let taken: string[] = [];
-  let next = 0;
+  const markStarted = db.prepare("UPDATE channel_inbox SET waiting = 0, content = '' WHERE id = ?");
+  const claimNext = db.prepare(`UPDATE channel_inbox SET claimed_by = 'local', claimed_until = ?
+    WHERE id = (SELECT min(id) FROM channel_inbox WHERE channel = 'webhook' AND sender = ? AND waiting = 1)`);
+  // Each sender's waiting messages, as agentd keeps them, so only a start that has a next one claims it.
+  const waiting = new Map<string, number>();
+  let prevHash = GENESIS_HASH;
+  let batch: { prompt: string; sender: string; done: () => void }[] = [];
+  let taken: { rowId: number | bigint; sender: string }[] = [];
   const commit = db.transaction((items: typeof batch) => {
     for (const item of items) {
-      const id = String(++next);
       const now = new Date().toISOString();
-      insertMessage.run(item.body, now, `run_${id}`);
-      insertAudit.run(`evt_${id}`, now, JSON.stringify({ sender: 'bench', prompt_length: item.body.length }), '0'.repeat(64), '0'.repeat(64));
+      const queued = waiting.get(item.sender) ?? 0;
+      waiting.set(item.sender, queued + 1);
+      const claimUntil = queued === 0 ? new Date(Date.now() + 60_000).toISOString() : null;
+      const { lastInsertRowid } = insertMessage.run(item.sender, item.prompt, now, newTimeOrderedId('run'), claimUntil && 'local', claimUntil);
+      const event: AuditEvent = {
+        id: newId('evt'), timestamp: now, event_type: 'webhook.accept', category: 'webhook', result: 'allow', severity: 'info',
+        actor: null, source: '127.0.0.1', subsystem: 'webhook', action: null, session_id: null, task_id: null,
+        detail: { sender: item.sender, prompt_length: item.prompt.length },
+      };
+      const hash = eventHash(prevHash, event);
+      insertAudit.run(event.id, now, JSON.stringify(event.detail), prevHash, hash);
+      prevHash = hash;
       countDay.run(now.slice(0, 10));
       countHour.run(now.slice(0, 13));
-      taken.push(`run_${id}`);
+      taken.push({ rowId: lastInsertRowid, sender: item.sender });
     }
   });
-  const start = db.transaction((runIds: string[]) => {
-    for (const runId of runIds) markStarted.run(runId);
+  const start = db.transaction((messages: typeof taken) => {
+    const claimUntil = new Date(Date.now() + 60_000).toISOString();
+    for (const { rowId, sender } of messages) {
+      markStarted.run(rowId);
+      const left = (waiting.get(sender) ?? 1) - 1;
+      if (left === 0) waiting.delete(sender);
+      else {
+        waiting.set(sender, left);
+        claimNext.run(claimUntil, sender);
+      }
+    }
   });
   const flush = () => {
     const items = batch;
@@ -154,13 +177,13 @@ async function serveBareDurable(): Promise<void> {
     for (const item of items) item.done();
   };
   const consumer = setInterval(() => {
-    const runIds = taken;
+    const messages = taken;
     taken = [];
-    start(runIds);
+    start(messages);
   }, 5);
-  await serveSignedJson((prompt, answer) => {
+  await serveSignedJson((prompt, sender, answer) => {
     if (batch.length === 0) setImmediate(flush);
-    batch.push({ body: prompt, done: answer });
+    batch.push({ prompt, sender, done: answer });
   }, () => {
     clearInterval(consumer);
     db.close();
@@ -173,14 +196,14 @@ async function serveBareDurable(): Promise<void> {
  * verify the same HMAC in constant time, parse the JSON, answer 202), nothing of agentd's own.
  */
 function serveBareWebhook(): Promise<void> {
-  return serveSignedJson((_prompt, answer) => answer(), () => undefined);
+  return serveSignedJson((_prompt, _sender, answer) => answer(), () => undefined);
 }
 
 /**
  * A node:http server that reads each body, checks its `x-service-signature` (HMAC-SHA256 with
- * `args.secret`), parses it as JSON and hands the prompt on; `answer` sends the 202.
+ * `args.secret`), parses it as JSON and hands the prompt and its sender on; `answer` sends the 202.
  */
-async function serveSignedJson(accept: (prompt: string, answer: () => void) => void, stop: () => void): Promise<void> {
+async function serveSignedJson(accept: (prompt: string, sender: string, answer: () => void) => void, stop: () => void): Promise<void> {
   const secret = String(args.secret ?? '');
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -193,8 +216,8 @@ async function serveSignedJson(accept: (prompt: string, answer: () => void) => v
         res.writeHead(401).end();
         return;
       }
-      const { prompt } = JSON.parse(raw.toString('utf8')) as { prompt: string };
-      accept(prompt, () => {
+      const { prompt, sender } = JSON.parse(raw.toString('utf8')) as { prompt: string; sender?: string };
+      accept(prompt, sender ?? 'anonymous', () => {
         res.writeHead(202, { 'content-type': 'application/json' });
         res.end('{"status":"queued"}');
       });
