@@ -109,6 +109,8 @@ describe('approvals in the console', () => {
     await p.getByRole('button', { name: 'Recent, decided too' }).click();
     expect(new URL(p.url()).hash).toBe('#/approvals?show=decided');
     const row = p.locator(`tr[data-approval-id="${approval.id}"]`);
+    // The decided list loads after the click: reading its cells at once could find no row yet.
+    await row.waitFor();
     const cells = await row.locator('td').allTextContents();
     expect(cells.slice(1, 6)).toEqual(['Tool call', 'calculator {"expression":"9*9"}', 'denied', 'deny', expect.stringMatching(/^web_session:/)]);
     expect(await row.getByRole('link', { name: run.run_id }).getAttribute('href')).toBe(`#/runs?run=${run.run_id}`);
