@@ -12,6 +12,7 @@ import { homeFile } from '../src/config/home-layout.js';
 import { newId, newTimeOrderedId } from '../src/security/ids/tokens.js';
 import type { AuditEvent } from '../src/storage/ports/audit.js';
 import { eventHash, GENESIS_HASH } from '../src/storage/ports/audit-chain.js';
+import { KEPT_HEADERS } from '../src/channels/webhook/request-headers.js';
 
 /**
  * Child-process entry of bench servers: `bare` (node:http baseline), `bare-webhook` and
@@ -110,20 +111,22 @@ async function main(): Promise<void> {
 
 /**
  * The durable baseline: the same rows agentd stores for an accepted webhook message (the message
- * in `channel_inbox` with its real sender, a time-ordered run id and its claim when the sender had
- * nothing waiting; its `webhook.accept` event in `audit_events`, linked into the hash chain, with its
- * counts; the same schema and indexes, WAL, synchronous=NORMAL), inserted in one transaction per
- * event-loop turn and answered 202 once it committed; every 5 ms the messages taken are marked
- * started, as the dispatcher does, and a sender's next waiting message claimed (what keeps each
- * sender's messages in order). It also does the rest of the required work (HMAC-SHA256 of the body
- * compared in constant time, JSON parse); what it skips is agentd's own: header checks, limits,
- * UTF-8 and payload validation, redaction, the replay and duplicate checks, the request log.
+ * in `channel_inbox` with its real sender, the request headers kept for its answer, a time-ordered
+ * run id and its claim when the sender had nothing waiting; its `webhook.accept` event in
+ * `audit_events` with the same detail, linked into the hash chain, with its counts; the same schema
+ * and indexes, WAL, synchronous=NORMAL), inserted in one transaction per event-loop turn and
+ * answered 202 once it committed; every 5 ms the messages taken are marked started, as the
+ * dispatcher does, and a sender's next waiting message claimed and read back (its text is what its
+ * run gets: a queue bounded by the store, not by memory, must read it from there). It also does the
+ * rest of the required work (HMAC-SHA256 of the body compared in constant time, JSON parse); what
+ * it skips is agentd's own: header checks, limits, UTF-8 and payload validation, redaction, the
+ * replay and duplicate checks, the request log.
  */
 async function serveBareDurable(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-bare-'));
   const { db } = new Database(homeFile(home, 'database'));
   const insertMessage = db.prepare(`INSERT INTO channel_inbox (channel, sender, content, metadata, received_at, request_id, run_id, claimed_by, claimed_until)
-    VALUES ('webhook', ?, ?, '{}', ?, NULL, ?, ?, ?)`);
+    VALUES ('webhook', ?, ?, ?, ?, NULL, ?, ?, ?)`);
   const kind = db.prepare(`INSERT INTO audit_kinds (event_type, category, result, severity, subsystem)
     VALUES ('webhook.accept', 'webhook', 'allow', 'info', 'webhook') RETURNING kind`).pluck().get() as number;
   const insertAudit = db.prepare(`INSERT INTO audit_events (id, timestamp, event_type, category, result, severity, subsystem, source, detail, prev_hash, hash, kind)
@@ -132,11 +135,12 @@ async function serveBareDurable(): Promise<void> {
   const countHour = db.prepare(`INSERT INTO audit_counts_hours (hour, kind, n) VALUES (?, ${kind}, 1) ON CONFLICT (hour, kind) DO UPDATE SET n = n + 1`);
   const markStarted = db.prepare("UPDATE channel_inbox SET waiting = 0, content = '' WHERE id = ?");
   const claimNext = db.prepare(`UPDATE channel_inbox SET claimed_by = 'local', claimed_until = ?
-    WHERE id = (SELECT min(id) FROM channel_inbox WHERE channel = 'webhook' AND sender = ? AND waiting = 1)`);
+    WHERE id = (SELECT min(id) FROM channel_inbox WHERE channel = 'webhook' AND sender = ? AND waiting = 1)
+    RETURNING id, content, metadata`);
   // Each sender's waiting messages, as agentd keeps them, so only a start that has a next one claims it.
   const waiting = new Map<string, number>();
   let prevHash = GENESIS_HASH;
-  let batch: { prompt: string; sender: string; done: () => void }[] = [];
+  let batch: { prompt: string; sender: string; headers: Record<string, string>; done: () => void }[] = [];
   let taken: { rowId: number | bigint; sender: string }[] = [];
   const commit = db.transaction((items: typeof batch) => {
     for (const item of items) {
@@ -144,11 +148,12 @@ async function serveBareDurable(): Promise<void> {
       const queued = waiting.get(item.sender) ?? 0;
       waiting.set(item.sender, queued + 1);
       const claimUntil = queued === 0 ? new Date(Date.now() + 60_000).toISOString() : null;
-      const { lastInsertRowid } = insertMessage.run(item.sender, item.prompt, now, newTimeOrderedId('run'), claimUntil && 'local', claimUntil);
+      const metadata = JSON.stringify({ webhook_headers: item.headers });
+      const { lastInsertRowid } = insertMessage.run(item.sender, item.prompt, metadata, now, newTimeOrderedId('run'), claimUntil && 'local', claimUntil);
       const event: AuditEvent = {
         id: newId('evt'), timestamp: now, event_type: 'webhook.accept', category: 'webhook', result: 'allow', severity: 'info',
         actor: null, source: '127.0.0.1', subsystem: 'webhook', action: null, session_id: null, task_id: null,
-        detail: { sender: item.sender, prompt_length: item.prompt.length },
+        detail: { sender: item.sender, prompt_length: item.prompt.length, ip: '127.0.0.1' },
       };
       const hash = eventHash(prevHash, event);
       insertAudit.run(event.id, now, JSON.stringify(event.detail), prevHash, hash);
@@ -166,7 +171,8 @@ async function serveBareDurable(): Promise<void> {
       if (left === 0) waiting.delete(sender);
       else {
         waiting.set(sender, left);
-        claimNext.run(claimUntil, sender);
+        const next = claimNext.get(claimUntil, sender) as { id: number; content: string; metadata: string } | undefined;
+        if (next !== undefined) JSON.parse(next.metadata);
       }
     }
   });
@@ -181,9 +187,9 @@ async function serveBareDurable(): Promise<void> {
     taken = [];
     start(messages);
   }, 5);
-  await serveSignedJson((prompt, sender, answer) => {
+  await serveSignedJson((prompt, sender, answer, headers) => {
     if (batch.length === 0) setImmediate(flush);
-    batch.push({ prompt, sender, done: answer });
+    batch.push({ prompt, sender, headers, done: answer });
   }, () => {
     clearInterval(consumer);
     db.close();
@@ -203,7 +209,9 @@ function serveBareWebhook(): Promise<void> {
  * A node:http server that reads each body, checks its `x-service-signature` (HMAC-SHA256 with
  * `args.secret`), parses it as JSON and hands the prompt and its sender on; `answer` sends the 202.
  */
-async function serveSignedJson(accept: (prompt: string, sender: string, answer: () => void) => void, stop: () => void): Promise<void> {
+async function serveSignedJson(
+  accept: (prompt: string, sender: string, answer: () => void, headers: Record<string, string>) => void, stop: () => void,
+): Promise<void> {
   const secret = String(args.secret ?? '');
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -220,7 +228,7 @@ async function serveSignedJson(accept: (prompt: string, sender: string, answer: 
       accept(prompt, sender ?? 'anonymous', () => {
         res.writeHead(202, { 'content-type': 'application/json' });
         res.end('{"status":"queued"}');
-      });
+      }, keptHeaders(req.headers));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -229,6 +237,16 @@ async function serveSignedJson(accept: (prompt: string, sender: string, answer: 
     stop();
     process.exit(0);
   }));
+}
+
+/** The request headers agentd keeps with a message (where to answer it; docs/webhook.md). */
+function keptHeaders(headers: import('node:http').IncomingHttpHeaders): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = headers[name.toLowerCase()];
+    if (typeof value === 'string') kept[name] = value;
+  }
+  return kept;
 }
 
 void main();

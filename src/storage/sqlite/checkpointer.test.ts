@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from './checkpointer.js';
 import { Database } from './database.js';
 import { SqliteStorage } from './index.js';
+import { SqliteUnitOfWork } from './unit-of-work.js';
 import { collectingLogger } from '../../../test/helpers/log.js';
 
 let dir: string;
@@ -34,6 +35,40 @@ describe('startCheckpointer', () => {
     fill(db, 3000); // ~6 MB: past the 1,000-page point where SQLite would checkpoint on its own
     expect(await waitFor(() => statSync(db.path).size > before + 4_000_000)).toBe(true);
     await checkpointer.stop();
+    db.close();
+  });
+
+  it('starts the WAL over under a steady stream of commits, holding them back for a quiet pass', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-ckpt-'));
+    const db = new Database(join(dir, 'agentd.db'));
+    db.db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT)');
+    const insert = db.db.prepare('INSERT INTO filler (body) VALUES (?)');
+    const uow = new SqliteUnitOfWork(db);
+    const calls: string[] = [];
+    const commits = {
+      pause: () => (calls.push('pause'), uow.pause()),
+      resume: () => (calls.push('resume'), uow.resume()),
+    };
+    const checkpointer = startCheckpointer(db, { intervalMs: 20, restartFrames: 64, commits });
+    // A commit every millisecond or two: a checkpoint from the worker nearly always overlaps one,
+    // and without the quiet pass the WAL grew to hold more than all of it (30 MB, measured).
+    let written = 0;
+    const stream = setInterval(() => {
+      void uow.run(() => {
+        for (let i = 0; i < 5; i++) insert.run('x'.repeat(2000));
+      });
+      written += 10_000;
+    }, 1);
+    await new Promise((r) => setTimeout(r, 1500));
+    clearInterval(stream);
+    await uow.run(() => undefined);
+    const walBytes = statSync(`${db.path}-wal`).size;
+    await checkpointer.stop();
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.filter((c) => c === 'pause').length).toBe(calls.filter((c) => c === 'resume').length);
+    expect(written).toBeGreaterThan(2_000_000);
+    expect(walBytes).toBeLessThan(written / 2);
+    expect(db.db.prepare('SELECT count(*) FROM filler').pluck().get()).toBe(written / 2000);
     db.close();
   });
 

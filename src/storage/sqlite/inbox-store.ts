@@ -56,11 +56,14 @@ export class SqliteInboxStore implements InboxStore {
       startable: db.prepare('SELECT id, channel, sender FROM channel_inbox WHERE run_id = ? AND waiting = 1'),
       // The run keeps its own (censored) copy of the text; this one is no longer needed.
       started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE id = ?`),
-      // The sender's oldest waiting message, when free (the same rule as `claim`, for one sender).
-      claimNext: db.prepare(`UPDATE channel_inbox SET claimed_by = @owner, claimed_until = @until
-        WHERE id = (SELECT min(id) FROM channel_inbox WHERE channel = @channel AND sender = @sender AND waiting = 1)
-          AND (claimed_until IS NULL OR claimed_until <= @now OR claimed_by = @owner)
-        RETURNING id, channel, sender, content, metadata, received_at, request_id, run_id`),
+      // The sender's oldest waiting message, and its claim when it is free (the same rule as
+      // `claim`, for one sender). Read, then claimed by id in the same write: an UPDATE … RETURNING
+      // costs as much again (SQLite gathers its rows in a temporary table first), on the path of
+      // every message whose sender had another one waiting.
+      nextOfSender: db.prepare(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id,
+          claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ? AS free
+        FROM channel_inbox WHERE channel = ? AND sender = ? AND waiting = 1 ORDER BY id LIMIT 1`),
+      claimById: db.prepare('UPDATE channel_inbox SET claimed_by = ?, claimed_until = ? WHERE id = ?'),
       // The oldest waiting message of each sender that is free (see InboxStore.claim).
       claim: db.prepare(`UPDATE channel_inbox SET claimed_by = @owner, claimed_until = @until
         WHERE id IN (
@@ -148,7 +151,11 @@ export class SqliteInboxStore implements InboxStore {
       // The sender's next message, if one waits: most senders have none, and then no query asks.
       if (next === undefined || left === 0) return undefined;
       const { channel, sender } = started;
-      return this.stmt.claimNext.get({ channel, sender, owner: next.owner, now: next.now, until: next.until }) as InboxRow | undefined;
+      const row = this.stmt.nextOfSender.get(next.now, next.owner, channel, sender) as (InboxRow & { free: number }) | undefined;
+      if (row === undefined || row.free === 0) return undefined;
+      this.stmt.claimById.run(next.owner, next.until, row.id);
+      const { id, content, metadata, received_at, request_id, run_id } = row;
+      return { id, channel, sender, content, metadata, received_at, request_id, run_id };
     });
     return row ? inboxMessageOf(row) : undefined;
   }

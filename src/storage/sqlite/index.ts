@@ -83,7 +83,7 @@ export class SqliteStorage implements Storage {
       if (options.checkpointer) {
         this.checkpointerStart = setTimeout(() => {
           this.checkpointerStart = null;
-          this.checkpointer = startCheckpointer(this.database, { log: options.log });
+          this.checkpointer = startCheckpointer(this.database, { log: options.log, commits: this.uow });
         }, CHECKPOINTER_START_DELAY_MS);
         this.checkpointerStart.unref();
       }

@@ -151,6 +151,26 @@ describe('SqliteUnitOfWork', () => {
     await batched;
   });
 
+  it('holds commits back while paused, writes and batched writes alike, and commits them at resume()', async () => {
+    uow.pause();
+    let settled = 0;
+    const writes = [uow.run(() => insert('held')), uow.runBatched(() => insert('batched'))].map((p) => p.then(() => settled++));
+    await new Promise((r) => setTimeout(r, 20)); // past the next turn and the batched write's wait
+    expect({ settled, committed: committedRows() }).toEqual({ settled: 0, committed: [] });
+    uow.resume();
+    expect(committedRows()).toEqual(['held', 'batched']);
+    await Promise.all(writes);
+    expect(settled).toBe(2);
+  });
+
+  it('commits at close() even while paused', async () => {
+    uow.pause();
+    const held = uow.run(() => insert('held'));
+    uow.close();
+    expect(committedRows()).toEqual(['held']);
+    await held;
+  });
+
   it('rejects writes once the database has closed', async () => {
     const queued = uow.run(() => insert('lost'));
     database.close();

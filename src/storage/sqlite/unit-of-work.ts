@@ -47,6 +47,8 @@ export class SqliteUnitOfWork {
   /** The commit a batched write waits for when no other write comes along. */
   private batchTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Commits held back for the WAL's quiet pass (see checkpointer.ts); writes queue meanwhile. */
+  private paused = false;
   private readonly rollbackListeners: (() => void)[] = [];
   private failure: WriteFailure | null = null;
   private readonly commitListeners: (() => void)[] = [];
@@ -84,7 +86,7 @@ export class SqliteUnitOfWork {
         this.scheduled = true;
         setImmediate(() => {
           this.scheduled = false;
-          this.flush();
+          if (!this.paused) this.flush();
         });
       }
     });
@@ -100,7 +102,10 @@ export class SqliteUnitOfWork {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject, outcome: null });
       if (this.closed || this.queue.length >= MAX_QUEUED) this.flush();
-      else this.batchTimer ??= setTimeout(() => this.flush(), BATCHED_WITHIN_MS);
+      else this.batchTimer ??= setTimeout(() => {
+        this.batchTimer = null;
+        if (!this.paused) this.flush();
+      }, BATCHED_WITHIN_MS);
     });
   }
 
@@ -124,6 +129,21 @@ export class SqliteUnitOfWork {
    */
   onBeforeCommit(listener: () => void): void {
     this.commitListeners.push(listener);
+  }
+
+  /**
+   * Holds commits back until `resume`: writes queue and their promises wait. Only a full queue or
+   * closing commits meanwhile (the pause then misses its purpose once, nothing else).
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /** Commits what queued during the pause, and from then on as before. */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.flush();
   }
 
   /** Commits everything queued now. */
