@@ -1,6 +1,7 @@
 import { withoutNul } from '../security/input/nul.js';
 import { redact } from '../security/secrets/redact.js';
 import { newId } from '../security/ids/tokens.js';
+import { isoTime } from '../util/iso-time.js';
 import {
   PRUNED_EVENT_TYPE, type AppendOptions, type AuditEvent, type AuditInput, type AuditEventSource, type AuditPage, type AuditQuery, type AuditSink, type AuditStats, type AuditStore,
   type AuditTimeRange, type ChainedAuditEvent, type ChainVerdict,
@@ -88,7 +89,7 @@ export class AuditLog implements AuditSink, AuditEventSource {
     if (input.request_id !== undefined) detail.request_id = redact(input.request_id);
     return {
       id: newId('evt'),
-      timestamp: new Date(this.now()).toISOString(),
+      timestamp: isoTime(this.now()),
       event_type: storableText(input.event_type),
       category: storableText(input.category),
       result: input.result,

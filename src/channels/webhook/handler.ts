@@ -21,6 +21,7 @@ import { signatureMatches } from './signature.js';
 import type { SignatureToRecord, WebhookIntake, WebhookMessage } from './types.js';
 import { afterBodyDrained } from '../../listener/drain-body.js';
 import { closeAfterUpgradeRequest } from '../../listener/upgrade-requests.js';
+import { isoTime } from '../../util/iso-time.js';
 
 export interface HandlerDeps {
   secret: string;
@@ -292,17 +293,6 @@ function destroyAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
   if (!res.headersSent || res.writableFinished) return destroy();
   res.once('finish', destroy);
   res.once('close', destroy);
-}
-
-let lastIsoMs = Number.NaN;
-let lastIso = '';
-/** Formatting a date costs more than the rest of queuing; under load many arrivals share a millisecond. */
-function isoTime(ms: number): string {
-  if (ms !== lastIsoMs) {
-    lastIso = new Date(ms).toISOString();
-    lastIsoMs = ms;
-  }
-  return lastIso;
 }
 
 /** Node joins repeated custom headers into one string; a list only appears for set-cookie. */

@@ -55,6 +55,8 @@ const invalid = (message: string) => refused(invalidField(message));
 
 /** Length in code points: an astral character (emoji) counts once, as a reader would count it. */
 export function charCount(text: string): number {
+  // Most prompts hold no surrogate at all: one native scan says so, and the length is the count.
+  if (!SURROGATE.test(text)) return text.length;
   let count = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
@@ -66,3 +68,5 @@ export function charCount(text: string): number {
   }
   return count;
 }
+
+const SURROGATE = /[\ud800-\udfff]/;

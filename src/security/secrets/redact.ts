@@ -12,9 +12,19 @@ const SENSITIVE_KEYS = [
  * are replaced, numbers and booleans always pass through.
  */
 export function isSensitiveKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[-_]/g, '');
-  return SENSITIVE_KEYS.some((s) => k === s || k.endsWith(s));
+  let known = keyVerdicts.get(key);
+  if (known === undefined) {
+    const k = key.toLowerCase().replace(/[-_]/g, '');
+    known = SENSITIVE_KEYS.some((s) => k === s || k.endsWith(s));
+    // The keys seen are mostly the same few dozen, every event; a flood of new ones starts it over.
+    if (keyVerdicts.size >= MAX_KEY_VERDICTS) keyVerdicts.clear();
+    keyVerdicts.set(key, known);
+  }
+  return known;
 }
+
+const keyVerdicts = new Map<string, boolean>();
+const MAX_KEY_VERDICTS = 1_000;
 
 const MAX_DEPTH = 20;
 
@@ -28,11 +38,14 @@ export function redact(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  // Built with `Object.fromEntries`, which defines each key as an own property: assigning
-  // `out['__proto__'] = …` would set the prototype instead, and a tool call's `__proto__`
-  // argument would vanish from the audit record.
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, v]) => [
-    key,
-    isSensitiveKey(key) && v !== null && typeof v !== 'number' && typeof v !== 'boolean' ? REDACTED : redact(v, depth + 1),
-  ]));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    const copy = isSensitiveKey(key) && v !== null && typeof v !== 'number' && typeof v !== 'boolean' ? REDACTED : redact(v, depth + 1);
+    // Assigning `out['__proto__'] = …` would set the prototype instead, and a tool call's
+    // `__proto__` argument would vanish from the audit record: that key is defined as an own property.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out;
 }
