@@ -27,6 +27,12 @@ export class SqliteInboxStore implements InboxStore {
    * by the capacity.
    */
   private readonly waitingCounts = new Map<string, WaitingCounts>();
+  /**
+   * The row of each waiting message this store accepted, by run id, kept like the counts: starting
+   * it then costs one UPDATE by row id, not a lookup first. A message not in it (accepted before
+   * a restart or a rollback) is looked up. Bounded by the capacity, as the waiting messages are.
+   */
+  private readonly waitingRows = new Map<string, { id: number; channel: string; sender: string }>();
 
   constructor(
     private readonly database: Database,
@@ -52,10 +58,10 @@ export class SqliteInboxStore implements InboxStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       waiting: db.prepare(`SELECT id, channel, sender, content, metadata, received_at, request_id, run_id
         FROM channel_inbox WHERE channel = ? AND waiting = 1 ORDER BY id LIMIT ?`),
-      // This and `started` cost half of one UPDATE … RETURNING (measured), on the path of every message.
+      // A waiting message's row when `waitingRows` does not know it (accepted before a restart or a rollback).
       startable: db.prepare('SELECT id, channel, sender FROM channel_inbox WHERE run_id = ? AND waiting = 1'),
       // The run keeps its own (censored) copy of the text; this one is no longer needed.
-      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE id = ?`),
+      started: db.prepare(`UPDATE channel_inbox SET waiting = 0, content = '' WHERE id = ? AND waiting = 1`),
       // The sender's oldest waiting message, and its claim when it is free (the same rule as
       // `claim`, for one sender). Read, then claimed by id in the same write: an UPDATE … RETURNING
       // costs as much again (SQLite gathers its rows in a temporary table first), on the path of
@@ -78,7 +84,7 @@ export class SqliteInboxStore implements InboxStore {
       pruneBatch: db.prepare(`DELETE FROM channel_inbox WHERE id IN (
           SELECT id FROM channel_inbox WHERE waiting = 0 AND received_at < ? ORDER BY id LIMIT ?)`),
     };
-    uow.onRollback(() => this.waitingCounts.clear());
+    uow.onRollback(() => this.forgetWaiting());
   }
 
   accept(message: NewInboxMessage, rules: InboxAcceptRules): Promise<InboxAcceptOutcome> {
@@ -99,8 +105,8 @@ export class SqliteInboxStore implements InboxStore {
       // Nothing of its sender waits before it: it may run at once, so it is claimed as it is stored.
       const claim = before === 0 ? rules.claim : undefined;
       const m = message;
-      this.stmt.insert.run(m.channel, m.sender, m.content, JSON.stringify(m.metadata), m.received_at, m.request_id, m.run_id,
-        m.body_digest ?? null, claim?.owner ?? null, claim?.until ?? null);
+      const { lastInsertRowid } = this.stmt.insert.run(m.channel, m.sender, m.content, JSON.stringify(m.metadata), m.received_at,
+        m.request_id, m.run_id, m.body_digest ?? null, claim?.owner ?? null, claim?.until ?? null);
       if (signature) {
         this.stmt.recordSignature.run(message.channel, signature.signature, signature.expiresAt);
         // Two expired records go with each new one: the table stays about the size of the live window.
@@ -109,6 +115,7 @@ export class SqliteInboxStore implements InboxStore {
       if (audit) this.audit.appendInWrite(audit(false));
       waiting.total++;
       waiting.bySender.set(message.sender, before + 1);
+      this.waitingRows.set(m.run_id, { id: Number(lastInsertRowid), channel: m.channel, sender: m.sender });
       return claim ? 'claimed' : 'queued';
     });
   }
@@ -119,10 +126,16 @@ export class SqliteInboxStore implements InboxStore {
       try {
         return write();
       } catch (error) {
-        this.waitingCounts.clear();
+        this.forgetWaiting();
         throw error;
       }
     });
+  }
+
+  /** After a write failed or rolled back: what is waiting is read from the table again. */
+  private forgetWaiting(): void {
+    this.waitingCounts.clear();
+    this.waitingRows.clear();
   }
 
   /** The channel's waiting counts, counted from the table the first time (or after a rollback). */
@@ -142,9 +155,10 @@ export class SqliteInboxStore implements InboxStore {
 
   async markStarted(runId: string, next?: InboxClaim): Promise<InboxMessage | void> {
     const row = await this.countedWrite(() => {
-      const started = this.stmt.startable.get(runId) as { id: number; channel: string; sender: string } | undefined;
+      const started = this.waitingRows.get(runId) ?? (this.stmt.startable.get(runId) as { id: number; channel: string; sender: string } | undefined);
       if (started === undefined) return undefined;
-      this.stmt.started.run(started.id);
+      this.waitingRows.delete(runId);
+      if (this.stmt.started.run(started.id).changes === 0) return undefined;
       const counted = this.waitingCounts.get(started.channel);
       // Counted for the first time only now, the counts already leave this message out.
       const left = counted ? leftAfterStart(counted, started.sender) : (this.waitingOf(started.channel).bySender.get(started.sender) ?? 0);
