@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -54,7 +54,7 @@ process.on('message', (message: { type?: string }) => {
     const memory = process.memoryUsage();
     process.send?.({
       rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external, arrayBuffers: memory.arrayBuffers,
-      handles: process.getActiveResourcesInfo().length, lag,
+      handles: process.getActiveResourcesInfo().length, lag, walBytes: walBytes(),
     });
     return;
   }
@@ -69,6 +69,16 @@ process.on('message', (message: { type?: string }) => {
   const cpu = process.cpuUsage();
   process.send?.({ rss: process.memoryUsage().rss, cpuMicros: cpu.user + cpu.system });
 });
+
+/** The agentd server's database file (its home is made in main), for the soak's WAL size. */
+let databaseFile: string | undefined;
+const walBytes = (): number => {
+  try {
+    return databaseFile === undefined ? 0 : statSync(`${databaseFile}-wal`).size;
+  } catch {
+    return 0; // no log (yet)
+  }
+};
 
 async function main(): Promise<void> {
   if (kind === 'bare') {
@@ -91,6 +101,7 @@ async function main(): Promise<void> {
   if (kind === 'bare-durable') return serveBareDurable();
   if (kind === 'bare-webhook') return serveBareWebhook();
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
+  databaseFile = homeFile(home, 'database');
   const app = await createApp({
     home,
     env: (args.env as NodeJS.ProcessEnv | undefined) ?? {},

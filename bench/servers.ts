@@ -39,6 +39,8 @@ export interface ProcessSample {
   arrayBuffers: number;
   handles: number;
   lag: { p99Ms: number; maxMs: number };
+  /** The size of the database's write-ahead log: a log that never starts over grows with the load. */
+  walBytes: number;
 }
 
 export async function startChildServer(kind: string, args: Record<string, unknown> = {}): Promise<ChildServer> {

@@ -16,15 +16,17 @@ export function isSensitiveKey(key: string): boolean {
   if (known === undefined) {
     const k = key.toLowerCase().replace(/[-_]/g, '');
     known = SENSITIVE_KEYS.some((s) => k === s || k.endsWith(s));
-    // The keys seen are mostly the same few dozen, every event; a flood of new ones starts it over.
+    // The keys seen are mostly the same few dozen, every event; a flood of new ones starts it over,
+    // and a long one (a client's own key) is not kept at all, so what is kept stays small.
     if (keyVerdicts.size >= MAX_KEY_VERDICTS) keyVerdicts.clear();
-    keyVerdicts.set(key, known);
+    if (key.length <= MAX_KEPT_KEY_LENGTH) keyVerdicts.set(key, known);
   }
   return known;
 }
 
 const keyVerdicts = new Map<string, boolean>();
 const MAX_KEY_VERDICTS = 1_000;
+const MAX_KEPT_KEY_LENGTH = 64;
 
 const MAX_DEPTH = 20;
 
