@@ -152,9 +152,11 @@ function quietPasses(worker: Worker, commits: CommitPause | undefined): { begin(
   };
   return {
     begin() {
-      if (commits === undefined || limit !== null) return;
-      commits.pause();
-      limit = setTimeout(end, MAX_QUIET_MS);
+      // Always answered: the worker waits for this before it checkpoints again.
+      if (commits !== undefined && limit === null) {
+        commits.pause();
+        limit = setTimeout(end, MAX_QUIET_MS);
+      }
       worker.postMessage('quiet');
     },
     end,
