@@ -12,7 +12,7 @@ import { homeFile } from '../src/config/home-layout.js';
 import { newId, newTimeOrderedId } from '../src/security/ids/tokens.js';
 import type { AuditEvent } from '../src/storage/ports/audit.js';
 import { eventHash, GENESIS_HASH } from '../src/storage/ports/audit-chain.js';
-import { KEPT_HEADERS } from '../src/channels/webhook/request-headers.js';
+import { pickWebhookHeaders } from '../src/channels/webhook/request-headers.js';
 
 /**
  * Child-process entry of bench servers: `bare` (node:http baseline), `bare-webhook` and
@@ -239,7 +239,7 @@ async function serveSignedJson(
       accept(prompt, sender ?? 'anonymous', () => {
         res.writeHead(202, { 'content-type': 'application/json' });
         res.end('{"status":"queued"}');
-      }, keptHeaders(req.headers));
+      }, pickWebhookHeaders(req.headers));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -248,16 +248,6 @@ async function serveSignedJson(
     stop();
     process.exit(0);
   }));
-}
-
-/** The request headers agentd keeps with a message (where to answer it; docs/webhook.md). */
-function keptHeaders(headers: import('node:http').IncomingHttpHeaders): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    const value = headers[name.toLowerCase()];
-    if (typeof value === 'string') kept[name] = value;
-  }
-  return kept;
 }
 
 void main();
