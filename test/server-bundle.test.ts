@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnServe } from './helpers/cli.js';
 
@@ -33,6 +33,10 @@ describe('the bundled service', () => {
     // pino-pretty's lines (a time in brackets, the level as a word), not JSON.
     expect(proc.stderr()).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: REST API listening on /m);
     expect(proc.stderr()).not.toContain('{"level"');
+    // The start kept the bundle's compiled code for the next, under the digest of the bundle's bytes
+    // (docs/decisions.md#the-start-reuses-compiled-code).
+    const kept = readFileSync('dist/server/cli.js.v8cache');
+    expect(kept.subarray(0, 32).equals(createHash('sha256').update(readFileSync('dist/server/cli.js')).digest())).toBe(true);
   });
 
   it('names the TypeScript sources in a stack trace', () => {
@@ -40,12 +44,11 @@ describe('the bundled service', () => {
     const config = join(dir, 'config.yaml');
     writeFileSync(config, 'api: [\n');
     // What bin/agentd.js does, with the error's stack printed instead of its message alone.
-    const bundle = pathToFileURL('dist/server/').href;
-    const script = `const { mapStackTracesToSources } = await import(${JSON.stringify(`${bundle}stack-traces.js`)});
-      mapStackTracesToSources(${JSON.stringify(bundle)});
-      const { main } = await import(${JSON.stringify(`${bundle}cli.js`)});
-      await main(['node', 'agentd', 'migrate', '--config', ${JSON.stringify(config)}]).catch((error) => console.log(error.stack));`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: env(), encoding: 'utf8' });
+    const bundle = `${resolve('dist/server')}/`;
+    const script = `require(${JSON.stringify(`${bundle}stack-traces.js`)}).mapStackTracesToSources(${JSON.stringify(bundle)});
+      const loader = require(${JSON.stringify(`${bundle}bundle-loader.js`)}).bundleLoader(${JSON.stringify(bundle)});
+      loader.require('cli.js').main(['node', 'agentd', 'migrate', '--config', ${JSON.stringify(config)}]).catch((error) => console.log(error.stack));`;
+    const run = spawnSync(process.execPath, ['-e', script], { env: env(), encoding: 'utf8' });
     expect(run.stdout).toContain('not valid YAML');
     expect(run.stdout).toMatch(/at loadConfig \(.*src\/config\/load\.ts:\d+:\d+\)/);
     // Every frame in the bundle is mapped, those of the packages bundled with it too.

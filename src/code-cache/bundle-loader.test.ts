@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bundleLoader } from './bundle-loader.js';
+
+let dir: string;
+let bundle: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'agentd-loader-'));
+  bundle = join(dir, 'bundle');
+  mkdirSync(bundle);
+  write('main.js', `"use strict";
+const shared = require('./shared.js');
+const path = require('node:path');
+exports.answer = () => shared.value * 2;
+exports.sharedModule = shared;
+exports.joined = path.join('a', 'b');
+exports.fromOutside = require('../outside.js').outside;
+exports.strict = (function () { return this; })() === undefined;`);
+  write('shared.js', `exports.value = 21;\nexports.seenByCycle = require('./cycle.js').sawShared;`);
+  write('cycle.js', `exports.sawShared = Object.keys(require('./shared.js'));`);
+  write('thrower.js', `exports.fail = function fail() {\n  const why = 'broken';\n  throw new Error(why);\n};`);
+  writeFileSync(join(dir, 'outside.js'), 'exports.outside = "node";');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, source: string): void {
+  writeFileSync(join(bundle, name), source);
+}
+
+const file = (name: string) => join(bundle, name);
+
+describe('the bundle loader', () => {
+  it('loads each file of the bundle once, with Node’s require for packages, Node’s modules and files outside the bundle', () => {
+    const loader = bundleLoader(bundle, { keep: false });
+    const main = loader.require('main.js') as Record<string, unknown> & { answer(): number };
+    expect(main.answer()).toBe(42);
+    expect(main.joined).toBe(join('a', 'b'));
+    expect(main.fromOutside).toBe('node');
+    expect(main.strict).toBe(true);
+    // Required again, from the loader or from another file: the same module, not a second copy.
+    expect(loader.require('shared.js')).toBe(main.sharedModule);
+    // A cycle sees the exports made so far, as with Node's require.
+    expect((main.sharedModule as { seenByCycle: string[] }).seenByCycle).toEqual(['value']);
+    expect(loader.compiled).toEqual([file('main.js'), file('shared.js'), file('cycle.js')]);
+  });
+
+  it('keeps each file’s compiled code under the digest of its bytes, and a second start reuses it', () => {
+    const first = bundleLoader(bundle);
+    first.require('main.js');
+    expect(readdirSync(bundle).filter((name) => name.endsWith('.v8cache'))).toEqual([]);
+    first.keepCompiledCode();
+    const kept = readFileSync(file('main.js.v8cache'));
+    expect(kept.subarray(0, 32).equals(createHash('sha256').update(readFileSync(file('main.js'))).digest())).toBe(true);
+    expect(kept.length).toBeGreaterThan(32);
+
+    const second = bundleLoader(bundle);
+    expect((second.require('main.js') as { answer(): number }).answer()).toBe(42);
+    expect(second.reused).toEqual([file('main.js'), file('shared.js'), file('cycle.js')]);
+    expect(second.compiled).toEqual([]);
+    // Nothing left to keep: the kept files stay as they were.
+    second.keepCompiledCode();
+    expect(readFileSync(file('main.js.v8cache')).equals(kept)).toBe(true);
+  });
+
+  it('compiles a file changed since its code was kept, even to the same length, and keeps the new code', () => {
+    const first = bundleLoader(bundle);
+    first.require('shared.js');
+    first.keepCompiledCode();
+    write('shared.js', `exports.value = 12;\nexports.seenByCycle = require('./cycle.js').sawShared;`);
+
+    const second = bundleLoader(bundle);
+    expect((second.require('shared.js') as { value: number }).value).toBe(12);
+    expect(second.compiled).toContain(file('shared.js'));
+    second.keepCompiledCode();
+    const third = bundleLoader(bundle);
+    expect((third.require('shared.js') as { value: number }).value).toBe(12);
+    expect(third.reused).toContain(file('shared.js'));
+  });
+
+  it('compiles from source when V8 refuses the kept code, and keeps it anew', () => {
+    const digest = createHash('sha256').update(readFileSync(file('cycle.js'))).digest();
+    writeFileSync(file('cycle.js.v8cache'), Buffer.concat([digest, Buffer.from('not V8 code at all, but long enough to be read')]));
+    const loader = bundleLoader(bundle);
+    expect(loader.require('cycle.js')).toEqual({ sawShared: ['value', 'seenByCycle'] });
+    expect(loader.compiled).toContain(file('cycle.js'));
+    loader.keepCompiledCode();
+    const again = bundleLoader(bundle);
+    again.require('cycle.js');
+    expect(again.reused).toContain(file('cycle.js'));
+  });
+
+  it('neither reads nor writes kept code when keeping is off', () => {
+    const first = bundleLoader(bundle);
+    first.require('main.js');
+    first.keepCompiledCode();
+    const off = bundleLoader(bundle, { keep: false });
+    off.require('main.js');
+    expect(off.reused).toEqual([]);
+    rmSync(file('main.js.v8cache'));
+    off.keepCompiledCode();
+    expect(existsSync(file('main.js.v8cache'))).toBe(false);
+  });
+
+  it('goes on when the code cannot be kept, and leaves no partial file behind', () => {
+    // A directory where the kept file would go: the write is refused (as in a folder the service may not write).
+    mkdirSync(file('main.js.v8cache'));
+    const loader = bundleLoader(bundle);
+    loader.require('main.js');
+    expect(() => loader.keepCompiledCode()).not.toThrow();
+    expect(readdirSync(bundle).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(existsSync(file('shared.js.v8cache'))).toBe(true);
+  });
+
+  it('reports the file’s own lines in a stack trace, from kept code too', () => {
+    const lineOfThrow = () => {
+      const loader = bundleLoader(bundle);
+      const { fail } = loader.require('thrower.js') as { fail(): never };
+      try {
+        fail();
+      } catch (error) {
+        loader.keepCompiledCode();
+        return /thrower\.js:(\d+):\d+/.exec((error as Error).stack!)?.[1];
+      }
+    };
+    expect(lineOfThrow()).toBe('3');
+    expect(lineOfThrow()).toBe('3');
+  });
+});
