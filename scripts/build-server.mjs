@@ -55,6 +55,10 @@ await build({
   external: ['better-sqlite3', 'pino', 'pino-pretty', 'pg', 'ioredis'],
 });
 
+// The first step's files are read as CommonJS-to-be, not as Node ES modules: `import()` of a chunk
+// then gives its exports as they are (a chunk's `default` stays the default), as in the first
+// step's ES modules, rather than Node's view of a CommonJS file (`default` = the whole exports).
+writeFileSync(`${root}/${modules}/package.json`, '{ "type": "commonjs" }\n');
 await build({
   ...shared,
   entryPoints: readdirSync(`${root}/${modules}`).filter((name) => name.endsWith('.js')).map((name) => `${modules}/${name}`),

@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeAnthropic } from './fakes/anthropic-server.js';
+import { startFakeOpenAI } from './fakes/openai-server.js';
 import { spawnServe } from './helpers/cli.js';
 
 // `agentd` runs from the bundle in dist/server (`npm test` builds first): what the bundle moves
@@ -37,6 +39,42 @@ describe('the bundled service', () => {
     // (docs/decisions.md#the-start-reuses-compiled-code).
     const kept = readFileSync('dist/server/cli.js.v8cache');
     expect(kept.subarray(0, 32).equals(createHash('sha256').update(readFileSync('dist/server/cli.js')).digest())).toBe(true);
+  });
+
+  it('answers through each hosted provider, whose SDK is a chunk of its own read on first use', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentd-bundle-'));
+    const openai = await startFakeOpenAI();
+    const anthropic = await startFakeAnthropic();
+    const key = 'bundle-test-key-0123456789abcdef';
+    writeFileSync(join(dir, 'config.yaml'), [
+      'api:', `  api_key: ${key}`, '  port: 0',
+      `providers: ${JSON.stringify({
+        default: 'openai',
+        openai: { api_key_env: 'OPENAI_API_KEY', model: 'gpt-4.1-mini', base_url: openai.baseUrl },
+        anthropic: { api_key_env: 'ANTHROPIC_API_KEY', model: 'claude-haiku-4-5', base_url: anthropic.baseUrl },
+      })}`,
+      `network: ${JSON.stringify({ allowed_hosts: [openai.host, anthropic.host] })}`, '',
+    ].join('\n'), { mode: 0o600 });
+    const proc = spawnServe(['--home', dir], { ...env(), OPENAI_API_KEY: 'sk-test-openai-0123456789abcdefghij', ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdef' });
+    try {
+      const url = await proc.ready;
+      for (const [provider, upstream] of [['openai', openai], ['anthropic', anthropic]] as const) {
+        const chat = await fetch(`${url}/api/v1/chat`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ message: `hello ${provider}`, provider }),
+        });
+        const body = (await chat.json()) as { data: { response: string } };
+        // A chunk whose exports were read wrongly fails the call: 502 "… is not a constructor".
+        expect(chat.status, JSON.stringify(body)).toBe(200);
+        expect(body.data.response).not.toBe('');
+        expect(upstream.requests).toHaveLength(1);
+      }
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+      await Promise.all([openai.close(), anthropic.close()]);
+    }
   });
 
   it('names the TypeScript sources in a stack trace', () => {
