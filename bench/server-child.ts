@@ -13,10 +13,11 @@ import { newId, newTimeOrderedId } from '../src/security/ids/tokens.js';
 import type { AuditEvent } from '../src/storage/ports/audit.js';
 import { eventHash, GENESIS_HASH } from '../src/storage/ports/audit-chain.js';
 import { pickWebhookHeaders } from '../src/channels/webhook/request-headers.js';
+import { SECURITY_HEADERS } from '../src/listener/headers.js';
 
 /**
  * Child-process entry of bench servers: `bare` (node:http baseline), `bare-webhook` and
- * `bare-durable` (the webhook baselines) or `agentd` (the real app).
+ * `bare-durable` (the webhook baselines), `bare-sse` (the streaming baseline) or `agentd` (the real app).
  */
 const [kind = 'bare', rawArgs = '{}'] = process.argv.slice(2);
 const args = JSON.parse(rawArgs) as Record<string, unknown>;
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
   }
   if (kind === 'bare-durable') return serveBareDurable();
   if (kind === 'bare-webhook') return serveBareWebhook();
+  if (kind === 'bare-sse') return serveBareSse();
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
   databaseFile = homeFile(home, 'database');
   const app = await createApp({
@@ -212,6 +214,46 @@ async function serveBareDurable(): Promise<void> {
  * The in-memory webhook's baseline: the work docs/webhook.md requires of any handler (drain the body,
  * verify the same HMAC in constant time, parse the JSON, answer 202), nothing of agentd's own.
  */
+/**
+ * The streaming baseline: node:http holding event streams open (GET, the same head and retry line
+ * as agentd's) and writing frames to all of them (POST with `{frames, intervalMs}`: one frame to
+ * every stream each interval, each frame one shared Buffer, then the streams end). What agentd
+ * adds per viewer over this is its own work; what this costs is the sockets'.
+ */
+async function serveBareSse(): Promise<void> {
+  const streams = new Set<import('node:http').ServerResponse>();
+  const broadcast = ({ frames, intervalMs }: { frames: string[]; intervalMs: number }) => {
+    const buffers = frames.map((frame) => Buffer.from(frame));
+    let next = 0;
+    const timer = setInterval(() => {
+      const frame = buffers[next++];
+      for (const res of streams) {
+        if (frame) res.write(frame);
+        else res.end();
+      }
+      if (!frame) clearInterval(timer);
+    }, intervalMs);
+  };
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' });
+      res.write('retry: 3000\n\n');
+      streams.add(res);
+      res.once('close', () => streams.delete(res));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      broadcast(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { frames: string[]; intervalMs: number });
+      res.writeHead(202).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: '' });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
 function serveBareWebhook(): Promise<void> {
   return serveSignedJson((_prompt, _sender, answer) => answer(), () => undefined);
 }
