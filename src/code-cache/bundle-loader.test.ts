@@ -31,6 +31,7 @@ function write(name: string, source: string): void {
 }
 
 const file = (name: string) => join(bundle, name);
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest();
 
 describe('the bundle loader', () => {
   it('loads each file of the bundle once, with Node’s require for packages, Node’s modules and files outside the bundle', () => {
@@ -53,8 +54,9 @@ describe('the bundle loader', () => {
     expect(readdirSync(bundle).filter((name) => name.endsWith('.v8cache'))).toEqual([]);
     first.keepCompiledCode();
     const kept = readFileSync(file('main.js.v8cache'));
-    expect(kept.subarray(0, 32).equals(createHash('sha256').update(readFileSync(file('main.js'))).digest())).toBe(true);
-    expect(kept.length).toBeGreaterThan(32);
+    expect(kept.subarray(0, 32).equals(sha256(readFileSync(file('main.js'))))).toBe(true);
+    expect(kept.subarray(32, 64).equals(sha256(kept.subarray(64)))).toBe(true);
+    expect(kept.length).toBeGreaterThan(64);
 
     const second = bundleLoader(bundle);
     expect((second.require('main.js') as { answer(): number }).answer()).toBe(42);
@@ -81,8 +83,8 @@ describe('the bundle loader', () => {
   });
 
   it('compiles from source when V8 refuses the kept code, and keeps it anew', () => {
-    const digest = createHash('sha256').update(readFileSync(file('cycle.js'))).digest();
-    writeFileSync(file('cycle.js.v8cache'), Buffer.concat([digest, Buffer.from('not V8 code at all, but long enough to be read')]));
+    const garbage = Buffer.from('not V8 code at all, but long enough to be read');
+    writeFileSync(file('cycle.js.v8cache'), Buffer.concat([sha256(readFileSync(file('cycle.js'))), sha256(garbage), garbage]));
     const loader = bundleLoader(bundle);
     expect(loader.require('cycle.js')).toEqual({ sawShared: ['value', 'seenByCycle'] });
     expect(loader.compiled).toContain(file('cycle.js'));
@@ -90,6 +92,20 @@ describe('the bundle loader', () => {
     const again = bundleLoader(bundle);
     again.require('cycle.js');
     expect(again.reused).toContain(file('cycle.js'));
+  });
+
+  it('never hands V8 kept code whose bytes changed on disk', () => {
+    const first = bundleLoader(bundle);
+    first.require('shared.js');
+    first.keepCompiledCode();
+    const kept = readFileSync(file('shared.js.v8cache'));
+    // One byte of the code flipped, the length (all V8 checks of it) unchanged.
+    kept[kept.length - 40]! ^= 0xff;
+    writeFileSync(file('shared.js.v8cache'), kept);
+    const second = bundleLoader(bundle);
+    expect((second.require('shared.js') as { value: number }).value).toBe(21);
+    expect(second.compiled).toContain(file('shared.js'));
+    expect(second.reused).not.toContain(file('shared.js'));
   });
 
   it('neither reads nor writes kept code when keeping is off', () => {

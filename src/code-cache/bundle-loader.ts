@@ -8,8 +8,9 @@ import { Script } from 'node:vm';
  * Loads the server bundle (CommonJS files in one folder, as `npm run build` writes dist/server) and
  * keeps V8's compiled code for each file beside it, in `<file>.v8cache`, for the next start
  * (docs/decisions.md#the-start-reuses-compiled-code). A kept file is used only when it names the
- * SHA-256 of the very bytes being loaded and V8 accepts it (same V8 version and flags); otherwise
- * the file is compiled from source as Node would, and kept anew at the next `keepCompiledCode()`.
+ * SHA-256 of the very bytes being loaded, its code is whole (its own SHA-256: V8 checks the length
+ * of what it is given, not its bytes), and V8 accepts it (same V8 version and flags); otherwise the
+ * file is compiled from source as Node would, and kept anew at the next `keepCompiledCode()`.
  */
 export interface BundleLoader {
   /** The exports of a file of the bundle (a path inside its folder), loading it and what it requires once. */
@@ -52,7 +53,7 @@ export function bundleLoader(folder: string, options: { keep?: boolean } = {}): 
     const known = modules.get(file);
     if (known) return known.exports;
     const bytes = readFileSync(file);
-    const digest = createHash('sha256').update(bytes).digest();
+    const digest = sha256(bytes);
     const cachedData = keep ? keptCode(file, digest) : undefined;
     const script = new Script(WRAPPER_HEAD + bytes.toString('utf8') + WRAPPER_TAIL, { filename: file, lineOffset: -1, cachedData });
     if (cachedData && !script.cachedDataRejected) reused.push(file);
@@ -93,7 +94,13 @@ function keptFile(file: string): string {
   return `${file}.v8cache`;
 }
 
-/** The kept code for these bytes, or undefined when there is none or it was kept for other bytes. */
+const sha256 = (bytes: Buffer): Buffer => createHash('sha256').update(bytes).digest();
+
+/**
+ * The kept code for these bytes: a kept file is the source's digest, the code's digest, the code.
+ * Undefined when there is none, it was kept for other bytes, or its code is not the code written
+ * (a disk's damage is never handed to V8).
+ */
 function keptCode(file: string, digest: Buffer): Buffer | undefined {
   let kept: Buffer;
   try {
@@ -101,14 +108,16 @@ function keptCode(file: string, digest: Buffer): Buffer | undefined {
   } catch {
     return undefined;
   }
-  return kept.length > DIGEST_BYTES && kept.subarray(0, DIGEST_BYTES).equals(digest) ? kept.subarray(DIGEST_BYTES) : undefined;
+  if (kept.length <= 2 * DIGEST_BYTES || !kept.subarray(0, DIGEST_BYTES).equals(digest)) return undefined;
+  const code = kept.subarray(2 * DIGEST_BYTES);
+  return sha256(code).equals(kept.subarray(DIGEST_BYTES, 2 * DIGEST_BYTES)) ? code : undefined;
 }
 
 /** Written whole or not at all (a start reading it meanwhile sees the old file or the new one). */
 function writeKeptCode(file: string, digest: Buffer, code: Buffer): void {
   const temporary = `${keptFile(file)}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, Buffer.concat([digest, code]), { mode: 0o644 });
+    writeFileSync(temporary, Buffer.concat([digest, sha256(code), code]), { mode: 0o644 });
     renameSync(temporary, keptFile(file));
   } catch {
     // A folder the service may not write (an installation owned by another user): nothing is kept.
