@@ -130,6 +130,20 @@ describe('the bundle loader', () => {
     expect(existsSync(file('shared.js.v8cache'))).toBe(true);
   });
 
+  it('runs a file whose first run threw again when it is required again, as Node does', () => {
+    writeFileSync(join(dir, 'attempts.json'), '0');
+    write('flaky.js', `const fs = require('node:fs');
+const path = ${JSON.stringify(join(dir, 'attempts.json'))};
+const attempt = Number(fs.readFileSync(path, 'utf8')) + 1;
+fs.writeFileSync(path, String(attempt));
+if (attempt === 1) throw new Error('first run fails');
+exports.attempt = attempt;`);
+    const loader = bundleLoader(bundle, { keep: false });
+    expect(() => loader.require('flaky.js')).toThrow('first run fails');
+    expect(loader.require('flaky.js')).toEqual({ attempt: 2 });
+    expect(loader.require('flaky.js')).toEqual({ attempt: 2 });
+  });
+
   it('reports the file’s own lines in a stack trace, from kept code too', () => {
     const lineOfThrow = () => {
       const loader = bundleLoader(bundle);

@@ -61,11 +61,17 @@ export function bundleLoader(folder: string, options: { keep?: boolean } = {}): 
       compiled.push(file);
       if (keep) unkept.push({ file, digest, script });
     }
-    // Registered before it runs, as Node does: a file that requires one of its requirers gets its exports so far.
+    // Registered before it runs, as Node does: a file that requires one of its requirers gets its
+    // exports so far; one that throws is forgotten, so requiring it again runs it again.
     const module: Module = { exports: {} };
     modules.set(file, module);
-    const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-    wrapper.call(module.exports, module.exports, requireFrom(file), module, file, dirname(file));
+    try {
+      const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+      wrapper.call(module.exports, module.exports, requireFrom(file), module, file, dirname(file));
+    } catch (error) {
+      modules.delete(file);
+      throw error;
+    }
     return module.exports;
   };
 
