@@ -5,10 +5,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * Makes stack traces through the bundled service (every file in `bundleFolder`, the path of the
- * folder its CommonJS files are loaded from) name the TypeScript sources. A file's source map is read the first time a stack
- * through that file is formatted, not while the bundle loads as `process.setSourceMapsEnabled` does:
- * the service starts without parsing a megabyte of mappings it usually never needs
- * (docs/decisions.md#start-up-defers-what-a-request-may-need).
+ * folder its CommonJS files are loaded from) name the TypeScript sources. A file's source map is
+ * read the first time a stack through that file is formatted, not while the bundle loads as
+ * `process.setSourceMapsEnabled` does: the service starts without parsing a megabyte of mappings
+ * it usually never needs (docs/decisions.md#start-up-defers-what-a-request-may-need).
  */
 export function mapStackTracesToSources(bundleFolder: string): void {
   const inBundle = resolve(bundleFolder) + sep;
