@@ -211,10 +211,6 @@ async function serveBareDurable(): Promise<void> {
 }
 
 /**
- * The in-memory webhook's baseline: the work docs/webhook.md requires of any handler (drain the body,
- * verify the same HMAC in constant time, parse the JSON, answer 202), nothing of agentd's own.
- */
-/**
  * The streaming baseline: node:http holding event streams open (GET, the same head and retry line
  * as agentd's) and writing frames to all of them (POST with `{frames, intervalMs}`: one frame to
  * every stream each interval, each frame one shared Buffer, then the streams end). What agentd
@@ -254,6 +250,10 @@ async function serveBareSse(): Promise<void> {
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
+/**
+ * The in-memory webhook's baseline: the work docs/webhook.md requires of any handler (drain the body,
+ * verify the same HMAC in constant time, parse the JSON, answer 202), nothing of agentd's own.
+ */
 function serveBareWebhook(): Promise<void> {
   return serveSignedJson((_prompt, _sender, answer) => answer(), () => undefined);
 }
