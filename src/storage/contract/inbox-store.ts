@@ -253,6 +253,20 @@ export function describeInboxStore(backend: string, open: OpenInboxStore): void 
         expect(await claim(second, 'r2', 33)).toEqual(['run_2']);
       });
 
+      it('gives starts asked for together each its own sender\'s next message', async () => {
+        const terms = { owner: 'r1', now: T(2), until: T(32), limit: 10 };
+        const own = !inbox.sharedByReplicas;
+        // a: two waiting, b: one, c: two; run_6 is not waiting at all.
+        for (const [n, sender] of [[1, 'a'], [2, 'b'], [3, 'c'], [4, 'a'], [5, 'c']] as const) {
+          await inbox.accept(message(n, { sender, request_id: null }), RULES);
+        }
+        const nexts = await Promise.all(['run_1', 'run_2', 'run_3', 'run_6'].map((runId) => inbox.markStarted(runId, terms)));
+        expect(nexts.map((next) => next?.run_id)).toEqual(own ? ['run_4', undefined, 'run_5', undefined] : [undefined, undefined, undefined, undefined]);
+        expect((await inbox.waiting('webhook', 10)).map((m) => m.run_id)).toEqual(['run_4', 'run_5']);
+        // Claimed for r1 in the same commit on a store of one process; free to any claim otherwise.
+        expect(await claim(second, 'r2', 3)).toEqual(own ? [] : ['run_4', 'run_5']);
+      });
+
       it('knows what a sender has waiting from the stored messages, also on another handle and after a failed acceptance', async () => {
         const terms = (owner: string, at: number) => ({ owner, now: T(at), until: T(at + 30), limit: 10 });
         const own = !inbox.sharedByReplicas;

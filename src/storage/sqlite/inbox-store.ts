@@ -5,6 +5,13 @@ import { removeInSlices } from '../shared/slices.js';
 import type { SqliteAuditStore } from './audit-store.js';
 import type { SqliteUnitOfWork } from './unit-of-work.js';
 
+interface QueuedStart {
+  runId: string;
+  next: InboxClaim | undefined;
+  resolve(next: InboxMessage | undefined): void;
+  reject(error: unknown): void;
+}
+
 interface WaitingCounts {
   total: number;
   bySender: Map<string, number>;
@@ -33,6 +40,8 @@ export class SqliteInboxStore implements InboxStore {
    * a restart or a rollback) is looked up. Bounded by the capacity, as the waiting messages are.
    */
   private readonly waitingRows = new Map<string, { id: number; channel: string; sender: string }>();
+  /** Starts asked for whose write has not run yet; see `startQueued`. */
+  private starts: QueuedStart[] = [];
 
   constructor(
     private readonly database: Database,
@@ -153,25 +162,54 @@ export class SqliteInboxStore implements InboxStore {
     return (this.stmt.waiting.all(channel, limit) as InboxRow[]).map(inboxMessageOf);
   }
 
-  async markStarted(runId: string, next?: InboxClaim): Promise<InboxMessage | void> {
-    const row = await this.countedWrite(() => {
-      const started = this.waitingRows.get(runId) ?? (this.stmt.startable.get(runId) as { id: number; channel: string; sender: string } | undefined);
-      if (started === undefined) return undefined;
-      this.waitingRows.delete(runId);
-      if (this.stmt.started.run(started.id).changes === 0) return undefined;
-      const counted = this.waitingCounts.get(started.channel);
-      // Counted for the first time only now, the counts already leave this message out.
-      const left = counted ? leftAfterStart(counted, started.sender) : (this.waitingOf(started.channel).bySender.get(started.sender) ?? 0);
-      // The sender's next message, if one waits: most senders have none, and then no query asks.
-      if (next === undefined || left === 0) return undefined;
-      const { channel, sender } = started;
-      const row = this.stmt.nextOfSender.get(next.now, next.owner, channel, sender) as (InboxRow & { free: number }) | undefined;
-      if (row === undefined || row.free === 0) return undefined;
-      this.stmt.claimById.run(next.owner, next.until, row.id);
-      const { id, content, metadata, received_at, request_id, run_id } = row;
-      return { id, channel, sender, content, metadata, received_at, request_id, run_id };
+  markStarted(runId: string, next?: InboxClaim): Promise<InboxMessage | void> {
+    return new Promise((resolve, reject) => {
+      this.starts.push({ runId, next, resolve, reject });
+      if (this.starts.length === 1) this.startQueued();
     });
-    return row ? inboxMessageOf(row) : undefined;
+  }
+
+  /**
+   * One write for every start queued until it runs (the dispatcher settles a turn's messages at
+   * once): one savepoint and its page copies for all of them, not one each. Should it fail, all of
+   * them are rolled back and rejected alike (their runs exist: the next claim marks them).
+   */
+  private startQueued(): void {
+    let group: QueuedStart[] = [];
+    this.countedWrite(() => {
+      group = this.starts;
+      this.starts = [];
+      return group.map((start) => this.start(start.runId, start.next));
+    }).then(
+      (nexts) => group.forEach((start, i) => {
+        const next = nexts[i];
+        start.resolve(next ? inboxMessageOf(next) : undefined);
+      }),
+      (error: unknown) => {
+        // A write that never ran (the database closed) took nothing: what waits for it is rejected.
+        if (group.length === 0) [group, this.starts] = [this.starts, []];
+        for (const start of group) start.reject(error);
+      },
+    );
+  }
+
+  /** One message's start, inside the write; returns the sender's next message, claimed, when `next` asks for it. */
+  private start(runId: string, next: InboxClaim | undefined): InboxRow | undefined {
+    const started = this.waitingRows.get(runId) ?? (this.stmt.startable.get(runId) as { id: number; channel: string; sender: string } | undefined);
+    if (started === undefined) return undefined;
+    this.waitingRows.delete(runId);
+    if (this.stmt.started.run(started.id).changes === 0) return undefined;
+    const counted = this.waitingCounts.get(started.channel);
+    // Counted for the first time only now, the counts already leave this message out.
+    const left = counted ? leftAfterStart(counted, started.sender) : (this.waitingOf(started.channel).bySender.get(started.sender) ?? 0);
+    // The sender's next message, if one waits: most senders have none, and then no query asks.
+    if (next === undefined || left === 0) return undefined;
+    const { channel, sender } = started;
+    const row = this.stmt.nextOfSender.get(next.now, next.owner, channel, sender) as (InboxRow & { free: number }) | undefined;
+    if (row === undefined || row.free === 0) return undefined;
+    this.stmt.claimById.run(next.owner, next.until, row.id);
+    const { id, content, metadata, received_at, request_id, run_id } = row;
+    return { id, channel, sender, content, metadata, received_at, request_id, run_id };
   }
 
   async claim(channel: string, claim: InboxClaim): Promise<InboxMessage[]> {
