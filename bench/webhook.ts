@@ -121,12 +121,15 @@ async function serveDurableWebhook(): Promise<void> {
     port: 0, secret: SECRET, rateLimitPerMinute: 1e9, log, intake: inbox, audit: new AuditLog(storage.audit),
   });
   await channel.start();
-  const consumer = setInterval(() => {
+  // Woken by the inbox as the dispatcher is (ChannelDispatcher.start), not on a timer: a sender's
+  // next message is claimed as the previous one starts, and a consumer polling every few
+  // milliseconds would hold each sender's queue back by that much per message.
+  const unlisten = inbox.listen(() => {
     for (let message = inbox.receive(); message !== undefined; message = inbox.receive()) inbox.settled(message);
-  }, 5);
+  });
   process.send?.({ url: `http://127.0.0.1:${channel.port}` });
   process.on('SIGTERM', () => {
-    clearInterval(consumer);
+    unlisten();
     void channel.stop().then(() => storage.close()).finally(() => {
       rmSync(home, { recursive: true, force: true });
       process.exit(0);
