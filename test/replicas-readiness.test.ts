@@ -78,7 +78,10 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three r
     await sleep(3_500);
     expect((await replicas.post(C, '/api/v1/controls/scheduler.pause_job', { target: id, confirm: `pause-job:${id}` })).status).toBe(200);
 
-    const job = (await replicas.json(C, '/api/v1/scheduler/jobs')).body.data.jobs.find((j: { id: string }) => j.id === id);
+    // A fire claimed just before the pause is counted once its run exists (after its event).
+    const listed = async () => (await replicas.json(C, '/api/v1/scheduler/jobs')).body.data.jobs.find((j: { id: string }) => j.id === id);
+    await eventually(async () => (await listed()).last_status !== 'starting', 5_000);
+    const job = await listed();
     expect(job).toMatchObject({ missed: 0, last_missed_at: null });
     const events = (await replicas.json(C, `/api/v1/audit?task_id=${id}&limit=500`)).body.data.events as
       { action: string; timestamp: string; detail: { scheduled_for?: string } }[];

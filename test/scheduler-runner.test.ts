@@ -98,6 +98,24 @@ describe('the job runner', () => {
     expect(h.events('scheduler.job.create')).toHaveLength(1);
   });
 
+  it('commits a fire\'s audit event before the job counts its run, also with the audit log on another database', async () => {
+    const clock = new TestClock(Date.parse(T0));
+    const h = await harness({ file: tempFile(), auditFile: tempFile(), clock });
+    const job = await h.scheduler.create({ name: 'sum', schedule: 'every 1 minutes', task: 'what is 2+2?' });
+    // What the trail holds at the moment the job's count moves (observed, not replaced).
+    const seenAtCount: string[][] = [];
+    const settle = h.storage.jobs.settle.bind(h.storage.jobs);
+    h.storage.jobs.settle = async (id, runId, outcome) => {
+      if (outcome.status === 'running') seenAtCount.push(h.events('scheduler.job.fire').map((e) => String(e.detail.run_id)));
+      return settle(id, runId, outcome);
+    };
+    clock.advance(MINUTE);
+    await h.scheduler.runner.tick();
+    const fired = await settled(h, job.id);
+    expect(fired.run_count).toBe(1);
+    expect(seenAtCount).toEqual([[fired.last_run_id]]);
+  });
+
   it('skips a fire while the job\'s previous run is still in flight, and fires again once it has ended', async () => {
     const clock = new TestClock(Date.parse(T0));
     const blocking = blockingClock();

@@ -234,10 +234,13 @@ export class JobRunner {
       await this.record(job, runId, refusal(error));
       return;
     }
-    // `running` counts the run; the end is recorded (and audited) after it and after the fire's own
-    // event, and the job stays in flight here until the run has ended, whatever became of the writes.
-    const announced = this.options.store.settle(job.id, runId, { status: 'running' })
-      .then(() => audit.fired(job, runId, scheduledFor, run.resolved_provider));
+    // The fire's own event is committed before `running` counts the run: a reader who finds the run
+    // counted on the job finds its event in the trail too (the event goes to the audit log, the count
+    // to the job, and on PostgreSQL the two do not share a commit). The end is recorded (and
+    // audited) after both, and the job stays in flight here until the run has ended, whatever
+    // became of the writes.
+    const announced = audit.fired(job, runId, scheduledFor, run.resolved_provider)
+      .then(() => this.options.store.settle(job.id, runId, { status: 'running' }));
     const outcome = Promise.allSettled([announced, runs.whenRunFinished(runId)])
       .then(([, finished]) => {
         // Ended and unwound: the next fire may start at once, even before this end is recorded.
