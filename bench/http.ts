@@ -1,18 +1,34 @@
 import { ratioScenario } from './load.js';
-import { startChildServer } from './servers.js';
+import { startChildServer, type ChildServer } from './servers.js';
 import type { ScenarioResult } from './types.js';
 
-/** Authenticated GET /api/v1/health through the whole pipeline vs a bare node:http JSON answer. */
-export function httpScenario(): Promise<ScenarioResult> {
-  return ratioScenario({
+const GOAL = 0.85;
+
+/**
+ * Authenticated GET /api/v1/health through the whole pipeline vs a bare node:http JSON answer (the
+ * goal), then against bare node:http sending agentd's very answer (its headers, a fresh request id,
+ * its body) with none of its checks: the floor, what the required answer costs on this machine.
+ */
+export async function httpScenario(): Promise<ScenarioResult> {
+  const health = (agentd: { url: string; apiKey: string }) => ({ url: `${agentd.url}/api/v1/health`, headers: { authorization: `Bearer ${agentd.apiKey}` } });
+  const result = await ratioScenario({
     scenario: 'http: authenticated GET /api/v1/health vs bare node:http',
     label: 'agentd',
-    minRatio: 0.85,
+    minRatio: GOAL,
     subject: () => startChildServer('agentd'),
     baseline: () => startChildServer('bare'),
-    requests: (agentd, bare) => [
-      { url: `${agentd.url}/api/v1/health`, headers: { authorization: `Bearer ${agentd.apiKey}` } },
-      { url: `${bare.url}/` },
-    ],
+    requests: (agentd, bare) => [health(agentd), { url: `${bare.url}/` }],
   });
+  let agentd: ChildServer | undefined;
+  const floor = await ratioScenario({
+    scenario: 'floor',
+    label: 'agentd',
+    minRatio: GOAL,
+    subject: async () => (agentd = await startChildServer('agentd')),
+    // Started after the subject (ratioScenario's order): it sends the body agentd sent.
+    baseline: async () => startChildServer('bare-same-answer', { body: await (await fetch(health(agentd!).url, health(agentd!))).text() }),
+    requests: (subject, same) => [health(subject), { url: `${same.url}/` }],
+  });
+  const { ratio, ratio_min: min, ratio_max: max, bare_rps: rps } = floor.figures;
+  return { ...result, figures: { ...result.figures, same_answer_rps: rps!, same_answer_ratio: ratio!, same_answer_ratio_min: min!, same_answer_ratio_max: max! } };
 }

@@ -14,10 +14,12 @@ import type { AuditEvent } from '../src/storage/ports/audit.js';
 import { eventHash, GENESIS_HASH } from '../src/storage/ports/audit-chain.js';
 import { pickWebhookHeaders } from '../src/channels/webhook/request-headers.js';
 import { SECURITY_HEADERS } from '../src/listener/headers.js';
+import { freshRequestId, REQUEST_ID_HEADER } from '../src/http/request-id.js';
 
 /**
  * Child-process entry of bench servers: `bare` (node:http baseline), `bare-webhook` and
- * `bare-durable` (the webhook baselines), `bare-sse` (the streaming baseline) or `agentd` (the real app).
+ * `bare-durable` (the webhook baselines), `bare-sse` (the streaming baseline), `bare-same-answer` (the
+ * health check's floor) or `agentd` (the real app).
  */
 const [kind = 'bare', rawArgs = '{}'] = process.argv.slice(2);
 const args = JSON.parse(rawArgs) as Record<string, unknown>;
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
   if (kind === 'bare-durable') return serveBareDurable();
   if (kind === 'bare-webhook') return serveBareWebhook();
   if (kind === 'bare-sse') return serveBareSse();
+  if (kind === 'bare-same-answer') return serveSameAnswer(String(args.body ?? ''));
   const home = mkdtempSync(join(tmpdir(), 'agentd-bench-'));
   databaseFile = homeFile(home, 'database');
   const app = await createApp({
@@ -244,6 +247,27 @@ async function serveBareSse(): Promise<void> {
       broadcast(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { frames: string[]; intervalMs: number });
       res.writeHead(202).end();
     });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: '' });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+/**
+ * The health check's floor: bare node:http answering with what agentd's answer must carry (the
+ * security headers, a fresh request id, the same body and content type) and none of agentd's
+ * checks. agentd against this is what its own work costs; this against `bare` is what the required
+ * bytes of the answer cost both ends of the connection (the load generator shares the machine).
+ */
+async function serveSameAnswer(body: string): Promise<void> {
+  const head = [...Object.entries(SECURITY_HEADERS).flat(), REQUEST_ID_HEADER, '', 'content-type', 'application/json; charset=utf-8',
+    'content-length', String(Buffer.byteLength(body))];
+  const idSlot = head.indexOf(REQUEST_ID_HEADER) + 1;
+  const server = createServer((_req, res) => {
+    const headers = head.slice();
+    headers[idSlot] = freshRequestId();
+    res.writeHead(200, headers);
+    res.end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: '' });
