@@ -19,7 +19,7 @@ const TERMINAL = ['run.complete', 'run.error', 'run.cancelled'];
  * (webhook posts, runs and chats spread over all three), while the database's backends serving them
  * are terminated at random moments: during intake, claims, run starts and ends. Afterwards every
  * webhook message answered 202 has run exactly once, every run answered 202 has reached its one
- * terminal event, and no idle session answers 409.
+ * terminal event, and no idle session stays busy (409) past the bound on a failed release.
  */
 describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three replicas while PostgreSQL connections are cut', () => {
   let database: TestDatabase;
@@ -122,10 +122,16 @@ describe.skipIf(postgresTestUrl === null || testRedisUrl === undefined)('three r
       }, 30_000).catch(() => false);
       expect(pendingMessages, `round ${round}: messages still waiting or runs unfinished`).toBe(true);
 
-      // No idle session is busy: a chat on each answers on any replica.
+      // No idle session stays busy: a chat on each answers on any replica. A claim whose release
+      // failed during the cuts is released again on a back-off (at most RELEASE_RETRY_MAX_MS apart),
+      // or lapses with its lease (2 s here), whichever comes first: a 409 is allowed until then.
       for (const sessionId of chatSessions) {
-        const response = await postJson(pick(apps), '/api/v1/chat', { message: 'after the faults', session_id: sessionId });
-        expect({ round, sessionId, status: response.status, body: await response.text() }).toMatchObject({ status: 200 });
+        const answered = await eventually(async () => {
+          const response = await postJson(pick(apps), '/api/v1/chat', { message: 'after the faults', session_id: sessionId });
+          const result = { round, sessionId, status: response.status, body: await response.text() };
+          return response.status === 409 ? undefined : result;
+        }, 3_000).catch(() => ({ round, sessionId, status: 409, body: 'still busy 3 s after the faults' }));
+        expect(answered).toMatchObject({ status: 200 });
       }
     }
 
