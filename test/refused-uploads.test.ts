@@ -48,7 +48,7 @@ afterEach(async () => {
 });
 
 describe('a refused upload gets its answer before the connection closes', () => {
-  it('on the API: a client asking to close (or to upgrade) reads the refusal, as does one whose framing is malformed', async () => {
+  it('on the API: a client asking to close (or to upgrade) reads the refusal, as do one over the limit and one whose framing is malformed', async () => {
     t = await startTestApp();
     const port = Number(new URL(t.url).port);
     const length = { 'content-type': 'application/json', 'content-length': String(UPLOAD) };
@@ -60,6 +60,9 @@ describe('a refused upload gets its answer before the connection closes', () => 
       expect(await upload(port, request('/api/v1/chat', { ...length, ...closing, authorization: `Bearer ${t.apiKey}` })))
         .toMatchObject({ status: 413 });
     }
+    // A keep-alive request over the limit: the framework closes after its 413 on its own.
+    expect(await upload(port, request('/api/v1/scheduler/jobs', { ...length, authorization: `Bearer ${t.apiKey}` })))
+      .toMatchObject({ status: 413, body: expect.stringContaining('"code":"AGENTD_PAYLOAD_TOO_LARGE"') });
     // Both framings at once: Node's parser refuses it, the raw answer is read all the same.
     expect(await upload(port, request('/api/v1/chat', { ...length, 'transfer-encoding': 'chunked' }))).toMatchObject({ status: 400 });
     expect((await t.request('/api/v1/health')).status).toBe(200);

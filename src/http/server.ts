@@ -152,6 +152,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   });
 
   app.setErrorHandler((error: Error, request, reply) => {
+    // Fastify closes the connection after a body it refused (over the limit, unreadable): the rest
+    // of it is read first, so a client still uploading reads the refusal instead of a reset.
+    if (reply.getHeader('connection') === 'close') drainBeforeClosing(request.raw, reply.raw);
     const known = asApiError(error);
     if (known) return answerError(reply, known);
     return answerError(reply, unexpected(log, request, error));
