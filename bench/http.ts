@@ -10,7 +10,8 @@ const GOAL = 0.85;
  * its body) with none of its checks: the floor, what the required answer costs on this machine.
  */
 export async function httpScenario(): Promise<ScenarioResult> {
-  const health = (agentd: { url: string; apiKey: string }) => ({ url: `${agentd.url}/api/v1/health`, headers: { authorization: `Bearer ${agentd.apiKey}` } });
+  const health = (agentd: { url: string; apiKey: string }) =>
+    ({ url: `${agentd.url}/api/v1/health`, headers: { authorization: `Bearer ${agentd.apiKey}` } });
   const result = await ratioScenario({
     scenario: 'http: authenticated GET /api/v1/health vs bare node:http',
     label: 'agentd',
@@ -26,9 +27,13 @@ export async function httpScenario(): Promise<ScenarioResult> {
     minRatio: GOAL,
     subject: async () => (agentd = await startChildServer('agentd')),
     // Started after the subject (ratioScenario's order): it sends the body agentd sent.
-    baseline: async () => startChildServer('bare-same-answer', { body: await (await fetch(health(agentd!).url, health(agentd!))).text() }),
+    baseline: async () => {
+      const { url, headers } = health(agentd!);
+      return startChildServer('bare-same-answer', { body: await (await fetch(url, { headers })).text() });
+    },
     requests: (subject, same) => [health(subject), { url: `${same.url}/` }],
   });
   const { ratio, ratio_min: min, ratio_max: max, bare_rps: rps } = floor.figures;
-  return { ...result, figures: { ...result.figures, same_answer_rps: rps!, same_answer_ratio: ratio!, same_answer_ratio_min: min!, same_answer_ratio_max: max! } };
+  const sameAnswer = { same_answer_rps: rps!, same_answer_ratio: ratio!, same_answer_ratio_min: min!, same_answer_ratio_max: max! };
+  return { ...result, figures: { ...result.figures, ...sameAnswer } };
 }
